@@ -1,0 +1,41 @@
+# Helpers shared by harness/, tools/ and tests/ (googletest's internal_utils.cmake style).
+
+set(DEVPARITY_CMAKE_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+# Headers every harness translation unit pays for; precompiled once per target.
+set(DEVPARITY_PCH_HEADERS
+  <ATen/ATen.h>
+  <nlohmann/json.hpp>
+  <fmt/format.h>
+  <string> <vector> <map> <memory> <optional> <functional>)
+
+# dp_detect_cuda(): sets DEVPARITY_CUDA (ON/OFF) from the LibTorch that was found.
+# A CPU LibTorch (Debian) leaves it OFF; a CUDA LibTorch 2.x wheel turns it ON.
+function(dp_detect_cuda)
+  set(found OFF)
+  if(TORCH_CUDA_LIBRARIES OR CAFFE2_USE_CUDA OR TARGET torch_cuda)
+    set(found ON)
+  endif()
+  if(DEVPARITY_WITH_CUDA STREQUAL "AUTO")
+    set(use ${found})
+  elseif(DEVPARITY_WITH_CUDA)
+    if(NOT found)
+      message(FATAL_ERROR "DEVPARITY_WITH_CUDA=ON but the LibTorch found at "
+        "${TORCH_INSTALL_PREFIX} was built without CUDA. Point CMAKE_PREFIX_PATH "
+        "at a CUDA LibTorch (python -c 'import torch; print(torch.utils.cmake_prefix_path)').")
+    endif()
+    set(use ON)
+  else()
+    set(use OFF)
+  endif()
+  message(STATUS "devparity: LibTorch ${Torch_VERSION} at ${TORCH_INSTALL_PREFIX}; CUDA support ${use}")
+  set(DEVPARITY_CUDA ${use} PARENT_SCOPE)
+endfunction()
+
+# dp_target_defaults(<target>): warnings and precompiled headers.
+function(dp_target_defaults target)
+  # GCC 12 reports false maybe-uninitialized positives inside nlohmann::json.
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter
+                         -Wno-maybe-uninitialized)
+  target_precompile_headers(${target} PRIVATE ${DEVPARITY_PCH_HEADERS})
+endfunction()

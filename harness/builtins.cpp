@@ -1,0 +1,28 @@
+#include "harness/builtins.h"
+
+#include "harness/checks/registry.h"
+#include "harness/report/reporter_registry.h"
+#include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/registry.h"
+
+#include <mutex>
+
+namespace devparity {
+
+void register_builtins() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto& transforms = TransformRegistry::global();
+    register_geometry_transforms(transforms);
+    register_filter_transforms(transforms);
+    register_native_transforms(transforms);
+
+    register_parity_check(CheckRegistry::global());
+
+    auto& reporters = ReporterRegistry::global();
+    register_console_reporter(reporters);
+    register_json_reporter(reporters);
+  });
+}
+
+}  // namespace devparity

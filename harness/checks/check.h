@@ -1,0 +1,42 @@
+#pragma once
+/// A check looks at one trial's outputs and returns a verdict with evidence.
+/// Checks are registered by name (checks/registry.h) and switched per case
+/// with a tri-state setting: false (off), true (defaults) or an object
+/// (explicit settings such as a tolerance).
+
+#include "harness/core/device.h"
+#include "harness/report/model.h"
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/ScalarType.h>
+
+#include <string>
+
+namespace devparity {
+
+/// What a check sees of one trial.
+struct CheckContext {
+  const TrialResult& result;     ///< identity of the trial (id, subject, dtype, device)
+  const DeviceTarget& target;    ///< the device the subject ran on
+  c10::ScalarType dtype;         ///< input dtype
+  const at::Tensor& reference;   ///< reference output, on the CPU
+  const at::Tensor& output;      ///< this trial's output: on the CPU, or on meta for meta
+  c10::Device output_device;     ///< where the subject left its output, before it came home
+  const nlohmann::json& setting; ///< the case's setting for this check: true or an object
+};
+
+/// Interface of a check.
+class Check {
+ public:
+  virtual ~Check() = default;
+  /// Unique name used in case files and reports ([A-Za-z0-9_]).
+  virtual std::string name() const = 0;
+  /// One line for `devparity list`.
+  virtual std::string description() const = 0;
+  /// Throws FieldError (pointer relative to the setting) when a case's setting is invalid.
+  virtual void validate_setting(const nlohmann::json& setting) const = 0;
+  /// The verdict for one trial. May throw; the runner reports that as an error.
+  virtual CheckOutcome run(const CheckContext& context) const = 0;
+};
+
+}  // namespace devparity

@@ -1,0 +1,122 @@
+// parity: the device's output against the reference output.
+//
+// With values: shape and dtype must match, then every element is compared
+// under the tolerance policy (core/tolerance.h) and the statistics of
+// core/compare.h go into the report. On meta, which carries no values, only
+// shape, dtype and device are compared.
+
+#include "harness/checks/registry.h"
+#include "harness/core/compare.h"
+#include "harness/core/dtype.h"
+#include "harness/core/error.h"
+#include "harness/core/text.h"
+#include "harness/core/tolerance.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+namespace devparity {
+namespace {
+
+std::string format_index(const std::vector<int64_t>& index) {
+  return fmt::format("[{}]", fmt::join(index, ","));
+}
+
+class ParityCheck final : public Check {
+ public:
+  std::string name() const override { return "parity"; }
+
+  std::string description() const override {
+    return "output matches the reference device's output within the tolerance policy (on meta: "
+           "shape, dtype and device only)";
+  }
+
+  void validate_setting(const nlohmann::json& setting) const override {
+    validate_tolerance(setting);
+  }
+
+  CheckOutcome run(const CheckContext& ctx) const override {
+    CheckOutcome out;
+    out.name = name();
+    const auto& ref = ctx.reference;
+    const auto& got = ctx.output;
+    out.stats["reference_shape"] = ref.sizes().vec();
+    out.stats["output_shape"] = got.sizes().vec();
+    out.stats["reference_dtype"] = dtype_name(ref.scalar_type());
+    out.stats["output_dtype"] = dtype_name(got.scalar_type());
+
+    std::vector<std::string> problems;
+    if (ref.sizes() != got.sizes()) {
+      problems.push_back(fmt::format("shape {} differs from the reference's {}",
+                                     join_shape(got.sizes().vec()), join_shape(ref.sizes().vec())));
+    }
+    if (ref.scalar_type() != got.scalar_type()) {
+      problems.push_back(fmt::format("dtype {} differs from the reference's {}",
+                                     dtype_name(got.scalar_type()), dtype_name(ref.scalar_type())));
+    }
+    if (ctx.output_device != *ctx.target.device) {
+      problems.push_back(fmt::format("output is on {}, expected {}", ctx.output_device.str(),
+                                     ctx.target.resolved_name()));
+    }
+
+    if (!ctx.target.has_values()) {
+      out.describe = "shape, dtype and device match the reference (meta has no values)";
+      out.status = problems.empty() ? Status::kPass : Status::kFail;
+      out.message = problems.empty()
+                        ? fmt::format("shape {} and dtype {} match; values not compared on meta",
+                                      join_shape(got.sizes().vec()), dtype_name(got.scalar_type()))
+                        : fmt::format("{}: {}", ctx.result.id, fmt::join(problems, "; "));
+      return out;
+    }
+
+    const Tolerance tol = resolve_tolerance(ctx.setting, ctx.dtype);
+    out.describe = tol.describe(ctx.dtype);
+    out.stats["tolerance"] = tol.to_json();
+    if (!problems.empty()) {
+      out.status = Status::kFail;
+      out.message = fmt::format("{}: {}", ctx.result.id, fmt::join(problems, "; "));
+      return out;
+    }
+    const auto stats = compare_tensors(ref, got, tol);
+    out.stats.update(stats.to_json());
+
+    if (stats.within(tol)) {
+      out.status = Status::kPass;
+      if (stats.differing == 0) {
+        out.message = "identical to the reference";
+      } else {
+        out.message = fmt::format("{} of {} elements differ (max |diff| {:g}, {} pixels, {}); "
+                                  "within tolerance",
+                                  stats.differing, stats.numel, stats.max_abs,
+                                  stats.differences.pixels, stats.differences.pattern);
+      }
+      return out;
+    }
+    out.status = Status::kFail;
+    std::string where;
+    if (!stats.worst_index.empty()) {
+      where = fmt::format("; worst at {}: {:g} vs reference {:g}", format_index(stats.worst_index),
+                          stats.worst_output, stats.worst_reference);
+    }
+    std::string special;
+    if (stats.nan_mismatches || stats.inf_mismatches) {
+      special = fmt::format("; NaN position mismatches {}, Inf mismatches {}", stats.nan_mismatches,
+                            stats.inf_mismatches);
+    }
+    out.message = fmt::format(
+        "{}: {} of {} elements ({:.3g}%) outside {}; max |diff| {:g}{}{}; mismatches {} ({} "
+        "pixels, largest cluster {})",
+        ctx.result.id, stats.mismatches, stats.numel, stats.mismatch_fraction * 100.0,
+        tol.describe(ctx.dtype), stats.max_abs, where, special, stats.mismatched.pattern,
+        stats.mismatched.pixels, stats.mismatched.largest_cluster);
+    return out;
+  }
+};
+
+}  // namespace
+
+void register_parity_check(CheckRegistry& registry) {
+  registry.add(std::make_unique<ParityCheck>());
+}
+
+}  // namespace devparity

@@ -1,0 +1,21 @@
+// Compiled instead of cuda_support.cpp when LibTorch has no CUDA.
+#include "harness/core/cuda_support.h"
+
+#include "harness/core/error.h"
+
+namespace devparity::cuda {
+
+bool compiled() { return false; }
+
+int device_count() { return 0; }
+
+std::string runtime_version() { return ""; }
+
+std::string device_model(int /*index*/) { return "unknown (devparity built without CUDA support)"; }
+
+void synchronize(int index) {
+  throw Unsupported("devparity was built without CUDA support; cannot synchronize cuda:" +
+                    std::to_string(index));
+}
+
+}  // namespace devparity::cuda

@@ -1,0 +1,101 @@
+#include "harness/core/device.h"
+
+#include "harness/core/cuda_support.h"
+#include "harness/core/error.h"
+#include "harness/core/text.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace devparity {
+namespace {
+
+constexpr const char* kGrammar = "cpu, meta, cuda, cuda:<index>, cuda:N, auto";
+
+std::optional<int> parse_index(const std::string& text) {
+  if (text.empty() || text.size() > 4) return std::nullopt;
+  for (char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+  }
+  return std::stoi(text);
+}
+
+DeviceTarget cuda_target(const std::string& name, int index, const DeviceInventory& inv) {
+  DeviceTarget target;
+  target.name = name;
+  if (inv.cuda_count == 0) {
+    target.absent_reason =
+        inv.cuda_compiled
+            ? "no CUDA device visible on this machine"
+            : "this build has no CUDA support (CPU LibTorch); see README, 'CUDA builds'";
+  } else if (index >= inv.cuda_count) {
+    target.absent_reason = fmt::format("{} not present: this machine has {} CUDA device(s)",
+                                       name, inv.cuda_count);
+  } else {
+    target.device = c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index));
+  }
+  return target;
+}
+
+}  // namespace
+
+DeviceInventory DeviceInventory::probe() {
+  DeviceInventory inv;
+  inv.cuda_compiled = cuda::compiled();
+  inv.cuda_count = cuda::device_count();
+  return inv;
+}
+
+std::string DeviceTarget::resolved_name() const {
+  return device ? device->str() : name;
+}
+
+std::vector<std::string> auto_device_names() { return {"cpu", "cuda:0", "cuda:N", "meta"}; }
+
+DeviceTarget resolve_device(const std::string& token, const DeviceInventory& inv) {
+  if (token == "cpu") return {"cpu", c10::Device(c10::DeviceType::CPU), ""};
+  if (token == "meta") return {"meta", c10::Device(c10::DeviceType::Meta), ""};
+  if (token == "cuda") return cuda_target("cuda:0", 0, inv);
+  if (token.rfind("cuda:", 0) == 0) {
+    const std::string rest = token.substr(5);
+    if (rest == "N") {
+      if (inv.cuda_count < 2) {
+        DeviceTarget target;
+        target.name = "cuda:N";
+        target.absent_reason = fmt::format(
+            "cuda:N needs two or more CUDA devices; this machine has {}", inv.cuda_count);
+        if (inv.cuda_count == 0 && !inv.cuda_compiled) {
+          target.absent_reason += " (this build has no CUDA support)";
+        }
+        return target;
+      }
+      auto target = cuda_target("cuda:N", inv.cuda_count - 1, inv);
+      return target;
+    }
+    if (const auto index = parse_index(rest)) return cuda_target(token, *index, inv);
+  }
+  throw UsageError(fmt::format("unknown device '{}' (expected one of: {})", token, kGrammar));
+}
+
+std::vector<DeviceTarget> parse_device_list(const std::string& text, const DeviceInventory& inv) {
+  std::vector<DeviceTarget> out;
+  auto add = [&](const std::string& token) {
+    auto target = resolve_device(token, inv);
+    const bool seen = std::any_of(out.begin(), out.end(),
+                                  [&](const DeviceTarget& t) { return t.name == target.name; });
+    if (!seen) out.push_back(std::move(target));
+  };
+  for (const auto& token : split(text, ',')) {
+    if (token == "auto" || token == "all") {
+      for (const auto& name : auto_device_names()) add(name);
+    } else {
+      add(token);
+    }
+  }
+  if (out.empty()) throw UsageError(fmt::format("empty device list (expected one of: {})", kGrammar));
+  return out;
+}
+
+}  // namespace devparity

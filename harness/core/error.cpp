@@ -1,0 +1,111 @@
+#include "harness/core/error.h"
+
+#include <c10/util/Exception.h>
+
+#include <regex>
+
+namespace devparity {
+namespace {
+
+std::string strip_backtrace(std::string text) {
+  const auto pos = text.find("\nException raised from");
+  if (pos != std::string::npos) text.erase(pos);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::string first_line(const std::string& text) {
+  const auto pos = text.find('\n');
+  return pos == std::string::npos ? text : text.substr(0, pos);
+}
+
+// Note [Device error wordings]
+// LibTorch reports tensors on different devices in several ways; each one is a
+// placement failure, so each maps to kDeviceMismatch. The TorchScript
+// interpreter wraps them in a traceback, so search the whole text.
+const char* const kDeviceMismatchPatterns[] = {
+    "Expected all tensors to be on the same device",
+    "indices should be either on cpu or on the same device",
+    "Cannot copy out of meta tensor",
+    "Expected tensor for argument",
+    "to be on the same device",
+    "Unhandled FakeTensor Device Propagation",
+};
+
+}  // namespace
+
+std::string torch_message(const std::exception& e) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) {
+    return strip_backtrace(c10_error->what_without_backtrace());
+  }
+  return strip_backtrace(e.what());
+}
+
+// LibTorch's missing-kernel message runs to a paragraph listing every
+// backend; keep its first sentence.
+std::string trim_boilerplate(std::string line) {
+  for (const char* tail : {". This could be because the operator doesn't exist",
+                           ". You are likely triggering this with tensor backend"}) {
+    const auto pos = line.find(tail);
+    if (pos != std::string::npos) line.erase(pos);
+  }
+  return line;
+}
+
+ClassifiedError classify_message(const std::string& text) {
+  ClassifiedError out;
+  out.message = trim_boilerplate(first_line(text));
+  static const std::regex op_name(R"((aten|prim|torchvision|devparity)::[A-Za-z0-9_.]+)");
+  std::smatch match;
+  if (std::regex_search(text, match, op_name)) out.op = match.str();
+
+  for (const char* pattern : kDeviceMismatchPatterns) {
+    if (text.find(pattern) != std::string::npos) {
+      out.kind = FailureKind::kDeviceMismatch;
+      return out;
+    }
+  }
+  // `.item()` on meta fails for want of a kernel, but it is a placement bug:
+  // the subject synchronised with the host.
+  if (text.find("_local_scalar_dense") != std::string::npos &&
+      text.find("'Meta'") != std::string::npos) {
+    out.kind = FailureKind::kDeviceMismatch;
+    return out;
+  }
+  if (text.find("Could not run '") != std::string::npos ||
+      text.find("not implemented for '") != std::string::npos ||
+      text.find("_overrideable not implemented") != std::string::npos ||
+      text.find("is not implemented for") != std::string::npos) {
+    out.kind = FailureKind::kUnsupported;
+    if (out.op.empty() && text.find("convolution_overrideable") != std::string::npos) {
+      out.op = "aten::convolution_overrideable";
+    }
+  }
+  return out;
+}
+
+ClassifiedError classify_exception(const std::exception& e) {
+  if (dynamic_cast<const Unsupported*>(&e) != nullptr) {
+    ClassifiedError out;
+    out.kind = FailureKind::kUnsupported;
+    out.message = e.what();
+    return out;
+  }
+  auto out = classify_message(torch_message(e));
+  if (dynamic_cast<const c10::NotImplementedError*>(&e) != nullptr &&
+      out.kind == FailureKind::kException) {
+    out.kind = FailureKind::kUnsupported;
+  }
+  return out;
+}
+
+const char* failure_kind_name(FailureKind kind) {
+  switch (kind) {
+    case FailureKind::kUnsupported: return "unsupported";
+    case FailureKind::kDeviceMismatch: return "device_mismatch";
+    case FailureKind::kException: return "exception";
+  }
+  return "exception";
+}
+
+}  // namespace devparity

@@ -1,0 +1,144 @@
+#include "harness/core/input.h"
+
+#include "harness/core/dtype.h"
+#include "harness/core/error.h"
+#include "harness/core/rng.h"
+#include "harness/core/text.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace devparity {
+namespace {
+
+// Every pattern is a function of (plane, y, x) -> value in [0, 1]; noise draws
+// from the generator instead. `plane` is n * C + c.
+using PatternFn = std::function<double(int64_t plane, int64_t c, int64_t y, int64_t x)>;
+
+PatternFn pattern_fn(const InputRecipe& r, int64_t height, int64_t width) {
+  if (r.pattern == "ramp") {
+    const double hy = height > 1 ? static_cast<double>(height - 1) : 1.0;
+    const double wx = width > 1 ? static_cast<double>(width - 1) : 1.0;
+    // A diagonal ramp; odd channels run the other way so channels differ.
+    return [=](int64_t, int64_t c, int64_t y, int64_t x) {
+      const double t = 0.5 * (static_cast<double>(y) / hy + static_cast<double>(x) / wx);
+      return c % 2 == 0 ? t : 1.0 - t;
+    };
+  }
+  if (r.pattern == "checkerboard") {
+    const int64_t cell = r.cell;
+    return [=](int64_t, int64_t, int64_t y, int64_t x) {
+      return ((y / cell + x / cell) % 2 == 0) ? 0.0 : 1.0;
+    };
+  }
+  if (r.pattern == "constant") {
+    const double value = r.value;
+    return [=](int64_t, int64_t, int64_t, int64_t) { return value; };
+  }
+  if (r.pattern == "edges") {
+    // Four levels in bands that step along both axes: every edge is a hard
+    // step, horizontal, vertical, and where bands meet, corners.
+    static const double levels[] = {0.0, 1.0, 0.25, 0.75};
+    return [=](int64_t, int64_t c, int64_t y, int64_t x) {
+      const int64_t band = (x * 4) / std::max<int64_t>(width, 1) +
+                           (y * 3) / std::max<int64_t>(height, 1) + c;
+      return levels[band % 4];
+    };
+  }
+  return nullptr;
+}
+
+template <typename T>
+void fill(T* data, const InputRecipe& r, c10::ScalarType dtype, uint64_t seed,
+          int64_t planes, int64_t channels, int64_t height, int64_t width) {
+  const bool is_byte = dtype == c10::ScalarType::Byte;
+  const int64_t numel = planes * height * width;
+  if (r.pattern == "noise") {
+    SplitMix64 rng(seed);
+    for (int64_t i = 0; i < numel; ++i) {
+      const uint64_t bits = rng.next();
+      if (is_byte) {
+        data[i] = static_cast<T>(bits >> 56);
+      } else {
+        // 24 random bits scaled to [0, 1]: exactly representable in float32.
+        data[i] = static_cast<T>(static_cast<double>(bits >> 40) / 16777215.0);
+      }
+    }
+    return;
+  }
+  const auto fn = pattern_fn(r, height, width);
+  int64_t i = 0;
+  for (int64_t p = 0; p < planes; ++p) {
+    const int64_t c = p % channels;
+    for (int64_t y = 0; y < height; ++y) {
+      for (int64_t x = 0; x < width; ++x, ++i) {
+        const double v = std::clamp(fn(p, c, y, x), 0.0, 1.0);
+        data[i] = is_byte ? static_cast<T>(std::nearbyint(v * 255.0)) : static_cast<T>(v);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string InputRecipe::label() const { return pattern + "-" + join_shape(shape); }
+
+const std::vector<std::string>& input_patterns() {
+  static const std::vector<std::string> names = {"noise", "ramp", "checkerboard", "constant",
+                                                 "edges"};
+  return names;
+}
+
+at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed) {
+  const auto& names = input_patterns();
+  if (std::find(names.begin(), names.end(), r.pattern) == names.end()) {
+    throw InputError(fmt::format("unknown input pattern '{}' (known: {})", r.pattern,
+                                 fmt::join(names, ", ")));
+  }
+  if (r.shape.size() < 2) {
+    throw InputError(fmt::format("input shape {} needs at least two dimensions (H, W)",
+                                 join_shape(r.shape)));
+  }
+  int64_t numel = 1;
+  for (auto d : r.shape) {
+    if (d <= 0) throw InputError(fmt::format("input shape {} has a non-positive dimension",
+                                             join_shape(r.shape)));
+    numel *= d;
+    if (numel > (int64_t{1} << 34)) {
+      throw InputError(fmt::format("input shape {} is too large", join_shape(r.shape)));
+    }
+  }
+  if (r.pattern == "checkerboard" && r.cell <= 0) {
+    throw InputError("checkerboard cell must be positive");
+  }
+  if (r.pattern == "constant" && !(r.value >= 0.0 && r.value <= 1.0)) {
+    throw InputError("constant value must be in [0, 1] (a fraction of the dtype's range)");
+  }
+  const int64_t width = r.shape[r.shape.size() - 1];
+  const int64_t height = r.shape[r.shape.size() - 2];
+  const int64_t channels = r.shape.size() >= 3 ? r.shape[r.shape.size() - 3] : 1;
+  const int64_t planes = numel / (height * width);
+
+  auto out = at::empty(r.shape, at::TensorOptions().dtype(dtype).device(at::kCPU));
+  switch (dtype) {
+    case c10::ScalarType::Byte:
+      fill(out.data_ptr<uint8_t>(), r, dtype, seed, planes, channels, height, width);
+      break;
+    case c10::ScalarType::Float:
+      fill(out.data_ptr<float>(), r, dtype, seed, planes, channels, height, width);
+      break;
+    case c10::ScalarType::Double:
+      fill(out.data_ptr<double>(), r, dtype, seed, planes, channels, height, width);
+      break;
+    default:
+      throw InputError(fmt::format("cannot generate {} inputs (supported: uint8, float32, float64)",
+                                   dtype_name(dtype)));
+  }
+  return out;
+}
+
+}  // namespace devparity

@@ -1,0 +1,33 @@
+#include "harness/core/run_listener.h"
+
+namespace devparity {
+
+void ListenerList::add(std::unique_ptr<RunListener> listener) {
+  if (listener) listeners_.push_back(std::move(listener));
+}
+
+void ListenerList::on_run_start(const RunInfo& info) {
+  for (auto& l : listeners_) l->on_run_start(info);
+}
+
+void ListenerList::on_case_start(const CaseInfo& info) {
+  for (auto& l : listeners_) l->on_case_start(info);
+}
+
+void ListenerList::on_trial_start(const std::string& id) {
+  for (auto& l : listeners_) l->on_trial_start(id);
+}
+
+void ListenerList::on_trial_end(const TrialResult& result) {
+  for (auto it = listeners_.rbegin(); it != listeners_.rend(); ++it) (*it)->on_trial_end(result);
+}
+
+void ListenerList::on_case_end(const CaseInfo& info, const StatusCounts& counts) {
+  for (auto it = listeners_.rbegin(); it != listeners_.rend(); ++it) (*it)->on_case_end(info, counts);
+}
+
+void ListenerList::on_run_end(const RunSummary& summary) {
+  for (auto it = listeners_.rbegin(); it != listeners_.rend(); ++it) (*it)->on_run_end(summary);
+}
+
+}  // namespace devparity

@@ -1,0 +1,262 @@
+#include "harness/core/runner.h"
+
+#include "harness/checks/registry.h"
+#include "harness/core/cuda_support.h"
+#include "harness/core/dtype.h"
+#include "harness/core/error.h"
+#include "harness/transforms/transform.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+
+namespace devparity {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+CheckOutcome verdict(const std::string& name, Status status, const std::string& message) {
+  CheckOutcome c;
+  c.name = name;
+  c.status = status;
+  c.message = message;
+  return c;
+}
+
+// One run of a subject on one device.
+struct Execution {
+  bool ran = false;
+  at::Tensor output;  // on the CPU, or the meta tensor itself
+  c10::Device output_device{c10::DeviceType::CPU};
+  ClassifiedError error;
+  double duration_ms = 0.0;
+};
+
+Execution execute(const Transform& subject, const at::Tensor& input, const nlohmann::json& params,
+                  const c10::Device& device) {
+  Execution e;
+  try {
+    const auto x = input.to(device);
+    const auto start = Clock::now();
+    const auto y = subject.apply(x, params);
+    if (device.is_cuda()) cuda::synchronize(device.index());
+    e.duration_ms = ms_since(start);
+    if (!y.defined()) throw std::runtime_error("the subject returned an undefined tensor");
+    e.output_device = y.device();
+    e.output = y.device().type() == c10::DeviceType::Meta ? y : y.to(at::kCPU);
+    e.ran = true;
+  } catch (const std::exception& ex) {
+    e.error = classify_exception(ex);
+  }
+  return e;
+}
+
+CheckOutcome run_outcome(const Execution& e, const DeviceTarget& target, bool is_reference_row,
+                         const Execution* reference, const std::string& reference_name) {
+  CheckOutcome c;
+  c.name = "run";
+  c.describe = "the subject runs on the device and returns a tensor";
+  const auto device = target.resolved_name();
+  if (e.ran) {
+    c.status = Status::kPass;
+    c.message = fmt::format("ran on {} in {:.3f} ms", device, e.duration_ms);
+    c.stats = {{"duration_ms", e.duration_ms},
+               {"output_shape", e.output.sizes().vec()},
+               {"output_dtype", dtype_name(e.output.scalar_type())},
+               {"output_device", e.output_device.str()}};
+    return c;
+  }
+  const auto& err = e.error;
+  c.stats = {{"error_kind", failure_kind_name(err.kind)}};
+  if (!err.op.empty()) c.stats["op"] = err.op;
+  switch (err.kind) {
+    case FailureKind::kUnsupported:
+      if (!target.has_values()) {
+        c.status = Status::kSkip;
+        c.message = fmt::format("unsupported on meta{}: {}", err.op.empty() ? "" : " (" + err.op + ")",
+                                err.message);
+      } else if (!is_reference_row && reference != nullptr && reference->ran) {
+        c.status = Status::kFail;
+        c.message = fmt::format("{} runs it but {} does not: {}", reference_name, device, err.message);
+      } else {
+        c.status = Status::kSkip;
+        c.message = fmt::format("unsupported on {}: {}", device, err.message);
+      }
+      break;
+    case FailureKind::kDeviceMismatch:
+      c.status = Status::kFail;
+      c.message = fmt::format("device mismatch{}: {}", err.op.empty() ? "" : " in " + err.op,
+                              err.message);
+      c.findings.push_back({{"kind", "device_mismatch_error"},
+                            {"op", err.op},
+                            {"device", device},
+                            {"message", err.message}});
+      break;
+    case FailureKind::kException:
+      c.status = Status::kFail;
+      c.message = fmt::format("threw on {}: {}", device, err.message);
+      break;
+  }
+  return c;
+}
+
+}  // namespace
+
+Runner::Runner(RunListener& listener) : Runner(listener, CheckRegistry::global()) {}
+
+Runner::Runner(RunListener& listener, const CheckRegistry& checks)
+    : listener_(listener), checks_(checks) {}
+
+RunSummary Runner::run(const Plan& plan, RunInfo info) {
+  const auto run_start = Clock::now();
+  info.planned_trials = plan.trial_count();
+  listener_.on_run_start(info);
+
+  std::map<const CaseSpec*, int64_t> planned;
+  for (const auto& g : plan.groups) planned[g.spec] += static_cast<int64_t>(g.trials.size());
+
+  RunSummary summary;
+  const CaseSpec* current = nullptr;
+  CaseInfo case_info;
+  StatusCounts case_counts;
+  auto end_case = [&] {
+    if (current != nullptr) listener_.on_case_end(case_info, case_counts);
+  };
+
+  for (const auto& group : plan.groups) {
+    const auto& spec = *group.spec;
+    if (group.spec != current) {
+      end_case();
+      current = group.spec;
+      case_info = {spec.suite, spec.name, spec.subject, spec.description, planned[current]};
+      case_counts = {};
+      listener_.on_case_start(case_info);
+    }
+
+    const auto& subject = *group.subject;
+    const auto& ref_subject = *group.reference_subject;
+    const auto& ref_target = group.reference_device;
+    const bool compare_ref_row = group.compares_reference_row();
+
+    // Input and parameters: made once on the CPU, replayed on every device.
+    at::Tensor input;
+    nlohmann::json params, ref_params;
+    std::string setup_error;
+    try {
+      input = make_input(group.input, group.dtype, group.seed);
+      auto gen = at::make_generator<at::CPUGeneratorImpl>(group.seed);
+      params = subject.sample(group.given, input.sizes(), gen);
+      auto ref_gen = at::make_generator<at::CPUGeneratorImpl>(group.seed);
+      ref_params = ref_subject.sample(group.reference_given, input.sizes(), ref_gen);
+    } catch (const std::exception& e) {
+      setup_error = torch_message(e);
+    }
+
+    Execution reference;
+    bool reference_done = false;
+    auto reference_execution = [&]() -> const Execution* {
+      if (!setup_error.empty() || !ref_target.available()) return nullptr;
+      if (!reference_done) {
+        reference = execute(ref_subject, input, ref_params, *ref_target.device);
+        reference_done = true;
+      }
+      return &reference;
+    };
+    const std::string ref_label = ref_target.resolved_name();
+
+    for (const auto& trial : group.trials) {
+      listener_.on_trial_start(trial.id);
+      TrialResult r;
+      r.id = trial.id;
+      r.suite = spec.suite;
+      r.case_name = spec.name;
+      r.subject = spec.subject;
+      r.variant = group.variant;
+      r.dtype = dtype_name(group.dtype);
+      r.device = trial.target.name;
+      r.resolved_device = trial.target.available() ? trial.target.resolved_name() : "";
+      r.reference_device = ref_target.name;
+      r.reference_subject = ref_subject.info().name;
+      r.input = group.input.label();
+      r.shape = group.input.shape;
+      r.seed = group.seed;
+      r.params = params.is_null() ? group.given : params;
+      if (compare_ref_row) r.reference_params = ref_params.is_null() ? group.reference_given : ref_params;
+
+      if (!setup_error.empty()) {
+        r.checks.push_back(verdict("run", Status::kError, "could not prepare the trial: " + setup_error));
+      } else if (!trial.target.available()) {
+        r.checks.push_back(verdict("run", Status::kSkip, trial.target.absent_reason));
+      } else {
+        const bool is_reference_row =
+            !compare_ref_row && ref_target.available() && trial.target.device == ref_target.device;
+        const Execution* ref = reference_execution();
+        Execution own;
+        const Execution* mine = nullptr;
+        if (is_reference_row) {
+          mine = ref;
+        } else {
+          own = execute(subject, input, params, *trial.target.device);
+          mine = &own;
+        }
+        r.duration_ms = mine->duration_ms;
+        auto run = run_outcome(*mine, trial.target, is_reference_row, ref, ref_label);
+        if (is_reference_row && mine->ran) run.message += " (reference output for this group)";
+        r.checks.push_back(run);
+
+        if (!is_reference_row) {
+          for (const auto& [name, setting] : spec.checks) {
+            const Check* check = checks_.find(name);
+            CheckOutcome c;
+            c.name = name;
+            if (check == nullptr) {
+              c.status = Status::kError;
+              c.message = "no check called '" + name + "' is registered";
+            } else if (!mine->ran) {
+              c.status = Status::kSkip;
+              c.message = "no output to check: the subject did not run";
+            } else if (ref == nullptr) {
+              c.status = Status::kSkip;
+              c.message = ref_target.available()
+                              ? "no reference output"
+                              : fmt::format("reference device {} is absent: {}", ref_target.name,
+                                            ref_target.absent_reason);
+            } else if (!ref->ran) {
+              c.status = Status::kSkip;
+              c.message = fmt::format("no reference output: {} on {} did not run ({})",
+                                      ref_subject.info().name, ref_label, ref->error.message);
+            } else {
+              try {
+                const CheckContext ctx{r, trial.target, group.dtype, ref->output, mine->output,
+                                       mine->output_device, setting};
+                c = check->run(ctx);
+                c.name = name;
+              } catch (const std::exception& e) {
+                c.status = Status::kError;
+                c.message = "the check failed: " + torch_message(e);
+              }
+            }
+            r.checks.push_back(std::move(c));
+          }
+        }
+      }
+      r.finalize();
+      summary.add(r);
+      case_counts.add(r.status);
+      listener_.on_trial_end(r);
+    }
+  }
+  end_case();
+  summary.duration_s = std::chrono::duration<double>(Clock::now() - run_start).count();
+  listener_.on_run_end(summary);
+  return summary;
+}
+
+}  // namespace devparity

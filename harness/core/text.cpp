@@ -1,0 +1,88 @@
+#include "harness/core/text.h"
+
+#include <cstdint>
+
+namespace devparity {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string current;
+  auto flush = [&] {
+    const auto begin = current.find_first_not_of(' ');
+    if (begin != std::string::npos) {
+      const auto end = current.find_last_not_of(' ');
+      out.push_back(current.substr(begin, end - begin + 1));
+    }
+    current.clear();
+  };
+  for (char c : text) {
+    if (c == sep) {
+      flush();
+    } else {
+      current += c;
+    }
+  }
+  flush();
+  return out;
+}
+
+bool glob_match(const std::string& pattern, const std::string& name) {
+  // Iterative matcher with backtracking to the last '*'.
+  size_t p = 0, n = 0, star = std::string::npos, mark = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+      ++p;
+      ++n;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = n;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      n = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+bool filter_match(const std::string& filter, const std::string& name) {
+  if (filter.empty()) return true;
+  const auto dash = filter.find('-');
+  const std::string positive = dash == std::string::npos ? filter : filter.substr(0, dash);
+  const std::string negative = dash == std::string::npos ? "" : filter.substr(dash + 1);
+  bool included = positive.empty();
+  for (const auto& glob : split(positive, ':')) {
+    if (glob_match(glob, name)) {
+      included = true;
+      break;
+    }
+  }
+  if (!included) return false;
+  for (const auto& glob : split(negative, ':')) {
+    if (glob_match(glob, name)) return false;
+  }
+  return true;
+}
+
+std::string join_shape(const std::vector<int64_t>& shape) {
+  std::string out;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += 'x';
+    out += std::to_string(shape[i]);
+  }
+  return out;
+}
+
+bool is_identifier(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9') || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace devparity

@@ -1,0 +1,24 @@
+#pragma once
+/// Small string helpers shared across the harness.
+
+#include <string>
+#include <vector>
+
+namespace devparity {
+
+/// Splits on `sep`, trims spaces, drops empty pieces.
+std::vector<std::string> split(const std::string& text, char sep);
+
+/// True when `name` matches the glob `pattern` (`*` and `?`).
+bool glob_match(const std::string& pattern, const std::string& name);
+
+/// A gtest-style filter: "POS1:POS2-NEG1:NEG2", each a glob. Empty matches all.
+bool filter_match(const std::string& filter, const std::string& name);
+
+/// "2x3x17x11" for {2, 3, 17, 11}.
+std::string join_shape(const std::vector<int64_t>& shape);
+
+/// True when `name` is a non-empty identifier of [A-Za-z0-9_].
+bool is_identifier(const std::string& name);
+
+}  // namespace devparity

@@ -1,0 +1,159 @@
+// The console: a live progress line on terminals, failures as they happen,
+// one line per case, and a summary table at the end.
+
+#include "harness/report/reporter_registry.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <vector>
+
+namespace devparity {
+namespace {
+
+const char* colour_of(Status s) {
+  switch (s) {
+    case Status::kPass: return "\033[32m";
+    case Status::kFail: return "\033[31m";
+    case Status::kError: return "\033[35m";
+    case Status::kSkip: return "\033[33m";
+  }
+  return "";
+}
+
+class ConsoleReporter final : public RunListener {
+ public:
+  explicit ConsoleReporter(const ReporterOptions& o)
+      : out_(o.stream ? *o.stream : std::cout), quiet_(o.quiet), verbose_(o.verbose),
+        color_(o.color), interactive_(o.interactive && !o.verbose && !o.quiet) {}
+
+  void on_run_start(const RunInfo& info) override {
+    planned_ = info.planned_trials;
+    if (quiet_) return;
+    std::vector<std::string> devices;
+    for (const auto& d : info.run.value("devices", nlohmann::json::array())) {
+      const auto name = d.value("name", std::string("?"));
+      devices.push_back(d.value("present", false) ? name : name + " (absent)");
+    }
+    out_ << fmt::format("devparity {} | LibTorch {} | {} trials | devices: {}\n",
+                        info.tool.value("version", "?"),
+                        info.environment.value("torch_version", "?"), planned_,
+                        fmt::join(devices, ", "));
+    out_.flush();
+  }
+
+  void on_trial_end(const TrialResult& r) override {
+    ++done_;
+    const bool bad = r.status == Status::kFail || r.status == Status::kError;
+    if (bad) failures_.push_back({r.id, r.message, r.status});
+    if (r.status == Status::kSkip) ++skip_reasons_[skip_reason(r)];
+    if (verbose_ || bad) {
+      clear_progress();
+      out_ << fmt::format("{} {}  {}\n", tag(r.status), r.id, r.message);
+    }
+    if (interactive_) {
+      std::string line = fmt::format("[{:>{}}/{}] {}", done_, digits(), planned_, r.id);
+      if (line.size() > 100) line = line.substr(0, 97) + "...";
+      out_ << "\r\033[K" << line;
+      progress_shown_ = true;
+    }
+    out_.flush();
+  }
+
+  void on_case_end(const CaseInfo& info, const StatusCounts& c) override {
+    if (quiet_) return;
+    clear_progress();
+    out_ << fmt::format("[{:>{}}/{}] case {} ({}): {} passed, {} failed, {} errors, {} skipped\n",
+                        done_, digits(), planned_, info.name, info.subject, c.passed, c.failed,
+                        c.errored, c.skipped);
+    out_.flush();
+  }
+
+  void on_run_end(const RunSummary& s) override {
+    clear_progress();
+    if (!quiet_) {
+      out_ << "\n" << fmt::format("{:<12} {:>7} {:>7} {:>7} {:>7}\n", "device", "pass", "fail",
+                                  "error", "skip");
+      for (const auto& [device, c] : s.by_device) {
+        out_ << fmt::format("{:<12} {:>7} {:>7} {:>7} {:>7}\n", device, c.passed, c.failed,
+                            c.errored, c.skipped);
+      }
+      if (!skip_reasons_.empty()) {
+        std::vector<std::pair<std::string, int64_t>> reasons(skip_reasons_.begin(),
+                                                             skip_reasons_.end());
+        std::sort(reasons.begin(), reasons.end(),
+                  [](const auto& a, const auto& b) { return a.second > b.second; });
+        out_ << "\nskipped, by reason:\n";
+        for (size_t i = 0; i < reasons.size() && i < 8; ++i) {
+          out_ << fmt::format("  {:>5} x {}\n", reasons[i].second, reasons[i].first);
+        }
+        if (reasons.size() > 8) out_ << fmt::format("  ... and {} more reasons\n", reasons.size() - 8);
+      }
+    }
+    if (!failures_.empty()) {
+      out_ << "\nfailures:\n";
+      for (size_t i = 0; i < failures_.size() && i < 20; ++i) {
+        out_ << fmt::format("  {} {}\n      {}\n", tag(failures_[i].status), failures_[i].id,
+                            failures_[i].message);
+      }
+      if (failures_.size() > 20) out_ << fmt::format("  ... and {} more\n", failures_.size() - 20);
+    }
+    const auto& c = s.results;
+    const bool ok = s.exit_code() == 0;
+    out_ << "\n"
+         << paint(ok ? Status::kPass : Status::kFail, ok ? "PASSED" : "FAILED")
+         << fmt::format(": {} passed, {} failed, {} errors, {} skipped of {} trials in {:.2f} s\n",
+                        c.passed, c.failed, c.errored, c.skipped, c.total(), s.duration_s);
+    out_.flush();
+  }
+
+ private:
+  struct Failure {
+    std::string id, message;
+    Status status;
+  };
+
+  static std::string skip_reason(const TrialResult& r) {
+    // Group by the deciding check's message, which names the cause.
+    return r.message;
+  }
+
+  int digits() const { return static_cast<int>(std::to_string(planned_).size()); }
+
+  std::string paint(Status s, const std::string& text) const {
+    return color_ ? std::string(colour_of(s)) + text + "\033[0m" : text;
+  }
+
+  std::string tag(Status s) const {
+    static const std::map<Status, std::string> tags = {
+        {Status::kPass, "PASS "}, {Status::kFail, "FAIL "}, {Status::kError, "ERROR"},
+        {Status::kSkip, "SKIP "}};
+    return paint(s, tags.at(s));
+  }
+
+  void clear_progress() {
+    if (progress_shown_) {
+      out_ << "\r\033[K";
+      progress_shown_ = false;
+    }
+  }
+
+  std::ostream& out_;
+  bool quiet_, verbose_, color_, interactive_;
+  bool progress_shown_ = false;
+  int64_t planned_ = 0, done_ = 0;
+  std::vector<Failure> failures_;
+  std::map<std::string, int64_t> skip_reasons_;
+};
+
+}  // namespace
+
+void register_console_reporter(ReporterRegistry& registry) {
+  registry.add("console", "progress, failures as they happen, per-case lines and a summary table",
+               [](const ReporterOptions& o) { return std::make_unique<ConsoleReporter>(o); });
+}
+
+}  // namespace devparity

@@ -1,0 +1,97 @@
+#include "harness/report/environment.h"
+
+#include "harness/core/cuda_support.h"
+#include "harness/core/device.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/version.h>
+
+#include <ctime>
+#include <fstream>
+#include <thread>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef DEVPARITY_GIT
+#define DEVPARITY_GIT "unknown"
+#endif
+
+namespace devparity {
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+std::string cpu_capability() {
+  const std::string config = at::show_config();
+  const std::string key = "CPU capability usage: ";
+  const auto pos = config.find(key);
+  if (pos == std::string::npos) return "unknown";
+  const auto end = config.find('\n', pos);
+  return config.substr(pos + key.size(), end - pos - key.size());
+}
+
+nlohmann::json describe_tool() {
+  return {{"name", "devparity"}, {"version", DEVPARITY_VERSION}, {"git", DEVPARITY_GIT}};
+}
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json describe_environment(const DeviceInventory& inventory) {
+  auto devices = nlohmann::json::array();
+  devices.push_back({{"name", "cpu"}, {"kind", "cpu"}, {"model", cpu_model()},
+                     {"present", true}, {"simulated", false}});
+  for (int i = 0; i < inventory.cuda_count; ++i) {
+    devices.push_back({{"name", "cuda:" + std::to_string(i)}, {"kind", "cuda"},
+                       {"model", cuda::device_model(i)}, {"present", true}, {"simulated", false}});
+  }
+  devices.push_back({{"name", "meta"}, {"kind", "meta"},
+                     {"model", "placement only: shapes and dtypes, no values"},
+                     {"present", true}, {"simulated", true}});
+
+  utsname uts{};
+  uname(&uts);
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  const auto& ctx = at::globalContext();
+  const auto cuda_version = cuda::runtime_version();
+  return {
+      {"torch_version", TORCH_VERSION},
+      {"cuda_compiled", inventory.cuda_compiled},
+      {"cuda_available", inventory.cuda_count > 0},
+      {"cuda_version", cuda_version.empty() ? nlohmann::json(nullptr) : nlohmann::json(cuda_version)},
+      {"cuda_device_count", inventory.cuda_count},
+      {"tf32", {{"cublas", ctx.allowTF32CuBLAS()}, {"cudnn", ctx.allowTF32CuDNN()}}},
+      {"deterministic_algorithms", ctx.deterministicAlgorithms()},
+      {"devices", devices},
+      {"host",
+       {{"hostname", host},
+        {"os", std::string(uts.sysname) + " " + uts.release},
+        {"machine", uts.machine},
+        {"cpu", cpu_model()},
+        {"cpu_capability", cpu_capability()},
+        {"hardware_threads", std::thread::hardware_concurrency()},
+        {"torch_threads", at::get_num_threads()}}},
+  };
+}
+
+}  // namespace devparity

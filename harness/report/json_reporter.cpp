@@ -1,0 +1,89 @@
+// The JSON report, the product's main artifact (schema:
+// reports/schema/report.schema.json).
+//
+// Note [Streaming report]
+// Results are appended to "<report>.partial" as JSON lines the moment each
+// trial ends (flushed, so a crash or a kill loses nothing already run: the
+// first line holds the run header, every other line one result). When the run
+// ends, the full report is written atomically (temporary file, fsync, rename)
+// and the partial file is removed. Readers therefore see either the previous
+// report or the complete new one, never half of one.
+
+#include "harness/core/atomic_file.h"
+#include "harness/core/error.h"
+#include "harness/report/reporter_registry.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+namespace devparity {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+class JsonReporter final : public RunListener {
+ public:
+  explicit JsonReporter(std::string path) : path_(std::move(path)) {
+    if (path_.empty()) throw std::invalid_argument("the json reporter needs a path");
+  }
+
+  void on_run_start(const RunInfo& info) override {
+    info_ = info;
+    ensure_parent_directory(path_);
+    partial_path_ = path_ + ".partial";
+    partial_.open(partial_path_, std::ios::out | std::ios::trunc);
+    if (!partial_) {
+      throw InputError(fmt::format("{}: cannot write the report (cannot create {})", path_,
+                                   partial_path_));
+    }
+    write_line({{"type", "run_start"}, {"schema_version", kSchemaVersion}, {"tool", info.tool},
+                {"run", info.run}, {"environment", info.environment}});
+  }
+
+  void on_trial_end(const TrialResult& result) override {
+    auto j = result.to_json();
+    results_.push_back(j);
+    j["type"] = "result";
+    write_line(j);
+  }
+
+  void on_run_end(const RunSummary& summary) override {
+    auto run = info_.run;
+    run["duration_s"] = summary.duration_s;
+    run["planned_trials"] = info_.planned_trials;
+    const nlohmann::json report = {{"schema_version", kSchemaVersion},
+                                   {"tool", info_.tool},
+                                   {"run", run},
+                                   {"environment", info_.environment},
+                                   {"summary", summary.to_json()},
+                                   {"results", results_}};
+    write_file_atomic(path_, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    partial_.close();
+    std::remove(partial_path_.c_str());
+  }
+
+ private:
+  void write_line(const nlohmann::json& j) {
+    partial_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    partial_.flush();
+  }
+
+  std::string path_;
+  std::string partial_path_;
+  std::ofstream partial_;
+  RunInfo info_;
+  nlohmann::json results_ = nlohmann::json::array();
+};
+
+}  // namespace
+
+void register_json_reporter(ReporterRegistry& registry) {
+  registry.add("json", "JSON report (schema reports/schema/report.schema.json), streamed to "
+                       "<path>.partial while running, written atomically at the end",
+               [](const ReporterOptions& o) { return std::make_unique<JsonReporter>(o.path); });
+}
+
+}  // namespace devparity

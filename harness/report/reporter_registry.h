@@ -1,0 +1,55 @@
+#pragma once
+/// Reporters by name. A reporter is a RunListener built from options; the CLI
+/// builds the ones the user asked for (Catch2's reporter registry pattern,
+/// with the built-ins added explicitly by register_builtins()).
+
+#include "harness/core/run_listener.h"
+
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace devparity {
+
+/// What a reporter is built from.
+struct ReporterOptions {
+  std::string path;               ///< output file, for file reporters
+  std::ostream* stream = nullptr; ///< output stream, for stream reporters (console)
+  bool quiet = false;             ///< failures and the final line only
+  bool verbose = false;           ///< a line per trial
+  bool color = false;             ///< ANSI colours
+  bool interactive = false;       ///< the stream is a terminal: live progress line
+};
+
+/// Builds a reporter.
+using ReporterFactory = std::function<std::unique_ptr<RunListener>(const ReporterOptions&)>;
+
+/// Name -> reporter factory.
+class ReporterRegistry {
+ public:
+  /// The process-wide registry.
+  static ReporterRegistry& global();
+  /// Adds a reporter; throws std::invalid_argument on a bad or duplicate name.
+  void add(const std::string& name, const std::string& description, ReporterFactory factory);
+  /// Builds the reporter `name`; throws std::invalid_argument when unknown.
+  std::unique_ptr<RunListener> make(const std::string& name, const ReporterOptions& options) const;
+  /// Name -> description, sorted.
+  std::map<std::string, std::string> descriptions() const;
+
+ private:
+  struct Entry {
+    std::string description;
+    ReporterFactory factory;
+  };
+  std::map<std::string, Entry> reporters_;
+};
+
+/// Adds "console" (report/console_reporter.cpp).
+void register_console_reporter(ReporterRegistry& registry);
+/// Adds "json" (report/json_reporter.cpp).
+void register_json_reporter(ReporterRegistry& registry);
+
+}  // namespace devparity

@@ -1,0 +1,183 @@
+// gaussian_blur2d (filter family), Kornia's semantics.
+//
+// Kernel per axis: x = k - kernel_size // 2, w = exp(-x^2 / (2 sigma^2)),
+// normalised to sum 1 (kernel sizes are odd). The image is padded by
+// (kernel_size - 1) / 2 on each side with the border mode and correlated, W
+// first, then H, as Kornia's separable path does. Padding is a gather of
+// computed source positions followed by shifted slices, so the meta device,
+// which has no conv2d in LibTorch 1.13, runs it too.
+
+#include "harness/core/error.h"
+#include "harness/core/json_reader.h"
+#include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/registry.h"
+#include "harness/transforms/resample.h"
+#include "harness/transforms/resize_config.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <utility>
+#include <vector>
+
+namespace devparity {
+namespace {
+
+using resample::TapTable;
+
+const std::vector<std::string>& border_modes() {
+  static const std::vector<std::string> modes = {"reflect", "replicate", "constant", "circular"};
+  return modes;
+}
+
+struct BlurConfig {
+  int64_t ky = 0, kx = 0;
+  std::vector<std::pair<double, double>> sigma;  // (sy, sx) per sample, or one pair for all
+  std::string border = "reflect";
+
+  static BlurConfig read(ObjectReader& reader) {
+    BlurConfig c;
+    const auto k = reader.integers("kernel_size", 2, 1, 255);
+    for (size_t i = 0; i < 2; ++i) {
+      if (k[i] % 2 == 0) {
+        throw FieldError(reader.pointer("kernel_size") + "/" + std::to_string(i),
+                         fmt::format("kernel size must be odd, got {}", k[i]));
+      }
+    }
+    c.ky = k[0];
+    c.kx = k[1];
+    const auto& sigma = reader.require("sigma", "[sy, sx] or a list of per-sample [sy, sx]");
+    const std::string ptr = reader.pointer("sigma");
+    auto read_pair = [&](const nlohmann::json& v, const std::string& p) {
+      if (!v.is_array() || v.size() != 2) {
+        throw FieldError(p, fmt::format("expected [sy, sx], got {}", describe_json(v)));
+      }
+      const double sy = read_number(v[0], p + "/0", 1e-6, 1e6);
+      const double sx = read_number(v[1], p + "/1", 1e-6, 1e6);
+      return std::make_pair(sy, sx);
+    };
+    if (sigma.is_array() && !sigma.empty() && sigma[0].is_array()) {
+      for (size_t i = 0; i < sigma.size(); ++i) {
+        c.sigma.push_back(read_pair(sigma[i], ptr + "/" + std::to_string(i)));
+      }
+    } else {
+      c.sigma.push_back(read_pair(sigma, ptr));
+    }
+    c.border = reader.string("border", std::string("reflect"), border_modes());
+    return c;
+  }
+
+  void write(nlohmann::json& out) const {
+    out["kernel_size"] = {ky, kx};
+    if (sigma.size() == 1) {
+      out["sigma"] = {sigma[0].first, sigma[0].second};
+    } else {
+      auto list = nlohmann::json::array();
+      for (const auto& s : sigma) list.push_back({s.first, s.second});
+      out["sigma"] = list;
+    }
+    out["border"] = border;
+  }
+
+  void check_batch(int64_t batch) const {
+    if (sigma.size() != 1 && static_cast<int64_t>(sigma.size()) != batch) {
+      throw FieldError("/sigma", fmt::format("{} per-sample sigmas for a batch of {} (give one "
+                                             "[sy, sx] pair, or one per sample)",
+                                             sigma.size(), batch));
+    }
+  }
+};
+
+// One row of weights per sigma, each built from scalars on the device, so no
+// host tensor is copied to the device.
+at::Tensor gaussian_weights(int64_t size, const std::vector<double>& sigmas,
+                            const at::TensorOptions& coords) {
+  const auto x = at::arange(size, coords) - static_cast<double>(size / 2);
+  const auto neg_x2 = (x * x).neg();
+  const bool single = coords.dtype() == at::kFloat;
+  std::vector<at::Tensor> rows;
+  for (double s : sigmas) {
+    // 2 * sigma^2 rounded as Kornia computes it in the kernel's dtype.
+    const float sf = static_cast<float>(s);
+    const double denominator = single ? static_cast<double>(2.0f * (sf * sf)) : 2.0 * s * s;
+    const auto w = at::exp(neg_x2 / denominator);
+    rows.push_back(w / w.sum());
+  }
+  return at::stack(rows, 0);  // (Bw, size)
+}
+
+TapTable axis_taps(int64_t size, int64_t kernel, const std::vector<double>& sigmas,
+                   const std::string& border, const at::TensorOptions& coords) {
+  TapTable t;
+  const int64_t front = (kernel - 1) / 2;
+  t.window = resample::border_positions(size, front, size + kernel - 1, border,
+                                        coords.dtype(at::kLong), &t.valid);
+  t.weight = gaussian_weights(kernel, sigmas, coords).unsqueeze(1);  // (Bw, 1, K)
+  return t;
+}
+
+class GaussianBlur2d final : public Transform {
+ public:
+  GaussianBlur2d() {
+    info_.name = "gaussian_blur2d";
+    info_.family = "filter";
+    info_.description = "Separable Gaussian blur (Kornia semantics); uint8 in fixed point";
+    info_.params = {
+        {"kernel_size", "[ky, kx] odd integers in [1, 255]", "required", "kernel height, width"},
+        {"sigma", "[sy, sx] or [[sy, sx], ...] per sample", "required",
+         "standard deviations (> 0) along H and W; a list gives one pair per sample"},
+        {"border", "reflect|replicate|constant|circular", "\"reflect\"",
+         "padding: mirror without repeating the edge, edge value, zeros, wrap around"},
+    };
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+  }
+
+  const TransformInfo& info() const override { return info_; }
+
+  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
+                        at::Generator&) const override {
+    require_nchw(shape, info_.name);
+    ObjectReader reader(given);
+    const auto c = BlurConfig::read(reader);
+    reader.finish();
+    c.check_batch(shape[0]);
+    nlohmann::json out = nlohmann::json::object();
+    c.write(out);
+    return out;
+  }
+
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
+    require_nchw(x.sizes(), info_.name);
+    ObjectReader reader(params);
+    const auto c = BlurConfig::read(reader);
+    reader.finish();
+    c.check_batch(x.size(0));
+
+    // Kornia builds the kernel in the input's dtype; the fixed-point path
+    // quantises float64 weights.
+    const bool float32 = x.scalar_type() == at::kFloat;
+    const auto coords = x.options().dtype(float32 ? at::kFloat : at::kDouble);
+    std::vector<double> sy, sx;
+    for (const auto& s : c.sigma) {
+      sy.push_back(s.first);
+      sx.push_back(s.second);
+    }
+    TapTable th, tw;
+    if (c.ky > 1) th = axis_taps(x.size(2), c.ky, sy, c.border, coords);
+    if (c.kx > 1) tw = axis_taps(x.size(3), c.kx, sx, c.border, coords);
+    return resample::separable(x, c.ky > 1 ? &th : nullptr, c.kx > 1 ? &tw : nullptr,
+                               resample::Uint8Path::kFixedPoint);
+  }
+
+ private:
+  TransformInfo info_;
+};
+
+}  // namespace
+
+void register_filter_transforms(TransformRegistry& registry) {
+  registry.add(std::make_unique<GaussianBlur2d>());
+}
+
+}  // namespace devparity

@@ -1,0 +1,70 @@
+// interpolate: LibTorch's own resampling ops as a subject (native family), so
+// devparity audits LibTorch itself across devices and compares our reference
+// resize with it. Calls the ATen ops that torch::nn::functional::interpolate
+// dispatches to for 4-D input and an explicit size.
+
+#include "harness/core/error.h"
+#include "harness/core/json_reader.h"
+#include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/registry.h"
+#include "harness/transforms/resize_config.h"
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+namespace {
+
+class Interpolate final : public Transform {
+ public:
+  Interpolate() {
+    info_.name = "interpolate";
+    info_.family = "native";
+    info_.description =
+        "LibTorch's interpolate (upsample_* / _upsample_*_aa / adaptive_avg_pool2d) as shipped; "
+        "uint8 runs where the op has a kernel (in LibTorch 1.13 only nearest)";
+    info_.params = ResizeConfig::docs();
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+  }
+
+  const TransformInfo& info() const override { return info_; }
+
+  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
+                        at::Generator&) const override {
+    require_nchw(shape, info_.name);
+    ObjectReader reader(given);
+    const auto c = ResizeConfig::read(reader);
+    reader.finish();
+    nlohmann::json out = nlohmann::json::object();
+    c.write(out);
+    return out;
+  }
+
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
+    require_nchw(x.sizes(), info_.name);
+    ObjectReader reader(params);
+    const auto c = ResizeConfig::read(reader);
+    reader.finish();
+    const std::vector<int64_t> size = {c.height, c.width};
+    const auto& mode = c.interpolation;
+    if (mode == "nearest") return at::upsample_nearest2d(x, size);
+    if (mode == "area") return at::adaptive_avg_pool2d(x, size);
+    if (mode == "bilinear") {
+      return c.antialias ? at::_upsample_bilinear2d_aa(x, size, c.align_corners)
+                         : at::upsample_bilinear2d(x, size, c.align_corners);
+    }
+    return c.antialias ? at::_upsample_bicubic2d_aa(x, size, c.align_corners)
+                       : at::upsample_bicubic2d(x, size, c.align_corners);
+  }
+
+ private:
+  TransformInfo info_;
+};
+
+}  // namespace
+
+void register_native_transforms(TransformRegistry& registry) {
+  registry.add(std::make_unique<Interpolate>());
+}
+
+}  // namespace devparity

@@ -1,0 +1,75 @@
+#pragma once
+/// The separable resampling engine behind resize and gaussian_blur2d
+/// (internal to harness/transforms).
+///
+/// One axis of a separable filter is a tap table: output position o reads K
+/// source positions index[o, k] with weights weight[b, o, k]. Everything is
+/// built on the input's device from the input's options, using only ops the
+/// meta device runs in LibTorch 1.13 (advanced indexing, narrow, elementwise),
+/// so the whole path can be traced there: no index_select, no conv2d, no abs,
+/// no where.
+///
+/// Note [uint8 fixed point]
+/// uint8 images are filtered in integer arithmetic that is bit-exact on every
+/// device. Each weight becomes round_half_away(w * 2^22) (Pillow's 22
+/// precision bits). The W pass sums pixel * weight in int64 and keeps the sum
+/// unrounded (scale 2^22); the H pass sums again (scale 2^44, at most ~2^54
+/// for any kernel whose weights' absolute values sum below 2, so int64 never
+/// overflows). One final rounding adds half and shifts right (round half up),
+/// then saturates to 0..255. Unlike Pillow and PyTorch's uint8 kernels there
+/// is no uint8 intermediate between the passes: those clip bicubic overshoot
+/// after the first pass and can differ from the float result by tens of
+/// levels on noisy images. Here the result is always within 1 of
+/// round(float result); it differs from a float round trip only where the
+/// value is a tie (half up here, half to even there) or within float32
+/// rounding of one.
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+
+namespace devparity::resample {
+
+/// Fractional bits of the fixed-point weights (Note [uint8 fixed point]).
+constexpr int kFixedPointBits = 22;
+
+/// One axis of a separable filter.
+struct TapTable {
+  /// (out, K) int64 source positions; unused when `window` is set.
+  at::Tensor index;
+  /// Sliding-window form: (out + K - 1) int64 source positions, with
+  /// index[o, k] = window[o + k]. Gathered once, then read with narrow().
+  at::Tensor window;
+  /// With `window`: optional (out + K - 1) mask, 0 where the position lies
+  /// outside the image and reads as zero (constant border).
+  at::Tensor valid;
+  /// (Bw, out or 1, K) floating weights; Bw is 1 or the batch size.
+  at::Tensor weight;
+};
+
+/// How a uint8 image is filtered.
+enum class Uint8Path {
+  kFixedPoint,      ///< Note [uint8 fixed point]
+  kFloatRoundTrip,  ///< to float32, filter, round half to even, clamp, back to uint8
+};
+
+/// Filters `x` (NCHW) along `dim` in its floating dtype.
+at::Tensor apply_float(const at::Tensor& x, const TapTable& taps, int64_t dim);
+
+/// W pass then H pass (a null table skips its axis). Floating inputs take the
+/// float path; uint8 inputs take `path`. Returns x's dtype.
+at::Tensor separable(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w,
+                     Uint8Path path);
+
+/// Source positions for a window of `length` positions that starts `front`
+/// positions before the first pixel of an axis of `size` pixels, resolved by
+/// `border` (reflect | replicate | circular | constant). Reflect mirrors about
+/// the edge pixels without repeating them, repeatedly, so any padding works.
+/// For constant, positions outside are clamped and `*valid` gets the 0/1 mask.
+at::Tensor border_positions(int64_t size, int64_t front, int64_t length, const std::string& border,
+                            const at::TensorOptions& long_options, at::Tensor* valid);
+
+/// |x| from ops the meta device runs (at::abs does not, in LibTorch 1.13).
+at::Tensor absolute_value(const at::Tensor& x);
+
+}  // namespace devparity::resample

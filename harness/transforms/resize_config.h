@@ -1,0 +1,41 @@
+#pragma once
+/// Parameters shared by `resize` (reference) and `interpolate` (LibTorch's own
+/// op), so both accept the same JSON and can be compared case by case.
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <c10/util/ArrayRef.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace devparity {
+
+class ObjectReader;
+struct ParamDoc;
+
+/// Size and interpolation settings, with LibTorch's `interpolate` semantics.
+struct ResizeConfig {
+  int64_t height = 0;                   ///< output H
+  int64_t width = 0;                    ///< output W
+  std::string interpolation = "bilinear";  ///< nearest | bilinear | bicubic | area
+  bool antialias = false;               ///< bilinear/bicubic only
+  bool align_corners = false;           ///< bilinear/bicubic only
+
+  /// Reads size, interpolation, antialias and align_corners; rejects the
+  /// combinations LibTorch rejects, naming the field.
+  static ResizeConfig read(ObjectReader& reader);
+  /// Writes the fields read() reads.
+  void write(nlohmann::json& out) const;
+  /// Documentation of the fields read() reads.
+  static std::vector<ParamDoc> docs();
+};
+
+/// The interpolation modes, in documentation order.
+const std::vector<std::string>& interpolation_modes();
+
+/// Throws InputError unless `shape` is NCHW with positive sizes.
+void require_nchw(c10::IntArrayRef shape, const std::string& subject);
+
+}  // namespace devparity

@@ -1,0 +1,217 @@
+// End-to-end runs of the devparity executable: exit codes, reports, messages.
+
+#include "harness/core/npy.h"
+#include "tests/support/cli.h"
+#include "tests/support/schema.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <set>
+
+namespace devparity {
+namespace {
+
+using nlohmann::json;
+using testing::CliResult;
+using testing::run_cli;
+using testing::shell_quote;
+
+std::string describe(const CliResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  CliResult cli(const std::string& args) { return run_cli(args, dir_.path()); }
+  testing::TempDir dir_;
+};
+
+TEST_F(CliTest, DefaultAuditPassesAndWritesASchemaValidReport) {
+  // README quick start: no arguments, default suite, report in reports/out/.
+  const auto r = cli("run");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("PASSED"), std::string::npos) << r.out;
+  const auto path = dir_.file("reports/out/report.json");
+  ASSERT_TRUE(std::filesystem::exists(path));
+  const auto report = json::parse(testing::read_text(path));
+  EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
+  EXPECT_EQ(report["summary"]["failed"], 0);
+
+  const int cuda = report["environment"]["cuda_device_count"].get<int>();
+  std::set<std::string> seen;  // subject/device/dtype with a passing row
+  for (const auto& result : report["results"]) {
+    const auto device = result["device"].get<std::string>();
+    if (result["status"] == "pass") {
+      seen.insert(result["subject"].get<std::string>() + "/" + device + "/" +
+                  result["dtype"].get<std::string>());
+    }
+    if (device == "cuda:0" && cuda == 0) {
+      EXPECT_EQ(result["status"], "skip");
+      EXPECT_NE(result["message"].get<std::string>().find("CUDA"), std::string::npos);
+    }
+    if (device == "cuda:N" && cuda < 2) {
+      EXPECT_EQ(result["status"], "skip");
+      EXPECT_NE(result["message"].get<std::string>().find("two or more"), std::string::npos);
+    }
+  }
+  for (const char* subject : {"resize", "gaussian_blur2d"}) {
+    for (const char* device : {"cpu", "meta"}) {
+      for (const char* dtype : {"uint8", "float32"}) {
+        EXPECT_EQ(seen.count(std::string(subject) + "/" + device + "/" + dtype), 1u)
+            << subject << " " << device << " " << dtype;
+      }
+    }
+  }
+}
+
+TEST_F(CliTest, ReportIdsAreStableAcrossRuns) {
+  ASSERT_EQ(cli("run --devices cpu --report a.json -q").exit_code, 0);
+  ASSERT_EQ(cli("run --devices cpu --report b.json -q").exit_code, 0);
+  const auto a = json::parse(testing::read_text(dir_.file("a.json")));
+  const auto b = json::parse(testing::read_text(dir_.file("b.json")));
+  ASSERT_EQ(a["results"].size(), b["results"].size());
+  for (size_t i = 0; i < a["results"].size(); ++i) {
+    EXPECT_EQ(a["results"][i]["id"], b["results"][i]["id"]);
+    EXPECT_EQ(a["results"][i]["seed"], b["results"][i]["seed"]);
+  }
+}
+
+TEST_F(CliTest, UnknownDeviceIsAUsageErrorNamingIt) {
+  const auto r = cli("run --devices gpu");
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("'gpu'"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("reports/out/report.json")));
+}
+
+TEST_F(CliTest, MissingSuiteIsAnInputErrorNamingThePath) {
+  const auto r = cli("run --suite no/such/suite.json");
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("no/such/suite.json"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, BadCaseFileSaysWhereAndWhat) {
+  dir_.write("bad.json", "{\"cases\": [\n  {\"name\": \"a\", \"subject\": \"resize\",\n"
+                         "   \"params\": {\"size\": [5, 5], \"interpolation\": \"cubic\"}}]}\n");
+  const auto r = cli("run --suite bad.json");
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("bad.json:3:48: /cases/0/params/interpolation: expected one of"),
+            std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, OtherUsageErrors) {
+  for (const std::string args : {"run --dtypes int4", "run --filter 'nothing*'", "frobnicate", "",
+                                 "run --color sometimes", "run --seed -3"}) {
+    const auto r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
+  }
+  EXPECT_NE(cli("run --filter 'nothing*'").err.find("no trials selected"), std::string::npos);
+}
+
+TEST_F(CliTest, FailingRunExitsOne) {
+  // Nearest against bilinear: the parity check fails.
+  dir_.write("fail.json", json({{"cases",
+                                 {{{"name", "f"}, {"subject", "resize"},
+                                   {"params", {{"size", {9, 9}}, {"interpolation", "nearest"}}},
+                                   {"reference", {{"params", {{"interpolation", "bilinear"}}}}},
+                                   {"dtypes", {"float32"}}}}}})
+                                  .dump());
+  const auto r = cli("run --suite fail.json --devices cpu --report r.json");
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_NE(r.out.find("FAIL  f/resize/float32/cpu/noise-1x3x17x11"), std::string::npos) << r.out;
+  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  EXPECT_EQ(report["summary"]["failed"], 1);
+  EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
+}
+
+TEST_F(CliTest, ApplyWritesAnNpyOfTheInputsDtype) {
+  for (auto dtype : {at::kFloat, at::kByte}) {
+    const auto x = dtype == at::kByte ? at::randint(0, 256, {2, 3, 17, 11}).to(at::kByte)
+                                      : at::rand({2, 3, 17, 11});
+    write_npy(dir_.file("x.npy"), x);
+    const json params = {{"size", {23, 37}}, {"interpolation", "bilinear"}, {"antialias", false}};
+    const auto r = cli("apply resize --input x.npy --output y.npy --params " +
+                       shell_quote(params.dump()));
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    const auto y = read_npy(dir_.file("y.npy"));
+    EXPECT_EQ(y.scalar_type(), dtype);
+    EXPECT_EQ(y.sizes(), (std::vector<int64_t>{2, 3, 23, 37}));
+    const auto summary = json::parse(r.out);
+    EXPECT_EQ(summary["params"]["uint8_strategy"], "fixed_point");
+    EXPECT_EQ(summary["output"]["shape"], json({2, 3, 23, 37}));
+    if (dtype == at::kFloat) {
+      // The same answer as LibTorch's own interpolate.
+      EXPECT_TRUE(at::allclose(y, at::upsample_bilinear2d(x, {23, 37}, false), 1.3e-6, 1e-5));
+    }
+  }
+  if (std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) {
+    GTEST_SKIP() << "python3-numpy is not installed (tools/setup.sh installs it)";
+  }
+  const std::string check = "import numpy as n; a = n.load('y.npy'); "
+                            "assert a.dtype == n.uint8 and a.shape == (2, 3, 23, 37)";
+  EXPECT_EQ(std::system(("cd " + shell_quote(dir_.path()) + " && /usr/bin/python3 -c " +
+                         shell_quote(check)).c_str()),
+            0);
+}
+
+TEST_F(CliTest, ApplyErrors) {
+  write_npy(dir_.file("x.npy"), at::rand({1, 3, 8, 8}));
+  write_npy(dir_.file("l.npy"), at::zeros({1, 3, 8, 8}, at::kLong));
+  struct Bad {
+    std::string args;
+    std::string words;
+  };
+  const std::vector<Bad> bad = {
+      {"apply rezise --input x.npy --output y.npy", "unknown subject 'rezise'"},
+      {"apply resize --input x.npy --output y.npy --params '{\"size\": [4'", "not valid JSON"},
+      {"apply resize --input x.npy --output y.npy --params '{\"size\": [4, 0]}'", "/size/1"},
+      {"apply resize --input x.npy --output y.npy --params '[1]'", "must be a JSON object"},
+      {"apply resize --input x.npy --output y.npy --params '{\"size\": [4, 4]}' --device cuda:0",
+       "--device cuda:0"},
+      {"apply resize --input x.npy --output y.npy --params '{\"size\": [4, 4]}' --device meta",
+       "meta"},
+      {"apply resize --input none.npy --output y.npy --params '{\"size\": [4, 4]}'", "none.npy"},
+      {"apply resize --input l.npy --output y.npy --params '{\"size\": [4, 4]}'", "int64"},
+      {"apply resize --output y.npy", "--input"},
+  };
+  for (const auto& b : bad) {
+    const auto r = cli(b.args);
+    EXPECT_EQ(r.exit_code, 2) << b.args << "\n" << describe(r);
+    EXPECT_NE(r.err.find(b.words), std::string::npos) << b.args << "\n" << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("y.npy")));
+}
+
+TEST_F(CliTest, HelpForEverySubcommand) {
+  for (const std::string sub : {"", "run ", "list ", "apply "}) {
+    const auto r = cli(sub + "--help");
+    EXPECT_EQ(r.exit_code, 0) << sub << describe(r);
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
+  }
+  EXPECT_NE(cli("run --help").out.find("--devices"), std::string::npos);
+  EXPECT_NE(cli("apply --help").out.find("--params"), std::string::npos);
+  EXPECT_NE(cli("--version").out.find("devparity 0."), std::string::npos);
+}
+
+TEST_F(CliTest, ListDocumentsTheParameterInterface) {
+  const auto r = cli("list --json");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const auto all = json::parse(r.out);
+  std::map<std::string, std::set<std::string>> params;
+  for (const auto& t : all["transforms"]) {
+    for (const auto& p : t["params"]) params[t["name"]].insert(p["name"].get<std::string>());
+  }
+  EXPECT_EQ(params["resize"], (std::set<std::string>{"size", "interpolation", "antialias",
+                                                      "align_corners", "uint8_strategy"}));
+  EXPECT_EQ(params["gaussian_blur2d"], (std::set<std::string>{"kernel_size", "sigma", "border"}));
+  EXPECT_FALSE(all["suites"].empty());
+  EXPECT_EQ(all["devices"][0]["name"], "cpu");
+  const auto text = cli("list");
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("resize_strategy_cross"), std::string::npos) << text.out;
+}
+
+}  // namespace
+}  // namespace devparity

@@ -1,0 +1,158 @@
+#include "harness/core/runner.h"
+
+#include "tests/support/lambda_transform.h"
+#include "tests/support/run_suite.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+namespace devparity {
+namespace {
+
+using nlohmann::json;
+using testing::EventRecorder;
+
+json one_case(const std::string& subject, json extra = json::object()) {
+  json c = {{"name", "c"}, {"subject", subject}, {"inputs", {{{"shape", {1, 2, 5, 4}}}}},
+            {"dtypes", {"float32"}}};
+  for (const auto& item : extra.items()) c[item.key()] = item.value();
+  return {{"cases", {c}}};
+}
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    register_builtins();
+    testing::register_lambda("t_identity", [](const at::Tensor& x, const json&) { return x * 1; });
+    testing::register_lambda("t_throws", [](const at::Tensor&, const json&) -> at::Tensor {
+      throw std::runtime_error("boom");
+    });
+    // A stray CPU tensor, as a random transform that builds its parameters
+    // on the default device.
+    testing::register_lambda("t_mixes_devices", [](const at::Tensor& x, const json&) {
+      return x + at::ones({x.size(3)});
+    });
+    // at::flip has no meta kernel in LibTorch 1.13.
+    testing::register_lambda("t_flips", [](const at::Tensor& x, const json&) { return x.flip({3}); });
+    // A factory without a device: the output lands on the CPU whatever the input's device.
+    testing::register_lambda("t_cpu_output", [](const at::Tensor& x, const json&) {
+      return at::zeros(x.sizes(), at::TensorOptions().dtype(x.scalar_type()));
+    });
+    testing::register_lambda("t_noisy", [](const at::Tensor& x, const json&) {
+      return x + 1e-3;
+    });
+  }
+};
+
+TEST_F(RunnerTest, EventsArriveInOrder) {
+  const auto r = testing::run_suite(one_case("t_identity"), "cpu,meta");
+  EXPECT_EQ(r.events, (std::vector<std::string>{
+                          "run_start", "case_start:c",
+                          "trial_start:c/t_identity/float32/cpu/noise-1x2x5x4",
+                          "trial_end:c/t_identity/float32/cpu/noise-1x2x5x4",
+                          "trial_start:c/t_identity/float32/meta/noise-1x2x5x4",
+                          "trial_end:c/t_identity/float32/meta/noise-1x2x5x4", "case_end:c",
+                          "run_end"}));
+  EXPECT_EQ(r.info.planned_trials, 2);
+  EXPECT_EQ(r.summary.results.passed, 2);
+  EXPECT_EQ(r.summary.exit_code(), 0);
+}
+
+TEST_F(RunnerTest, ReferenceRowRunsOnceOthersAreCompared) {
+  const auto r = testing::run_suite(one_case("t_identity"), "cpu,meta");
+  const auto& cpu = r.results[0];
+  ASSERT_EQ(cpu.checks.size(), 1u);  // the reference row: run only
+  EXPECT_EQ(cpu.checks[0].name, "run");
+  EXPECT_EQ(cpu.status, Status::kPass);
+  const auto& meta = r.results[1];
+  EXPECT_EQ(EventRecorder::check(meta, "parity").status, Status::kPass);
+  EXPECT_NE(meta.message.find("values not compared on meta"), std::string::npos) << meta.message;
+}
+
+TEST_F(RunnerTest, AbsentDevicesAreSkippedWithTheReason) {
+  const auto r = testing::run_suite(one_case("t_identity"), "cpu,cuda:0,cuda:N");
+  ASSERT_EQ(r.results.size(), 3u);
+  EXPECT_EQ(r.results[1].status, Status::kSkip);
+  EXPECT_NE(r.results[1].message.find("CUDA"), std::string::npos) << r.results[1].message;
+  EXPECT_EQ(r.results[2].status, Status::kSkip);
+  EXPECT_NE(r.results[2].message.find("two or more"), std::string::npos) << r.results[2].message;
+  EXPECT_EQ(r.summary.by_device.at("cuda:N").skipped, 1);
+}
+
+TEST_F(RunnerTest, ExceptionsBecomeFailuresNotCrashes) {
+  const auto r = testing::run_suite(one_case("t_throws"), "cpu,meta");
+  for (const auto& result : r.results) {
+    EXPECT_EQ(result.status, Status::kFail) << result.id;
+    EXPECT_NE(result.message.find("boom"), std::string::npos) << result.message;
+  }
+  EXPECT_EQ(r.summary.exit_code(), 1);
+}
+
+TEST_F(RunnerTest, StrayCpuTensorIsADeviceMismatchOnMeta) {
+  const auto r = testing::run_suite(one_case("t_mixes_devices"), "cpu,meta");
+  EXPECT_EQ(r.results[0].status, Status::kPass);  // fine on the CPU
+  const auto& meta = r.results[1];
+  EXPECT_EQ(meta.status, Status::kFail);
+  const auto& run = EventRecorder::check(meta, "run");
+  EXPECT_EQ(run.stats["error_kind"], "device_mismatch");
+  ASSERT_EQ(run.findings.size(), 1u);
+  EXPECT_EQ(run.findings[0]["kind"], "device_mismatch_error");
+  EXPECT_NE(run.message.find("same device"), std::string::npos) << run.message;
+  EXPECT_EQ(EventRecorder::check(meta, "parity").status, Status::kSkip);
+}
+
+TEST_F(RunnerTest, MissingMetaKernelIsASkipNotAFailure) {
+  const auto r = testing::run_suite(one_case("t_flips"), "cpu,meta");
+  const auto& meta = r.results[1];
+  EXPECT_EQ(meta.status, Status::kSkip);
+  EXPECT_NE(meta.message.find("unsupported on meta"), std::string::npos) << meta.message;
+  EXPECT_NE(meta.message.find("aten::flip"), std::string::npos) << meta.message;
+}
+
+TEST_F(RunnerTest, OutputOnTheWrongDeviceFailsParity) {
+  const auto r = testing::run_suite(one_case("t_cpu_output"), "cpu,meta");
+  const auto& meta = r.results[1];
+  EXPECT_EQ(meta.status, Status::kFail);
+  const auto& parity = EventRecorder::check(meta, "parity");
+  EXPECT_NE(parity.message.find("output is on cpu, expected meta"), std::string::npos)
+      << parity.message;
+  EXPECT_NE(parity.message.find(meta.id), std::string::npos) << "names the trial";
+}
+
+TEST_F(RunnerTest, ReferenceSubjectComparesEveryRow) {
+  const auto r = testing::run_suite(
+      one_case("t_noisy", {{"reference", {{"subject", "t_identity"}}}}), "cpu,meta");
+  const auto& cpu = r.results[0];
+  ASSERT_EQ(cpu.checks.size(), 2u);  // compared, not a reference row
+  EXPECT_EQ(cpu.status, Status::kFail);
+  EXPECT_EQ(cpu.reference_subject, "t_identity");
+  const auto& parity = EventRecorder::check(cpu, "parity");
+  EXPECT_NEAR(parity.stats["max_abs"].get<double>(), 1e-3, 1e-6);
+  EXPECT_EQ(parity.stats["mismatches"], 40);
+
+  const auto tolerated = testing::run_suite(
+      one_case("t_noisy", {{"reference", {{"subject", "t_identity"}}},
+                           {"checks", {{"parity", {{"atol", 2e-3}, {"reason", "offset"}}}}}}),
+      "cpu");
+  EXPECT_EQ(tolerated.results[0].status, Status::kPass);
+}
+
+TEST_F(RunnerTest, UnsupportedReferenceSkipsTheComparisons) {
+  // interpolate has no uint8 bilinear kernel on the CPU in LibTorch 1.13; any
+  // later LibTorch that has one makes this a pass, which the test accepts.
+  json suite = {{"cases",
+                 {{{"name", "n"}, {"subject", "interpolate"},
+                   {"params", {{"size", {3, 3}}, {"interpolation", "bilinear"}}},
+                   {"inputs", {{{"shape", {1, 1, 5, 5}}}}}, {"dtypes", {"uint8"}}}}}};
+  const auto r = testing::run_suite(suite, "cpu,meta");
+  if (r.results[0].status == Status::kPass) {
+    GTEST_SKIP() << "this LibTorch has a uint8 bilinear CPU kernel; nothing to test";
+  }
+  EXPECT_EQ(r.results[0].status, Status::kSkip);
+  EXPECT_NE(r.results[0].message.find("unsupported on cpu"), std::string::npos);
+  EXPECT_EQ(r.results[1].status, Status::kSkip);
+  EXPECT_NE(r.results[1].message.find("no reference output"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace devparity

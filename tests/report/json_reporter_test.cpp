@@ -1,0 +1,130 @@
+#include "harness/core/atomic_file.h"
+#include "harness/core/error.h"
+#include "harness/report/environment.h"
+#include "harness/report/reporter_registry.h"
+#include "tests/support/run_suite.h"
+#include "tests/support/schema.h"
+#include "tests/support/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace devparity {
+namespace {
+
+using nlohmann::json;
+
+TrialResult result(const std::string& id, Status status) {
+  TrialResult r;
+  r.id = id;
+  r.case_name = "c";
+  r.subject = "s";
+  r.dtype = "float32";
+  r.device = "cpu";
+  CheckOutcome run;
+  run.name = "run";
+  run.status = status;
+  run.message = "m";
+  r.checks = {run};
+  r.finalize();
+  return r;
+}
+
+std::vector<json> jsonl(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<json> out;
+  std::string line;
+  while (std::getline(in, line)) out.push_back(json::parse(line));
+  return out;
+}
+
+TEST(JsonReporterTest, StreamsEachResultThenWritesASchemaValidReport) {
+  register_builtins();
+  testing::TempDir dir;
+  const auto path = dir.file("out/sub/report.json");  // folders are created
+  ReporterOptions o;
+  o.path = path;
+  auto reporter = ReporterRegistry::global().make("json", o);
+  auto info = testing::test_run_info();
+  info.planned_trials = 2;
+  reporter->on_run_start(info);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  const auto partial = path + ".partial";
+  ASSERT_TRUE(std::filesystem::exists(partial));
+  EXPECT_EQ(jsonl(partial).size(), 1u);  // the header line
+
+  RunSummary summary;
+  for (const auto& r : {result("c/s/float32/cpu/a", Status::kPass),
+                        result("c/s/float32/cpu/b", Status::kSkip)}) {
+    reporter->on_trial_end(r);
+    summary.add(r);
+    // A crash now would lose nothing already finished.
+    const auto lines = jsonl(partial);
+    EXPECT_EQ(lines.back()["id"], r.id);
+    EXPECT_EQ(lines.back()["type"], "result");
+  }
+  reporter->on_run_end(summary);
+  EXPECT_FALSE(std::filesystem::exists(partial));
+  const auto report = json::parse(testing::read_text(path));
+  EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
+  EXPECT_EQ(report["results"].size(), 2u);
+  EXPECT_EQ(report["summary"]["skipped"], 1);
+  EXPECT_EQ(report["run"]["planned_trials"], 2);
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("out/sub"))) {
+    EXPECT_EQ(entry.path().filename(), "report.json") << "no temporary file left behind";
+  }
+}
+
+TEST(JsonReporterTest, ReportsFromRealRunsAreSchemaValid) {
+  // Passing, skipped, unsupported and failing rows, with parity statistics.
+  const json suite = {
+      {"cases",
+       {{{"name", "r"}, {"subject", "resize"}, {"params", {{"size", {5, 7}}}},
+         {"grid", {{"interpolation", {"nearest", "bicubic"}}}}, {"dtypes", {"uint8", "float32"}}},
+        {{"name", "x"}, {"subject", "resize"}, {"params", {{"size", {5, 7}}}},
+         {"reference", {{"subject", "interpolate"}, {"params", {{"size", {5, 6}}}}}},
+         {"dtypes", {"float32"}}},
+        {{"name", "n"}, {"subject", "interpolate"},
+         {"params", {{"size", {5, 7}}, {"interpolation", "area"}}}}}}};
+  testing::TempDir dir;
+  const auto path = dir.file("report.json");
+  register_builtins();
+  ReporterOptions o;
+  o.path = path;
+  auto reporter = ReporterRegistry::global().make("json", o);
+  testing::run_suite(suite, "auto", 0, "", reporter.get());
+  const auto report = json::parse(testing::read_text(path));
+  EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
+  std::set<std::string> statuses;
+  for (const auto& r : report["results"]) statuses.insert(r["status"].get<std::string>());
+  EXPECT_EQ(statuses, (std::set<std::string>{"pass", "fail", "skip"}));
+}
+
+TEST(JsonReporterTest, UnwritableReportIsAnInputErrorBeforeAnyTrialRuns) {
+  register_builtins();
+  ReporterOptions o;
+  o.path = "/proc/devparity-cannot-write/report.json";
+  auto reporter = ReporterRegistry::global().make("json", o);
+  EXPECT_THROW(reporter->on_run_start(testing::test_run_info()), InputError);
+}
+
+TEST(JsonReporterTest, SchemaRejectsBrokenReports) {
+  json broken = {{"schema_version", 1}};
+  EXPECT_FALSE(testing::report_schema_errors(broken).empty());
+}
+
+TEST(AtomicFileTest, ReplacesWholeFilesOnly) {
+  testing::TempDir dir;
+  const auto path = dir.file("a/b.txt");
+  write_file_atomic(path, "first");
+  write_file_atomic(path, "second");
+  EXPECT_EQ(testing::read_text(path), "second");
+  EXPECT_THROW(write_file_atomic("/proc/nope/x.txt", "x"), InputError);
+}
+
+}  // namespace
+}  // namespace devparity

@@ -1,0 +1,84 @@
+#include "harness/core/device.h"
+#include "harness/core/dtype.h"
+#include "harness/core/error.h"
+#include "harness/core/npy.h"
+#include "harness/core/text.h"
+#include "harness/transforms/registry.h"
+#include "tools/devparity/commands.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+
+namespace devparity::cli {
+
+int cmd_apply(const Options& options) {
+  const auto& o = options.apply;
+  const Transform* subject = TransformRegistry::global().find(o.subject);
+  if (subject == nullptr) {
+    throw UsageError(fmt::format("unknown subject '{}' (known: {})", o.subject,
+                                 fmt::join(TransformRegistry::global().names(), ", ")));
+  }
+  const auto target = resolve_device(o.device, DeviceInventory::probe());
+  if (!target.available()) {
+    throw UsageError(fmt::format("--device {}: {}", o.device, target.absent_reason));
+  }
+  if (!target.has_values()) {
+    throw UsageError("--device meta: meta outputs carry no values to write; use a device with values");
+  }
+
+  nlohmann::json given;
+  try {
+    given = nlohmann::json::parse(o.params);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError(fmt::format("--params is not valid JSON (at byte {}): {}", e.byte, o.params));
+  }
+  if (!given.is_object()) throw UsageError("--params must be a JSON object, e.g. '{\"size\":[23,37]}'");
+
+  const auto input = read_npy(o.input);
+  const auto& dtypes = subject->info().dtypes;
+  if (std::find(dtypes.begin(), dtypes.end(), input.scalar_type()) == dtypes.end()) {
+    std::vector<std::string> names;
+    for (auto d : dtypes) names.push_back(dtype_name(d));
+    throw InputError(fmt::format("{}: dtype {} is not supported by {} (supports: {})", o.input,
+                                 dtype_name(input.scalar_type()), o.subject, fmt::join(names, ", ")));
+  }
+
+  nlohmann::json params;
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed);
+  try {
+    params = subject->sample(given, input.sizes(), gen);
+  } catch (const FieldError& e) {
+    throw UsageError(fmt::format("--params: {}: {}", e.pointer().empty() ? "(object)" : e.pointer(),
+                                 e.what()));
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", o.input, e.what()));
+  }
+
+  at::Tensor output;
+  try {
+    output = subject->apply(input.to(*target.device), params).to(at::kCPU);
+  } catch (const std::exception& e) {
+    const auto err = classify_exception(e);
+    fmt::print(stderr, "devparity: {} failed on {} ({}): {}\n", o.subject, target.resolved_name(),
+               failure_kind_name(err.kind), err.message);
+    return 1;
+  }
+  write_npy(o.output, output);
+
+  const nlohmann::json summary = {
+      {"subject", o.subject},
+      {"device", target.resolved_name()},
+      {"params", params},
+      {"input", {{"path", o.input}, {"shape", input.sizes().vec()},
+                 {"dtype", dtype_name(input.scalar_type())}}},
+      {"output", {{"path", o.output}, {"shape", output.sizes().vec()},
+                  {"dtype", dtype_name(output.scalar_type())}}}};
+  std::cout << summary.dump() << "\n";
+  return 0;
+}
+
+}  // namespace devparity::cli

@@ -1,0 +1,143 @@
+#include "harness/checks/registry.h"
+#include "harness/core/case.h"
+#include "harness/core/device.h"
+#include "harness/core/dtype.h"
+#include "harness/core/input.h"
+#include "harness/report/reporter_registry.h"
+#include "harness/transforms/registry.h"
+#include "tools/devparity/commands.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+namespace devparity::cli {
+namespace {
+
+nlohmann::json transforms_json() {
+  auto out = nlohmann::json::array();
+  for (const auto* t : TransformRegistry::global().list()) {
+    const auto& info = t->info();
+    auto params = nlohmann::json::array();
+    for (const auto& p : info.params) {
+      params.push_back({{"name", p.name}, {"type", p.type}, {"default", p.default_value},
+                        {"description", p.description}});
+    }
+    std::vector<std::string> dtypes;
+    for (auto d : info.dtypes) dtypes.push_back(dtype_name(d));
+    out.push_back({{"name", info.name}, {"family", info.family}, {"description", info.description},
+                   {"dtypes", dtypes}, {"random", info.random}, {"params", params}});
+  }
+  return out;
+}
+
+nlohmann::json devices_json(const DeviceInventory& inventory) {
+  auto out = nlohmann::json::array();
+  for (const auto& d : parse_device_list("auto", inventory)) {
+    nlohmann::json j = {{"name", d.name}, {"present", d.available()},
+                        {"values", d.has_values()}};
+    if (d.available()) j["resolved"] = d.resolved_name();
+    else j["reason"] = d.absent_reason;
+    out.push_back(j);
+  }
+  return out;
+}
+
+nlohmann::json suites_json(const std::vector<Suite>& suites) {
+  auto out = nlohmann::json::array();
+  for (const auto& s : suites) {
+    auto cases = nlohmann::json::array();
+    for (const auto& c : s.cases) {
+      std::vector<std::string> dtypes, inputs, variants;
+      for (auto d : c.dtypes) dtypes.push_back(dtype_name(d));
+      for (const auto& in : c.inputs) inputs.push_back(in.label());
+      for (const auto& v : case_variants(c)) variants.push_back(v.first);
+      nlohmann::json checks = nlohmann::json::object();
+      for (const auto& [name, setting] : c.checks) checks[name] = setting;
+      cases.push_back({{"name", c.name}, {"subject", c.subject}, {"description", c.description},
+                       {"variants", variants}, {"inputs", inputs}, {"dtypes", dtypes},
+                       {"devices", c.devices}, {"reference_device", c.reference.device},
+                       {"reference_subject", c.reference.subject.empty() ? c.subject
+                                                                         : c.reference.subject},
+                       {"checks", checks}});
+    }
+    out.push_back({{"path", s.path}, {"name", s.name}, {"description", s.description},
+                   {"cases", cases}});
+  }
+  return out;
+}
+
+}  // namespace
+
+int cmd_list(const Options& options) {
+  const auto inventory = DeviceInventory::probe();
+  std::vector<std::string> paths = options.list.suites;
+  if (paths.empty() && std::filesystem::exists(default_suite_path())) {
+    paths.push_back(default_suite_path());
+  }
+  std::vector<Suite> suites;
+  for (const auto& p : paths) suites.push_back(load_suite(p, inventory));
+
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto* c : CheckRegistry::global().list()) {
+    checks.push_back({{"name", c->name()}, {"description", c->description()}});
+  }
+  nlohmann::json reporters = nlohmann::json::array();
+  for (const auto& [name, description] : ReporterRegistry::global().descriptions()) {
+    reporters.push_back({{"name", name}, {"description", description}});
+  }
+  const nlohmann::json all = {{"transforms", transforms_json()},
+                              {"checks", checks},
+                              {"reporters", reporters},
+                              {"devices", devices_json(inventory)},
+                              {"input_patterns", input_patterns()},
+                              {"suites", suites_json(suites)}};
+  if (options.list.json) {
+    std::cout << all.dump(2) << "\n";
+    return 0;
+  }
+
+  std::cout << "transforms:\n";
+  for (const auto& t : all["transforms"]) {
+    std::cout << fmt::format("  {:<18} [{}] {} ({})\n", t["name"].get<std::string>(),
+                             t["family"].get<std::string>(), t["description"].get<std::string>(),
+                             fmt::join(t["dtypes"].get<std::vector<std::string>>(), ", "));
+    for (const auto& p : t["params"]) {
+      std::cout << fmt::format("      {:<16} {} = {}: {}\n", p["name"].get<std::string>(),
+                               p["type"].get<std::string>(), p["default"].get<std::string>(),
+                               p["description"].get<std::string>());
+    }
+  }
+  std::cout << "checks:\n";
+  for (const auto& c : checks) {
+    std::cout << fmt::format("  {:<18} {}\n", c["name"].get<std::string>(),
+                             c["description"].get<std::string>());
+  }
+  std::cout << "reporters:\n";
+  for (const auto& r : reporters) {
+    std::cout << fmt::format("  {:<18} {}\n", r["name"].get<std::string>(),
+                             r["description"].get<std::string>());
+  }
+  std::cout << "devices (auto):\n";
+  for (const auto& d : all["devices"]) {
+    std::cout << fmt::format("  {:<18} {}\n", d["name"].get<std::string>(),
+                             d["present"].get<bool>()
+                                 ? "present as " + d["resolved"].get<std::string>()
+                                 : "absent: " + d["reason"].get<std::string>());
+  }
+  std::cout << fmt::format("input patterns: {}\n", fmt::join(input_patterns(), ", "));
+  for (const auto& s : all["suites"]) {
+    std::cout << fmt::format("suite {} ({}):\n", s["name"].get<std::string>(),
+                             s["path"].get<std::string>());
+    for (const auto& c : s["cases"]) {
+      std::cout << fmt::format("  {:<28} {} x {} variant(s) x {} input(s), {}\n",
+                               c["name"].get<std::string>(), c["subject"].get<std::string>(),
+                               c["variants"].size(), c["inputs"].size(),
+                               fmt::join(c["dtypes"].get<std::vector<std::string>>(), ", "));
+    }
+  }
+  return 0;
+}
+
+}  // namespace devparity::cli

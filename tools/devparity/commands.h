@@ -1,0 +1,15 @@
+#pragma once
+/// One function per subcommand; each returns the process exit code.
+
+#include "tools/devparity/options.h"
+
+namespace devparity::cli {
+
+/// `devparity run`.
+int cmd_run(const Options& options);
+/// `devparity list`.
+int cmd_list(const Options& options);
+/// `devparity apply`.
+int cmd_apply(const Options& options);
+
+}  // namespace devparity::cli

@@ -1,0 +1,33 @@
+// devparity: command-line entry point. Maps errors to the exit codes of
+// DESIGN.md: 2 for bad usage or bad input, 3 for internal errors.
+
+#include "harness/builtins.h"
+#include "harness/core/error.h"
+#include "tools/devparity/commands.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+int main(int argc, char** argv) {
+  using namespace devparity;
+  try {
+    register_builtins();
+    cli::Options options;
+    if (const auto code = cli::parse_command_line(argc, argv, options)) return *code;
+    if (options.command == "run") return cli::cmd_run(options);
+    if (options.command == "list") return cli::cmd_list(options);
+    if (options.command == "apply") return cli::cmd_apply(options);
+    fmt::print(stderr, "devparity: error: no command given (run, list, apply; see --help)\n");
+    return 2;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "devparity: error: {}\n", e.what());
+    return 2;
+  } catch (const InputError& e) {
+    fmt::print(stderr, "devparity: error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "devparity: internal error: {}\n", torch_message(e));
+    return 3;
+  }
+}

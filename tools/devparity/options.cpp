@@ -1,0 +1,89 @@
+#include "tools/devparity/options.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+namespace devparity::cli {
+
+std::string default_suite_path() {
+  const std::string relative = "cases/default.json";
+  if (std::filesystem::exists(relative)) return relative;
+#ifdef DEVPARITY_SOURCE_DIR
+  const std::string built_from = std::string(DEVPARITY_SOURCE_DIR) + "/" + relative;
+  if (std::filesystem::exists(built_from)) return built_from;
+#endif
+  return relative;
+}
+
+std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
+  for (int i = 0; i < argc; ++i) o.argv.emplace_back(argv[i]);
+
+  CLI::App app{"devparity: proves image transforms give the same answer on every device, and "
+               "says why when they don't.\nExit codes: 0 all checks passed, 1 a check failed, "
+               "2 bad usage or bad input, 3 internal error."};
+  app.name("devparity");
+  app.set_version_flag("--version", std::string("devparity ") + DEVPARITY_VERSION);
+  app.require_subcommand(1);
+
+  auto* run = app.add_subcommand("run", "Run suites of cases on the device matrix and write a report");
+  run->add_option("--suite", o.run.suites,
+                  "Case file (repeatable); default: cases/default.json");
+  run->add_option("--filter", o.run.filter,
+                  "Keep result ids matching POS[:POS]...[-NEG[:NEG]...] (globs with * and ?)");
+  run->add_option("--devices", o.run.devices,
+                  "auto | comma list of cpu, meta, cuda, cuda:<index>, cuda:N")
+      ->envname("DEVPARITY_DEVICES")
+      ->capture_default_str();
+  run->add_option("--dtypes", o.run.dtypes,
+                  "all | comma list of uint8, float32, float64 (default: each case's)")
+      ->envname("DEVPARITY_DTYPES");
+  run->add_option("--report", o.run.report, "JSON report path")->capture_default_str();
+  run->add_option("--seed", o.run.seed, "Base seed for inputs and parameters (default: each case's)")
+      ->check(CLI::NonNegativeNumber);
+  auto* quiet = run->add_flag("-q,--quiet", o.run.quiet, "Print failures and the final line only");
+  run->add_flag("-v,--verbose", o.run.verbose, "Print a line per trial")->excludes(quiet);
+  run->add_option("--color", o.run.color, "auto | always | never (auto: only on a terminal, "
+                                         "and not when NO_COLOR is set)")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+
+  auto* list = app.add_subcommand("list", "List transforms (with parameters), checks, reporters, "
+                                          "devices and the cases of suites");
+  list->add_option("--suite", o.list.suites, "Case file (repeatable); default: cases/default.json");
+  list->add_flag("--json", o.list.json, "Machine-readable output");
+
+  auto* apply = app.add_subcommand("apply", "Run one subject once on a .npy input and write the "
+                                            "output as .npy (reproduce a trial, or compare with "
+                                            "another library)");
+  apply->add_option("subject", o.apply.subject, "Transform name (see devparity list)")->required();
+  apply->add_option("--input", o.apply.input, "Input .npy (NCHW)")->required();
+  apply->add_option("--output", o.apply.output, "Output .npy")->required();
+  apply->add_option("--params", o.apply.params, "Parameters as a JSON object")->capture_default_str();
+  apply->add_option("--device", o.apply.device, "cpu | cuda | cuda:<index> | cuda:N")
+      ->capture_default_str();
+  apply->add_option("--seed", o.apply.seed, "Seed for random parameters")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e, std::cout, std::cerr);
+    return 2;
+  }
+  if (run->parsed()) o.command = "run";
+  if (list->parsed()) o.command = "list";
+  if (apply->parsed()) o.command = "apply";
+  return std::nullopt;
+}
+
+}  // namespace devparity::cli

@@ -1,0 +1,59 @@
+#pragma once
+/// The command line, parsed into plain structs by one function (Catch2's
+/// makeCommandLineParser pattern).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace devparity::cli {
+
+/// `devparity run`.
+struct RunOptions {
+  std::vector<std::string> suites;                   ///< empty: the default suite
+  std::string filter;                                ///< gtest-style globs on result ids
+  std::string devices = "auto";                      ///< device list (DEVPARITY_DEVICES)
+  std::string dtypes;                                ///< dtype list or "all" (DEVPARITY_DTYPES)
+  std::string report = "reports/out/report.json";    ///< JSON report path
+  std::optional<uint64_t> seed;                      ///< overrides every case's seed
+  bool quiet = false;
+  bool verbose = false;
+  std::string color = "auto";                        ///< auto | always | never
+};
+
+/// `devparity list`.
+struct ListOptions {
+  std::vector<std::string> suites;  ///< empty: the default suite
+  bool json = false;
+};
+
+/// `devparity apply`.
+struct ApplyOptions {
+  std::string subject;
+  std::string input;
+  std::string output;
+  std::string params = "{}";
+  std::string device = "cpu";
+  uint64_t seed = 0;
+};
+
+/// Everything the command line said.
+struct Options {
+  std::string command;  ///< run | list | apply
+  RunOptions run;
+  ListOptions list;
+  ApplyOptions apply;
+  std::vector<std::string> argv;
+};
+
+/// Parses the command line. Returns an exit code when the program should stop
+/// (0 after --help or --version, 2 after a usage error, already printed), or
+/// nullopt to go on with options.command.
+std::optional<int> parse_command_line(int argc, char** argv, Options& options);
+
+/// The suite used when no --suite is given: cases/default.json under the
+/// current folder, else under the source tree devparity was built from.
+std::string default_suite_path();
+
+}  // namespace devparity::cli
