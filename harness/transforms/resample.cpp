@@ -74,19 +74,19 @@ void check_dim(const at::Tensor& x, int64_t dim) {
 }
 
 // Weights in units of 2^-kFixedPointBits, rounded half away from zero:
-// sign(w) * floor(|w| * 2^p + 0.5).
+// sign(w) * floor(|w| * 2^p + 0.5), held as exact integers in float64.
 at::Tensor fixed_weights(const at::Tensor& weight) {
   const double scale = static_cast<double>(int64_t{1} << kFixedPointBits);
   const auto w = weight.to(at::kDouble);
   const auto magnitude = at::floor(absolute_value(w) * scale + 0.5);
   const auto sign = (w < 0).to(at::kDouble) * -2.0 + 1.0;
-  return (magnitude * sign).to(at::kLong);
+  return magnitude * sign;
 }
 
 // Note [uint8 fixed point].
 at::Tensor fixed_point(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w) {
   if (!taps_h && !taps_w) return x.clone();
-  at::Tensor acc = x.to(at::kLong);
+  at::Tensor acc = x.to(at::kDouble);
   int shift = 0;
   if (taps_w) {
     check_dim(acc, 3);
@@ -98,7 +98,9 @@ at::Tensor fixed_point(const at::Tensor& x, const TapTable* taps_h, const TapTab
     acc = accumulate(acc, *taps_h, fixed_weights(taps_h->weight), 2);
     shift += kFixedPointBits;
   }
-  acc = at::bitwise_right_shift(acc + (int64_t{1} << (shift - 1)), shift);
+  // Adding half and scaling by a power of two are exact; floor rounds half up.
+  const double unit = static_cast<double>(int64_t{1} << shift);
+  acc = at::floor((acc + unit / 2) * (1.0 / unit));
   return acc.clamp(0, 255).to(at::kByte);
 }
 

@@ -11,18 +11,22 @@
 ///
 /// Note [uint8 fixed point]
 /// uint8 images are filtered in integer arithmetic that is bit-exact on every
-/// device. Each weight becomes round_half_away(w * 2^22) (Pillow's 22
-/// precision bits). The W pass sums pixel * weight in int64 and keeps the sum
-/// unrounded (scale 2^22); the H pass sums again (scale 2^44, at most ~2^54
-/// for any kernel whose weights' absolute values sum below 2, so int64 never
-/// overflows). One final rounding adds half and shifts right (round half up),
-/// then saturates to 0..255. Unlike Pillow and PyTorch's uint8 kernels there
-/// is no uint8 intermediate between the passes: those clip bicubic overshoot
-/// after the first pass and can differ from the float result by tens of
-/// levels on noisy images. Here the result is always within 1 of
-/// round(float result); it differs from a float round trip only where the
-/// value is a tie (half up here, half to even there) or within float32
-/// rounding of one.
+/// device. Each weight becomes round_half_away(w * 2^20). The W pass sums
+/// pixel * weight and keeps the sum unrounded (units of 2^-20); the H pass
+/// sums again (units of 2^-40). One final rounding adds half and divides by
+/// 2^40 with floor (round half up), then saturates to 0..255.
+/// The integers are carried in float64, whose 53-bit significand holds every
+/// product and partial sum exactly (255 * 2^40 * 4 < 2^51 for kernels whose
+/// weights' absolute values sum below 2 per axis), so no operation ever
+/// rounds: the result cannot depend on the device, the summation order or
+/// fused multiply-adds, and float64 multiplies vectorise where int64 ones do
+/// not.
+/// Unlike Pillow and PyTorch's uint8 kernels there is no uint8 intermediate
+/// between the passes: those clip bicubic overshoot after the first pass and
+/// can differ from the float result by tens of levels on noisy images. Here
+/// the result is always within 1 of round(float result); it differs from a
+/// float round trip only where the value is a tie (half up here, half to even
+/// there) or within float32 rounding of one.
 
 #include <ATen/core/Tensor.h>
 
@@ -31,7 +35,7 @@
 namespace devparity::resample {
 
 /// Fractional bits of the fixed-point weights (Note [uint8 fixed point]).
-constexpr int kFixedPointBits = 22;
+constexpr int kFixedPointBits = 20;
 
 /// One axis of a separable filter.
 struct TapTable {

@@ -3,6 +3,7 @@
 
 #include "harness/builtins.h"
 #include "harness/core/error.h"
+#include "harness/core/host_memory.h"
 #include "tools/devparity/commands.h"
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 
 int main(int argc, char** argv) {
   using namespace devparity;
+  retain_freed_host_memory();  // Note [Host allocator]
   try {
     register_builtins();
     cli::Options options;

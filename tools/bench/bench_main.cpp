@@ -1,0 +1,15 @@
+// The benchmark runs with the host allocator tuned as devparity runs
+// (Note [Host allocator]), so LibTorch and our code pay the same costs.
+
+#include "harness/core/host_memory.h"
+
+#include <benchmark/benchmark.h>
+
+int main(int argc, char** argv) {
+  devparity::retain_freed_host_memory();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,39 @@
+#pragma once
+// Shared set-up for the benchmarks: registered subjects with sampled params.
+
+#include "harness/builtins.h"
+#include "harness/transforms/registry.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace devparity::bench {
+
+/// A 1x3xHxW image of the dtype, seeded.
+inline at::Tensor image(int64_t height, int64_t width, at::ScalarType dtype) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
+  const auto x = at::rand({1, 3, height, width}, gen);
+  return dtype == at::kByte ? (x * 255).round().to(at::kByte) : x.to(dtype);
+}
+
+/// Runs `subject` on `x` with `given` params once per iteration.
+inline void run_subject(benchmark::State& state, const std::string& subject, const at::Tensor& x,
+                        const nlohmann::json& given) {
+  register_builtins();
+  const Transform* t = TransformRegistry::global().find(subject);
+  if (t == nullptr) throw std::runtime_error("no subject " + subject);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
+  const auto params = t->sample(given, x.sizes(), gen);
+  for (auto _ : state) {
+    auto y = t->apply(x, params);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+  state.SetItemsProcessed(state.iterations() * x.numel());
+}
+
+}  // namespace devparity::bench

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Runs devparity_bench once and prints each benchmark's time as a ratio to
+its group's LibTorch baseline, as a Markdown table (the README's numbers).
+
+usage: tools/bench/ratios.py [BENCH_BINARY] [-- extra benchmark flags]
+       tools/bench/ratios.py --json results.json   (a saved --benchmark_format=json run)
+"""
+import json
+import subprocess
+import sys
+
+BASELINES = {
+    "resize": "BM_libtorch_interpolate_float32",
+    "blur": "BM_libtorch_conv2d_blur_float32",
+}
+
+
+def group_of(name):
+    return "blur" if "blur" in name else "resize"
+
+
+def load(argv):
+    if len(argv) >= 2 and argv[0] == "--json":
+        with open(argv[1]) as f:
+            return json.load(f)
+    binary = argv[0] if argv and argv[0] != "--" else "build/release/tools/bench/devparity_bench"
+    extra = argv[argv.index("--") + 1:] if "--" in argv else ["--benchmark_min_time=1"]
+    out = subprocess.run([binary, "--benchmark_format=json"] + extra, check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def main(argv):
+    data = load(argv)
+    times = {b["name"]: b["real_time"] for b in data["benchmarks"] if b.get("run_type") != "aggregate"}
+    ctx = data.get("context", {})
+    print(f"host: {ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz, "
+          f"{ctx.get('date', '')}")
+    print()
+    print("| benchmark | time (ms) | ratio to LibTorch |")
+    print("|---|---:|---:|")
+    for name, t in times.items():
+        base = times.get(BASELINES[group_of(name)])
+        ratio = f"{t / base:.2f}x" if base else "n/a"
+        print(f"| {name} | {t:.1f} | {ratio} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

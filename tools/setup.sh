@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian bookworm packages devparity needs to build and test,
+# and only those that are missing. Idempotent: with everything present it
+# says so and changes nothing. Runs apt-get update once, before installing.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  cmake ninja-build g++ git ccache pkg-config
+  # libraries (DESIGN.md, "Dependencies")
+  libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libfmt-dev
+  libturbojpeg0-dev libcli11-dev libvalijson-dev
+  # tests: numpy loads the .npy files devparity writes; benchmarks: ratios.py
+  python3 python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages are installed; nothing to do"
+  exit 0
+fi
+
+echo "setup: installing ${#missing[@]} missing package(s): ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "setup: error: run as root (or install sudo) to install: ${missing[*]}" >&2
+  exit 1
+fi
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+  "${missing[@]}"
+echo "setup: done"
