@@ -30,6 +30,8 @@ CheckOutcome verdict(const std::string& name, Status status, const std::string& 
   return c;
 }
 
+constexpr const char* kRunDescribe = "the subject runs on the device and returns a tensor";
+
 // One run of a subject on one device.
 struct Execution {
   bool ran = false;
@@ -58,22 +60,34 @@ Execution execute(const Transform& subject, const at::Tensor& input, const nlohm
   return e;
 }
 
-CheckOutcome run_outcome(const Execution& e, const DeviceTarget& target, bool is_reference_row,
-                         const Execution* reference, const std::string& reference_name) {
+CheckOutcome run_outcome(const Execution& e, const DeviceTarget& target, bool on_reference_device,
+                         const Execution* subject_on_reference, const std::string& reference_name) {
+  if (!e.ran) {
+    return failed_run_verdict(e.error, target, on_reference_device,
+                              subject_on_reference != nullptr && subject_on_reference->ran,
+                              reference_name);
+  }
   CheckOutcome c;
   c.name = "run";
-  c.describe = "the subject runs on the device and returns a tensor";
+  c.describe = kRunDescribe;
+  c.status = Status::kPass;
+  c.message = fmt::format("ran on {} in {:.3f} ms", target.resolved_name(), e.duration_ms);
+  c.stats = {{"duration_ms", e.duration_ms},
+             {"output_shape", e.output.sizes().vec()},
+             {"output_dtype", dtype_name(e.output.scalar_type())},
+             {"output_device", e.output_device.str()}};
+  return c;
+}
+
+}  // namespace
+
+CheckOutcome failed_run_verdict(const ClassifiedError& err, const DeviceTarget& target,
+                                bool on_reference_device, bool subject_runs_on_reference,
+                                const std::string& reference_name) {
+  CheckOutcome c;
+  c.name = "run";
+  c.describe = kRunDescribe;
   const auto device = target.resolved_name();
-  if (e.ran) {
-    c.status = Status::kPass;
-    c.message = fmt::format("ran on {} in {:.3f} ms", device, e.duration_ms);
-    c.stats = {{"duration_ms", e.duration_ms},
-               {"output_shape", e.output.sizes().vec()},
-               {"output_dtype", dtype_name(e.output.scalar_type())},
-               {"output_device", e.output_device.str()}};
-    return c;
-  }
-  const auto& err = e.error;
   c.stats = {{"error_kind", failure_kind_name(err.kind)}};
   if (!err.op.empty()) c.stats["op"] = err.op;
   switch (err.kind) {
@@ -82,7 +96,9 @@ CheckOutcome run_outcome(const Execution& e, const DeviceTarget& target, bool is
         c.status = Status::kSkip;
         c.message = fmt::format("unsupported on meta{}: {}", err.op.empty() ? "" : " (" + err.op + ")",
                                 err.message);
-      } else if (!is_reference_row && reference != nullptr && reference->ran) {
+      } else if (!on_reference_device && subject_runs_on_reference) {
+        // A kernel one device has and another lacks is a parity failure
+        // (pytorch/vision#7671: antialiased bilinear fails on CUDA only).
         c.status = Status::kFail;
         c.message = fmt::format("{} runs it but {} does not: {}", reference_name, device, err.message);
       } else {
@@ -106,8 +122,6 @@ CheckOutcome run_outcome(const Execution& e, const DeviceTarget& target, bool is
   }
   return c;
 }
-
-}  // namespace
 
 Runner::Runner(RunListener& listener) : Runner(listener, CheckRegistry::global()) {}
 
@@ -159,8 +173,10 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
       setup_error = torch_message(e);
     }
 
-    Execution reference;
-    bool reference_done = false;
+    // Lazily: the reference output, and the subject's own run on the
+    // reference device (the same run unless the case names another reference).
+    Execution reference, own_on_reference;
+    bool reference_done = false, own_done = false;
     auto reference_execution = [&]() -> const Execution* {
       if (!setup_error.empty() || !ref_target.available()) return nullptr;
       if (!reference_done) {
@@ -168,6 +184,15 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
         reference_done = true;
       }
       return &reference;
+    };
+    auto subject_on_reference = [&]() -> const Execution* {
+      if (!compare_ref_row) return reference_execution();
+      if (!setup_error.empty() || !ref_target.available()) return nullptr;
+      if (!own_done) {
+        own_on_reference = execute(subject, input, params, *ref_target.device);
+        own_done = true;
+      }
+      return &own_on_reference;
     };
     const std::string ref_label = ref_target.resolved_name();
 
@@ -195,19 +220,22 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
       } else if (!trial.target.available()) {
         r.checks.push_back(verdict("run", Status::kSkip, trial.target.absent_reason));
       } else {
-        const bool is_reference_row =
-            !compare_ref_row && ref_target.available() && trial.target.device == ref_target.device;
+        const bool on_reference_device =
+            ref_target.available() && trial.target.device == ref_target.device;
+        // The reference row needs no comparison with itself.
+        const bool is_reference_row = on_reference_device && !compare_ref_row;
         const Execution* ref = reference_execution();
         Execution own;
         const Execution* mine = nullptr;
-        if (is_reference_row) {
-          mine = ref;
+        if (on_reference_device) {
+          mine = subject_on_reference();
         } else {
           own = execute(subject, input, params, *trial.target.device);
           mine = &own;
         }
         r.duration_ms = mine->duration_ms;
-        auto run = run_outcome(*mine, trial.target, is_reference_row, ref, ref_label);
+        auto run = run_outcome(*mine, trial.target, on_reference_device, subject_on_reference(),
+                               ref_label);
         if (is_reference_row && mine->ran) run.message += " (reference output for this group)";
         r.checks.push_back(run);
 

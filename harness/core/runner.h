@@ -9,12 +9,22 @@
 /// outputs to the case's checks. Every device gets a result: absent devices
 /// are skipped with the reason, exceptions become verdicts, never crashes.
 
+#include "harness/core/error.h"
 #include "harness/core/run_listener.h"
 #include "harness/core/trial.h"
 
 namespace devparity {
 
 class CheckRegistry;
+
+/// The "run" verdict for a subject that threw `error` on `target`: a missing
+/// kernel is a skip on meta, a failure when the subject runs on the
+/// reference device but not on this one, and otherwise a skip (the subject
+/// does not support the combination); a device mismatch is a failure with a
+/// device_mismatch_error finding; anything else is a failure.
+CheckOutcome failed_run_verdict(const ClassifiedError& error, const DeviceTarget& target,
+                                bool on_reference_device, bool subject_runs_on_reference,
+                                const std::string& reference_name);
 
 /// Runs plans.
 class Runner {

@@ -7,6 +7,7 @@
 #include "tests/support/temp_dir.h"
 
 #include <gtest/gtest.h>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 namespace devparity {
@@ -90,10 +91,30 @@ TEST_F(CaseTest, LoadsEveryField) {
 TEST_F(CaseTest, TheSchemaAcceptsWhatTheLoaderAccepts) {
   EXPECT_EQ(testing::schema_errors(json::parse(kGood), "cases/schema/case.schema.json"),
             std::vector<std::string>{});
-  const auto shipped = testing::source_path("cases/default.json");
-  load_suite(shipped, DeviceInventory{});
-  EXPECT_EQ(testing::schema_errors(load_json_file(shipped).value, "cases/schema/case.schema.json"),
-            std::vector<std::string>{});
+  // Every shipped suite loads and is schema-valid.
+  int suites = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(testing::source_path("cases"))) {
+    if (entry.path().extension() != ".json") continue;
+    const auto path = entry.path().string();
+    EXPECT_NO_THROW(load_suite(path, DeviceInventory{})) << path;
+    EXPECT_EQ(testing::schema_errors(load_json_file(path).value, "cases/schema/case.schema.json"),
+              std::vector<std::string>{}) << path;
+    ++suites;
+  }
+  EXPECT_GE(suites, 2);
+  // And it rejects what the loader rejects.
+  for (const char* bad : {
+           R"({"cases": [{"name": "a", "subject": "resize", "paramz": {}}]})",
+           R"({"cases": [{"name": "a b", "subject": "resize"}]})",
+           R"({"cases": [{"name": "a", "subject": "resize", "devices": ["gpu"]}]})",
+           R"({"cases": [{"name": "a", "subject": "resize", "checks": {"parity": {"atol": 1}}}]})",
+           R"({"cases": [{"name": "a", "subject": "resize", "inputs": [{"shape": [3, 4, 4]}]}]})",
+           R"({"cases": []})",
+       }) {
+    EXPECT_FALSE(testing::schema_errors(json::parse(bad), "cases/schema/case.schema.json").empty())
+        << bad;
+    EXPECT_THROW(load(bad), InputError) << bad;
+  }
 }
 
 TEST_F(CaseTest, ErrorsCarryFileLineColumnAndPointer) {

@@ -152,6 +152,39 @@ TEST_F(RunnerTest, UnsupportedReferenceSkipsTheComparisons) {
   EXPECT_NE(r.results[0].message.find("unsupported on cpu"), std::string::npos);
   EXPECT_EQ(r.results[1].status, Status::kSkip);
   EXPECT_NE(r.results[1].message.find("no reference output"), std::string::npos);
+
+  // Against another subject that does run, the subject's own missing kernel on
+  // the reference device is still a skip, not "cpu runs it but cpu does not".
+  suite["cases"][0]["reference"] = {{"subject", "resize"}};
+  const auto cross = testing::run_suite(suite, "cpu");
+  EXPECT_EQ(cross.results[0].status, Status::kSkip) << cross.results[0].message;
+  EXPECT_NE(cross.results[0].message.find("unsupported on cpu"), std::string::npos)
+      << cross.results[0].message;
+}
+
+TEST(FailedRunVerdictTest, AKernelOneDeviceLacksIsAFailure) {
+  // Built by hand: a CPU build cannot run CUDA, but the verdict logic is the same.
+  DeviceTarget cuda1{"cuda:N", c10::Device(c10::DeviceType::CUDA, 1), ""};
+  ClassifiedError missing{FailureKind::kUnsupported,
+                          "\"upsample_bilinear2d_aa\" not implemented for 'Byte'", ""};
+  const auto fail = failed_run_verdict(missing, cuda1, false, true, "cpu");
+  EXPECT_EQ(fail.status, Status::kFail);
+  EXPECT_EQ(fail.message.rfind("cpu runs it but cuda:1 does not", 0), 0u) << fail.message;
+  // Nowhere supported: the subject does not do this; a skip.
+  EXPECT_EQ(failed_run_verdict(missing, cuda1, false, false, "cpu").status, Status::kSkip);
+  // On the reference device itself: a skip, saying so.
+  DeviceTarget cpu{"cpu", c10::Device(c10::DeviceType::CPU), ""};
+  const auto here = failed_run_verdict(missing, cpu, true, false, "cpu");
+  EXPECT_EQ(here.status, Status::kSkip);
+  EXPECT_NE(here.message.find("unsupported on cpu"), std::string::npos);
+  // On meta a missing kernel never fails.
+  DeviceTarget meta{"meta", c10::Device(c10::DeviceType::Meta), ""};
+  EXPECT_EQ(failed_run_verdict(missing, meta, false, true, "cpu").status, Status::kSkip);
+  ClassifiedError mismatch{FailureKind::kDeviceMismatch, "Expected all tensors ...", "aten::add"};
+  const auto m = failed_run_verdict(mismatch, cuda1, false, true, "cpu");
+  EXPECT_EQ(m.status, Status::kFail);
+  EXPECT_EQ(m.findings[0]["op"], "aten::add");
+  EXPECT_EQ(m.findings[0]["device"], "cuda:1");
 }
 
 }  // namespace
