@@ -3,30 +3,21 @@
 /// code may add their own with CheckRegistry::global().add().
 
 #include "harness/checks/check.h"
+#include "harness/core/named_registry.h"
 
-#include <map>
 #include <memory>
-#include <string>
-#include <vector>
 
 namespace devparity {
 
-/// Name -> check.
-class CheckRegistry {
+/// Name -> check; the name is the check's name().
+class CheckRegistry : public NamedRegistry<Check> {
  public:
+  CheckRegistry() : NamedRegistry("check") {}
   /// The process-wide registry.
   static CheckRegistry& global();
-  /// Adds a check; throws std::invalid_argument on a bad or duplicate name.
+  /// Adds a check under its own name. "run", the runner's own verdict on
+  /// execution, is reserved.
   const Check& add(std::unique_ptr<Check> check);
-  /// The check called `name`, or nullptr.
-  const Check* find(const std::string& name) const;
-  /// Every check, sorted by name.
-  std::vector<const Check*> list() const;
-  /// Registered names, sorted.
-  std::vector<std::string> names() const;
-
- private:
-  std::map<std::string, std::unique_ptr<Check>> checks_;
 };
 
 /// Adds the parity check (checks/parity.cpp).

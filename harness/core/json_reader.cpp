@@ -151,37 +151,35 @@ double ObjectReader::number(const std::string& key, std::optional<double> fallba
   return read_number(*v, pointer(key), lo, hi);
 }
 
+namespace {
+
+// An array of `count` (or, with 0, one or more) elements, each read by
+// read_one(value, pointer, lo, hi).
+template <typename T, typename ReadOne>
+std::vector<T> read_array(const nlohmann::json& v, const std::string& ptr, size_t count,
+                          const char* noun, T lo, T hi, ReadOne read_one) {
+  if (!v.is_array() || (count > 0 && v.size() != count) || v.empty()) {
+    throw FieldError(ptr, fmt::format("expected an array of {} {}{}, got {}",
+                                      count ? std::to_string(count) : std::string("one or more"),
+                                      noun, range_text(lo, hi), describe_json(v)));
+  }
+  std::vector<T> out;
+  for (size_t i = 0; i < v.size(); ++i) out.push_back(read_one(v[i], ptr + "/" + std::to_string(i), lo, hi));
+  return out;
+}
+
+}  // namespace
+
 std::vector<int64_t> ObjectReader::integers(const std::string& key, size_t count, int64_t lo,
                                             int64_t hi) {
-  const auto& v = require(key, count ? fmt::format("an array of {} integers", count)
-                                     : std::string("an array of integers"));
-  if (!v.is_array() || (count > 0 && v.size() != count) || v.empty()) {
-    throw FieldError(pointer(key),
-                     fmt::format("expected an array of {} integers{}, got {}",
-                                 count ? std::to_string(count) : std::string("one or more"),
-                                 range_text(lo, hi), describe_json(v)));
-  }
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    out.push_back(read_integer(v[i], pointer(key) + "/" + std::to_string(i), lo, hi));
-  }
-  return out;
+  const auto& v = require(key, "an array of integers");
+  return read_array<int64_t>(v, pointer(key), count, "integers", lo, hi, read_integer);
 }
 
 std::vector<double> ObjectReader::numbers(const std::string& key, size_t count, double lo,
                                           double hi) {
   const auto& v = require(key, "an array of numbers");
-  if (!v.is_array() || (count > 0 && v.size() != count) || v.empty()) {
-    throw FieldError(pointer(key),
-                     fmt::format("expected an array of {} numbers{}, got {}",
-                                 count ? std::to_string(count) : std::string("one or more"),
-                                 range_text(lo, hi), describe_json(v)));
-  }
-  std::vector<double> out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    out.push_back(read_number(v[i], pointer(key) + "/" + std::to_string(i), lo, hi));
-  }
-  return out;
+  return read_array<double>(v, pointer(key), count, "numbers", lo, hi, read_number);
 }
 
 std::vector<std::string> ObjectReader::strings(const std::string& key) {

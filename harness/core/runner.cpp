@@ -22,14 +22,6 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-CheckOutcome verdict(const std::string& name, Status status, const std::string& message) {
-  CheckOutcome c;
-  c.name = name;
-  c.status = status;
-  c.message = message;
-  return c;
-}
-
 constexpr const char* kRunDescribe = "the subject runs on the device and returns a tensor";
 
 // One run of a subject on one device.
@@ -216,9 +208,9 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
       if (compare_ref_row) r.reference_params = ref_params.is_null() ? group.reference_given : ref_params;
 
       if (!setup_error.empty()) {
-        r.checks.push_back(verdict("run", Status::kError, "could not prepare the trial: " + setup_error));
+        r.checks.push_back(CheckOutcome::verdict("run", Status::kError, "could not prepare the trial: " + setup_error));
       } else if (!trial.target.available()) {
-        r.checks.push_back(verdict("run", Status::kSkip, trial.target.absent_reason));
+        r.checks.push_back(CheckOutcome::verdict("run", Status::kSkip, trial.target.absent_reason));
       } else {
         const bool on_reference_device =
             ref_target.available() && trial.target.device == ref_target.device;

@@ -39,6 +39,14 @@ std::optional<Status> parse_status(const std::string& name) {
   return std::nullopt;
 }
 
+CheckOutcome CheckOutcome::verdict(std::string name, Status status, std::string message) {
+  CheckOutcome c;
+  c.name = std::move(name);
+  c.status = status;
+  c.message = std::move(message);
+  return c;
+}
+
 nlohmann::json CheckOutcome::to_json() const {
   return {{"name", name},   {"status", status_name(status)}, {"message", message},
           {"describe", describe}, {"stats", stats},          {"findings", findings},

@@ -30,6 +30,8 @@ struct CheckOutcome {
   nlohmann::json findings = nlohmann::json::array();    ///< specific problems found
   nlohmann::json artifacts = nlohmann::json::array();   ///< files written for it
 
+  /// An outcome with only a verdict and its message.
+  static CheckOutcome verdict(std::string name, Status status, std::string message);
   nlohmann::json to_json() const;
   static CheckOutcome from_json(const nlohmann::json& j);
 };

@@ -3,6 +3,7 @@
 /// builds the ones the user asked for (Catch2's reporter registry pattern,
 /// with the built-ins added explicitly by register_builtins()).
 
+#include "harness/core/named_registry.h"
 #include "harness/core/run_listener.h"
 
 #include <functional>
@@ -27,24 +28,22 @@ struct ReporterOptions {
 /// Builds a reporter.
 using ReporterFactory = std::function<std::unique_ptr<RunListener>(const ReporterOptions&)>;
 
+/// A registered reporter.
+struct ReporterEntry {
+  std::string description;  ///< one line for `devparity list`
+  ReporterFactory factory;  ///< builds it
+};
+
 /// Name -> reporter factory.
-class ReporterRegistry {
+class ReporterRegistry : public NamedRegistry<ReporterEntry> {
  public:
+  ReporterRegistry() : NamedRegistry("reporter") {}
   /// The process-wide registry.
   static ReporterRegistry& global();
-  /// Adds a reporter; throws std::invalid_argument on a bad or duplicate name.
+  /// Adds a reporter (see NamedRegistry::add).
   void add(const std::string& name, const std::string& description, ReporterFactory factory);
   /// Builds the reporter `name`; throws std::invalid_argument when unknown.
   std::unique_ptr<RunListener> make(const std::string& name, const ReporterOptions& options) const;
-  /// Name -> description, sorted.
-  std::map<std::string, std::string> descriptions() const;
-
- private:
-  struct Entry {
-    std::string description;
-    ReporterFactory factory;
-  };
-  std::map<std::string, Entry> reporters_;
 };
 
 /// Adds "console" (report/console_reporter.cpp).

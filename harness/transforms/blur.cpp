@@ -10,9 +10,9 @@
 #include "harness/core/error.h"
 #include "harness/core/json_reader.h"
 #include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/configured.h"
 #include "harness/transforms/registry.h"
 #include "harness/transforms/resample.h"
-#include "harness/transforms/resize_config.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -80,11 +80,11 @@ struct BlurConfig {
     out["border"] = border;
   }
 
-  void check_batch(int64_t batch) const {
-    if (sigma.size() != 1 && static_cast<int64_t>(sigma.size()) != batch) {
+  void check(c10::IntArrayRef shape) const {
+    if (sigma.size() != 1 && static_cast<int64_t>(sigma.size()) != shape[0]) {
       throw FieldError("/sigma", fmt::format("{} per-sample sigmas for a batch of {} (give one "
                                              "[sy, sx] pair, or one per sample)",
-                                             sigma.size(), batch));
+                                             sigma.size(), shape[0]));
     }
   }
 };
@@ -117,7 +117,7 @@ TapTable axis_taps(int64_t size, int64_t kernel, const std::vector<double>& sigm
   return t;
 }
 
-class GaussianBlur2d final : public Transform {
+class GaussianBlur2d final : public ConfiguredTransform<BlurConfig> {
  public:
   GaussianBlur2d() {
     info_.name = "gaussian_blur2d";
@@ -133,27 +133,8 @@ class GaussianBlur2d final : public Transform {
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
   }
 
-  const TransformInfo& info() const override { return info_; }
-
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
-                        at::Generator&) const override {
-    require_nchw(shape, info_.name);
-    ObjectReader reader(given);
-    const auto c = BlurConfig::read(reader);
-    reader.finish();
-    c.check_batch(shape[0]);
-    nlohmann::json out = nlohmann::json::object();
-    c.write(out);
-    return out;
-  }
-
-  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
-    require_nchw(x.sizes(), info_.name);
-    ObjectReader reader(params);
-    const auto c = BlurConfig::read(reader);
-    reader.finish();
-    c.check_batch(x.size(0));
-
+ private:
+  at::Tensor run(const at::Tensor& x, const BlurConfig& c) const override {
     // Kornia builds the kernel in the input's dtype; the fixed-point path
     // quantises float64 weights.
     const bool float32 = x.scalar_type() == at::kFloat;
@@ -170,8 +151,6 @@ class GaussianBlur2d final : public Transform {
                                resample::Uint8Path::kFixedPoint);
   }
 
- private:
-  TransformInfo info_;
 };
 
 }  // namespace

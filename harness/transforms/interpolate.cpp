@@ -6,6 +6,7 @@
 #include "harness/core/error.h"
 #include "harness/core/json_reader.h"
 #include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/configured.h"
 #include "harness/transforms/registry.h"
 #include "harness/transforms/resize_config.h"
 
@@ -15,7 +16,7 @@
 namespace devparity {
 namespace {
 
-class Interpolate final : public Transform {
+class Interpolate final : public ConfiguredTransform<ResizeConfig> {
  public:
   Interpolate() {
     info_.name = "interpolate";
@@ -27,24 +28,8 @@ class Interpolate final : public Transform {
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
   }
 
-  const TransformInfo& info() const override { return info_; }
-
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
-                        at::Generator&) const override {
-    require_nchw(shape, info_.name);
-    ObjectReader reader(given);
-    const auto c = ResizeConfig::read(reader);
-    reader.finish();
-    nlohmann::json out = nlohmann::json::object();
-    c.write(out);
-    return out;
-  }
-
-  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
-    require_nchw(x.sizes(), info_.name);
-    ObjectReader reader(params);
-    const auto c = ResizeConfig::read(reader);
-    reader.finish();
+ private:
+  at::Tensor run(const at::Tensor& x, const ResizeConfig& c) const override {
     const std::vector<int64_t> size = {c.height, c.width};
     const auto& mode = c.interpolation;
     if (mode == "nearest") return at::upsample_nearest2d(x, size);
@@ -57,8 +42,6 @@ class Interpolate final : public Transform {
                        : at::upsample_bicubic2d(x, size, c.align_corners);
   }
 
- private:
-  TransformInfo info_;
 };
 
 }  // namespace

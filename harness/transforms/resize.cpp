@@ -21,6 +21,7 @@
 #include "harness/core/error.h"
 #include "harness/core/json_reader.h"
 #include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/configured.h"
 #include "harness/transforms/registry.h"
 #include "harness/transforms/resample.h"
 #include "harness/transforms/resize_config.h"
@@ -131,7 +132,26 @@ TapTable axis_taps(const ResizeConfig& c, int64_t in, int64_t out, bool single_p
                : linear_taps(in, out, c.align_corners, scale, coords);
 }
 
-class Resize final : public Transform {
+// resize's parameters: interpolate's, plus the uint8 strategy.
+struct ResizeParams {
+  ResizeConfig size;
+  std::string uint8_strategy = "fixed_point";
+
+  static ResizeParams read(ObjectReader& reader) {
+    ResizeParams p;
+    p.size = ResizeConfig::read(reader);
+    p.uint8_strategy = reader.string("uint8_strategy", std::string("fixed_point"),
+                                     {"fixed_point", "float_round_trip"});
+    return p;
+  }
+  void check(c10::IntArrayRef shape) const { size.check(shape); }
+  void write(nlohmann::json& out) const {
+    size.write(out);
+    out["uint8_strategy"] = uint8_strategy;
+  }
+};
+
+class Resize final : public ConfiguredTransform<ResizeParams> {
  public:
   Resize() {
     info_.name = "resize";
@@ -142,33 +162,15 @@ class Resize final : public Transform {
     info_.params = ResizeConfig::docs();
     info_.params.push_back(
         {"uint8_strategy", "fixed_point|float_round_trip", "\"fixed_point\"",
-         "uint8 only: integer arithmetic with 22-bit weights (exact on every device), or "
+         "uint8 only: integer arithmetic with 20-bit weights (exact on every device), or "
          "float32 then round half to even, as GPU code paths commonly do"});
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
   }
 
-  const TransformInfo& info() const override { return info_; }
-
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
-                        at::Generator&) const override {
-    require_nchw(shape, info_.name);
-    ObjectReader reader(given);
-    const auto c = ResizeConfig::read(reader);
-    const auto strategy = read_strategy(reader);
-    reader.finish();
-    nlohmann::json out = nlohmann::json::object();
-    c.write(out);
-    out["uint8_strategy"] = strategy;
-    return out;
-  }
-
-  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
-    require_nchw(x.sizes(), info_.name);
-    ObjectReader reader(params);
-    const auto c = ResizeConfig::read(reader);
-    const bool fixed = read_strategy(reader) == "fixed_point";
-    reader.finish();
-
+ private:
+  at::Tensor run(const at::Tensor& x, const ResizeParams& p) const override {
+    const auto& c = p.size;
+    const bool fixed = p.uint8_strategy == "fixed_point";
     const bool is_byte = x.scalar_type() == at::kByte;
     // ATen rounds the scale to the kernel's dtype: float32 for float32 input
     // and for the float round trip; the fixed-point path is all float64.
@@ -184,13 +186,6 @@ class Resize final : public Transform {
                                      : resample::Uint8Path::kFloatRoundTrip);
   }
 
- private:
-  static std::string read_strategy(ObjectReader& reader) {
-    return reader.string("uint8_strategy", std::string("fixed_point"),
-                         {"fixed_point", "float_round_trip"});
-  }
-
-  TransformInfo info_;
 };
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include "harness/core/error.h"
 #include "harness/core/json_reader.h"
-#include "harness/core/text.h"
 #include "harness/transforms/transform.h"
 
 #include <fmt/format.h>
@@ -53,15 +52,6 @@ std::vector<ParamDoc> ResizeConfig::docs() {
       {"align_corners", "bool", "false",
        "bilinear/bicubic: map corner pixel centres onto each other instead of half-pixel centres"},
   };
-}
-
-void require_nchw(c10::IntArrayRef shape, const std::string& subject) {
-  bool ok = shape.size() == 4;
-  for (auto d : shape) ok = ok && d > 0;
-  if (!ok) {
-    throw InputError(fmt::format("{} takes NCHW images with positive sizes, got shape {}", subject,
-                                 join_shape(shape.vec())));
-  }
 }
 
 }  // namespace devparity

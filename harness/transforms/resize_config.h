@@ -26,6 +26,8 @@ struct ResizeConfig {
   /// Reads size, interpolation, antialias and align_corners; rejects the
   /// combinations LibTorch rejects, naming the field.
   static ResizeConfig read(ObjectReader& reader);
+  /// Nothing depends on the input shape beyond NCHW.
+  void check(c10::IntArrayRef) const {}
   /// Writes the fields read() reads.
   void write(nlohmann::json& out) const;
   /// Documentation of the fields read() reads.
@@ -34,8 +36,5 @@ struct ResizeConfig {
 
 /// The interpolation modes, in documentation order.
 const std::vector<std::string>& interpolation_modes();
-
-/// Throws InputError unless `shape` is NCHW with positive sizes.
-void require_nchw(c10::IntArrayRef shape, const std::string& subject);
 
 }  // namespace devparity

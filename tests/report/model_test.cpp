@@ -6,11 +6,7 @@ namespace devparity {
 namespace {
 
 CheckOutcome outcome(const std::string& name, Status status, const std::string& message) {
-  CheckOutcome c;
-  c.name = name;
-  c.status = status;
-  c.message = message;
-  return c;
+  return CheckOutcome::verdict(name, status, message);
 }
 
 TEST(ModelTest, FinalizeRanksFailOverErrorOverPassOverSkip) {

@@ -46,8 +46,8 @@ TEST(RegistryTest, BuiltinsAreRegisteredOnceAndSorted) {
   }
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   EXPECT_NE(CheckRegistry::global().find("parity"), nullptr);
-  EXPECT_EQ(ReporterRegistry::global().descriptions().count("json"), 1u);
-  EXPECT_EQ(ReporterRegistry::global().descriptions().count("console"), 1u);
+  EXPECT_NE(ReporterRegistry::global().find("json"), nullptr);
+  EXPECT_NE(ReporterRegistry::global().find("console"), nullptr);
 }
 
 TEST(RegistryTest, MacroRegistersUserTransforms) {

@@ -84,8 +84,9 @@ int cmd_list(const Options& options) {
     checks.push_back({{"name", c->name()}, {"description", c->description()}});
   }
   nlohmann::json reporters = nlohmann::json::array();
-  for (const auto& [name, description] : ReporterRegistry::global().descriptions()) {
-    reporters.push_back({{"name", name}, {"description", description}});
+  for (const auto& name : ReporterRegistry::global().names()) {
+    reporters.push_back({{"name", name},
+                         {"description", ReporterRegistry::global().find(name)->description}});
   }
   const nlohmann::json all = {{"transforms", transforms_json()},
                               {"checks", checks},

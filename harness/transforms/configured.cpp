@@ -1,0 +1,19 @@
+#include "harness/transforms/configured.h"
+
+#include "harness/core/error.h"
+#include "harness/core/text.h"
+
+#include <fmt/format.h>
+
+namespace devparity {
+
+void require_nchw(c10::IntArrayRef shape, const std::string& subject) {
+  bool ok = shape.size() == 4;
+  for (auto d : shape) ok = ok && d > 0;
+  if (!ok) {
+    throw InputError(fmt::format("{} takes NCHW images with positive sizes, got shape {}", subject,
+                                 join_shape(shape.vec())));
+  }
+}
+
+}  // namespace devparity
