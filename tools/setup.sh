@@ -7,9 +7,10 @@ set -euo pipefail
 packages=(
   # toolchain
   cmake ninja-build g++ git ccache pkg-config
-  # libraries (DESIGN.md, "Dependencies")
+  # libraries (DESIGN.md, "Dependencies"); libjpeg-turbo's CMake config also
+  # needs libjpeg62-turbo-dev's files, which --no-install-recommends leaves out
   libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libfmt-dev
-  libturbojpeg0-dev libcli11-dev libvalijson-dev
+  libturbojpeg0-dev libjpeg62-turbo-dev libcli11-dev libvalijson-dev
   # tests: numpy loads the .npy files devparity writes; benchmarks: ratios.py
   python3 python3-numpy
 )
