@@ -1,4 +1,3 @@
-#include "harness/core/atomic_file.h"
 #include "harness/core/error.h"
 #include "harness/report/environment.h"
 #include "harness/report/reporter_registry.h"
@@ -115,15 +114,6 @@ TEST(JsonReporterTest, UnwritableReportIsAnInputErrorBeforeAnyTrialRuns) {
 TEST(JsonReporterTest, SchemaRejectsBrokenReports) {
   json broken = {{"schema_version", 1}};
   EXPECT_FALSE(testing::report_schema_errors(broken).empty());
-}
-
-TEST(AtomicFileTest, ReplacesWholeFilesOnly) {
-  testing::TempDir dir;
-  const auto path = dir.file("a/b.txt");
-  write_file_atomic(path, "first");
-  write_file_atomic(path, "second");
-  EXPECT_EQ(testing::read_text(path), "second");
-  EXPECT_THROW(write_file_atomic("/proc/nope/x.txt", "x"), InputError);
 }
 
 }  // namespace
