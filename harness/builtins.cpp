@@ -18,6 +18,7 @@ void register_builtins() {
     register_native_transforms(transforms);
 
     register_parity_check(CheckRegistry::global());
+    register_placement_check(CheckRegistry::global());
 
     auto& reporters = ReporterRegistry::global();
     register_console_reporter(reporters);

@@ -6,6 +6,7 @@
 
 #include "harness/core/device.h"
 #include "harness/report/model.h"
+#include "harness/trace/finding.h"
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/ScalarType.h>
@@ -19,10 +20,13 @@ struct CheckContext {
   const TrialResult& result;     ///< identity of the trial (id, subject, dtype, device)
   const DeviceTarget& target;    ///< the device the subject ran on
   c10::ScalarType dtype;         ///< input dtype
-  const at::Tensor& reference;   ///< reference output, on the CPU
+  const at::Tensor& reference;   ///< reference output, on the CPU (undefined when absent)
   const at::Tensor& output;      ///< this trial's output: on the CPU, or on meta for meta
+                                 ///< (undefined when the subject did not complete)
   c10::Device output_device;     ///< where the subject left its output, before it came home
   const nlohmann::json& setting; ///< the case's setting for this check: true or an object
+  const std::vector<Finding>* findings = nullptr;  ///< placement findings; null when not traced
+  int64_t ops_traced = 0;        ///< top-level ops the tracer saw
 };
 
 /// Interface of a check.
@@ -37,6 +41,10 @@ class Check {
   virtual void validate_setting(const nlohmann::json& setting) const = 0;
   /// The verdict for one trial. May throw; the runner reports that as an error.
   virtual CheckOutcome run(const CheckContext& context) const = 0;
+  /// True when the check compares outputs: it runs only when both the
+  /// trial's output and the reference output exist, and not on the reference
+  /// row. False: it runs on every trial that was attempted.
+  virtual bool compares_outputs() const { return true; }
 };
 
 }  // namespace devparity

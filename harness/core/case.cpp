@@ -167,6 +167,8 @@ CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
       rr.finish();
     }
 
+    // Every registered check is on unless the case turns it off.
+    for (const auto* check : CheckRegistry::global().list()) c.checks[check->name()] = true;
     if (const auto* checks = r.get("checks")) {
       ObjectReader cr(*checks, r.pointer("checks"));
       for (const auto& item : checks->items()) {
@@ -178,7 +180,10 @@ CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
                            true);
         }
         const auto& setting = item.value();
-        if (setting.is_boolean() && !setting.get<bool>()) continue;  // off
+        if (setting.is_boolean() && !setting.get<bool>()) {
+          c.checks.erase(item.key());  // off
+          continue;
+        }
         if (!setting.is_boolean() && !setting.is_object()) {
           throw FieldError(cr.pointer(item.key()),
                            fmt::format("expected false (off), true (defaults) or an object of "
@@ -191,8 +196,6 @@ CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
         }
         c.checks[item.key()] = setting;
       }
-    } else {
-      c.checks["parity"] = true;
     }
 
     if (r.has("seed")) c.seed = static_cast<uint64_t>(r.integer("seed", 0, 0));

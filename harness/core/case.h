@@ -47,7 +47,9 @@ struct CaseSpec {
   std::vector<c10::ScalarType> dtypes;      ///< the subject's dtypes when the file gives none
   std::vector<std::string> devices;         ///< device names to keep; empty keeps the run's
   ReferenceSpec reference;                  ///< where expected values come from
-  std::map<std::string, nlohmann::json> checks;  ///< enabled checks -> true or an object
+  /// Enabled checks -> true or an object: every registered check unless the
+  /// case turned it off with false.
+  std::map<std::string, nlohmann::json> checks;
   std::optional<uint64_t> seed;             ///< base seed unless --seed is given
 };
 

@@ -1,9 +1,12 @@
 #include "harness/core/runner.h"
 
 #include "harness/checks/registry.h"
+#include "harness/core/capabilities.h"
 #include "harness/core/cuda_support.h"
 #include "harness/core/dtype.h"
 #include "harness/core/error.h"
+#include "harness/trace/tracer.h"
+#include "harness/transforms/state.h"
 #include "harness/transforms/transform.h"
 
 #include <ATen/ATen.h>
@@ -12,17 +15,19 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
+#include <regex>
 
 namespace devparity {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr const char* kRunDescribe = "the subject runs on the device and returns a tensor";
+
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
-
-constexpr const char* kRunDescribe = "the subject runs on the device and returns a tensor";
 
 // One run of a subject on one device.
 struct Execution {
@@ -31,24 +36,94 @@ struct Execution {
   c10::Device output_device{c10::DeviceType::CPU};
   ClassifiedError error;
   double duration_ms = 0.0;
+  bool traced = false;
+  std::vector<Finding> findings;
+  int64_t ops_traced = 0;
 };
 
+// Registered state that did not follow the subject to `device`.
+void check_state(const TransformState& state, const c10::Device& device, const char* when,
+                 FindingSet& out) {
+  for (const auto& [name, tensor] : state.tensors()) {
+    if (!tensor.defined() || tensor.device() == device) continue;
+    Finding f;
+    f.kind = finding_kind::kStateOffDevice;
+    f.message = fmt::format("registered state '{}' is on {} {} {}", name, tensor.device().str(),
+                            when, device.str());
+    f.device = tensor.device().str();
+    f.shape = tensor.sizes().vec();
+    f.dtype = dtype_name(tensor.scalar_type());
+    out.add(f);
+  }
+}
+
+Finding mismatch_finding(const ClassifiedError& err, const Finding& failed_op) {
+  Finding f;
+  f.kind = finding_kind::kDeviceMismatchError;
+  f.op = err.op;
+  f.scopes = failed_op.scopes;
+  f.message = err.message;
+  static const std::regex devices(R"(two devices, ([^ ]+) and ([^ !]+))");
+  std::smatch m;
+  if (std::regex_search(err.message, m, devices)) f.device = m.str(1) + " and " + m.str(2);
+  return f;
+}
+
 Execution execute(const Transform& subject, const at::Tensor& input, const nlohmann::json& params,
-                  const c10::Device& device) {
+                  const c10::Device& device, bool trace) {
   Execution e;
+  e.traced = trace;
+  FindingSet found;
+  std::unique_ptr<Tracer> tracer;
+  // The tracer covers apply() only: the runner's own copies are not the subject's.
+  auto stop_tracing = [&] {
+    if (!tracer) return;
+    found.merge(tracer->findings());
+    e.ops_traced = tracer->ops_traced();
+    tracer.reset();
+  };
+  const auto* stateful = dynamic_cast<const StatefulTransform*>(&subject);
   try {
+    std::unique_ptr<TransformState> state;
+    if (stateful != nullptr) {
+      state = stateful->make_state(params);
+      state->to(device);
+      check_state(*state, device, "after the move to", found);
+    }
     const auto x = input.to(device);
+    if (trace) tracer = std::make_unique<Tracer>(device);
     const auto start = Clock::now();
-    const auto y = subject.apply(x, params);
+    const auto y = stateful != nullptr ? stateful->apply(x, params, *state) : subject.apply(x, params);
     if (device.is_cuda()) cuda::synchronize(device.index());
     e.duration_ms = ms_since(start);
+    stop_tracing();
+    if (state) check_state(*state, device, "after apply on", found);
     if (!y.defined()) throw std::runtime_error("the subject returned an undefined tensor");
     e.output_device = y.device();
+    if (y.device() != device) {
+      Finding f;
+      f.kind = finding_kind::kWrongDeviceOutput;
+      f.message = fmt::format("the subject returned its result on {}; the target is {}",
+                              y.device().str(), device.str());
+      f.device = y.device().str();
+      f.shape = y.sizes().vec();
+      f.dtype = dtype_name(y.scalar_type());
+      found.add(f);
+    }
     e.output = y.device().type() == c10::DeviceType::Meta ? y : y.to(at::kCPU);
     e.ran = true;
   } catch (const std::exception& ex) {
     e.error = classify_exception(ex);
+    if (tracer && e.error.op.empty()) e.error.op = tracer->failed_op().op;
+    if (e.error.kind == FailureKind::kDeviceMismatch) {
+      found.add(mismatch_finding(e.error, tracer ? tracer->failed_op() : Finding{}));
+    }
+    if (e.error.kind == FailureKind::kUnsupported && !e.error.op.empty()) {
+      Capabilities::global().record_unsupported(device.type(), e.error.op);
+    }
+    stop_tracing();
   }
+  e.findings = found.items();
   return e;
 }
 
@@ -99,13 +174,10 @@ CheckOutcome failed_run_verdict(const ClassifiedError& err, const DeviceTarget& 
       }
       break;
     case FailureKind::kDeviceMismatch:
+      // The placement check carries the device_mismatch_error finding.
       c.status = Status::kFail;
       c.message = fmt::format("device mismatch{}: {}", err.op.empty() ? "" : " in " + err.op,
                               err.message);
-      c.findings.push_back({{"kind", "device_mismatch_error"},
-                            {"op", err.op},
-                            {"device", device},
-                            {"message", err.message}});
       break;
     case FailureKind::kException:
       c.status = Status::kFail;
@@ -115,15 +187,17 @@ CheckOutcome failed_run_verdict(const ClassifiedError& err, const DeviceTarget& 
   return c;
 }
 
-Runner::Runner(RunListener& listener) : Runner(listener, CheckRegistry::global()) {}
+Runner::Runner(RunListener& listener, RunnerOptions options)
+    : Runner(listener, std::move(options), CheckRegistry::global()) {}
 
-Runner::Runner(RunListener& listener, const CheckRegistry& checks)
-    : listener_(listener), checks_(checks) {}
+Runner::Runner(RunListener& listener, RunnerOptions options, const CheckRegistry& checks)
+    : listener_(listener), options_(std::move(options)), checks_(checks) {}
 
 RunSummary Runner::run(const Plan& plan, RunInfo info) {
   const auto run_start = Clock::now();
   info.planned_trials = plan.trial_count();
   listener_.on_run_start(info);
+  const bool trace = options_.placement != "off";
 
   std::map<const CaseSpec*, int64_t> planned;
   for (const auto& g : plan.groups) planned[g.spec] += static_cast<int64_t>(g.trials.size());
@@ -172,7 +246,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
     auto reference_execution = [&]() -> const Execution* {
       if (!setup_error.empty() || !ref_target.available()) return nullptr;
       if (!reference_done) {
-        reference = execute(ref_subject, input, ref_params, *ref_target.device);
+        reference = execute(ref_subject, input, ref_params, *ref_target.device, trace);
         reference_done = true;
       }
       return &reference;
@@ -181,7 +255,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
       if (!compare_ref_row) return reference_execution();
       if (!setup_error.empty() || !ref_target.available()) return nullptr;
       if (!own_done) {
-        own_on_reference = execute(subject, input, params, *ref_target.device);
+        own_on_reference = execute(subject, input, params, *ref_target.device, trace);
         own_done = true;
       }
       return &own_on_reference;
@@ -207,13 +281,16 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
       r.params = params.is_null() ? group.given : params;
       if (compare_ref_row) r.reference_params = ref_params.is_null() ? group.reference_given : ref_params;
 
-      if (!setup_error.empty()) {
-        r.checks.push_back(CheckOutcome::verdict("run", Status::kError, "could not prepare the trial: " + setup_error));
-      } else if (!trial.target.available()) {
-        r.checks.push_back(CheckOutcome::verdict("run", Status::kSkip, trial.target.absent_reason));
+      if (!setup_error.empty() || !trial.target.available()) {
+        const auto why = setup_error.empty() ? trial.target.absent_reason
+                                             : "could not prepare the trial: " + setup_error;
+        const auto status = setup_error.empty() ? Status::kSkip : Status::kError;
+        r.checks.push_back(CheckOutcome::verdict("run", status, why));
+        for (const auto& [name, setting] : spec.checks) {
+          r.checks.push_back(CheckOutcome::verdict(name, Status::kSkip, why));
+        }
       } else {
-        const bool on_reference_device =
-            ref_target.available() && trial.target.device == ref_target.device;
+        const bool on_reference_device = trial.target.device == ref_target.device;
         // The reference row needs no comparison with itself.
         const bool is_reference_row = on_reference_device && !compare_ref_row;
         const Execution* ref = reference_execution();
@@ -222,7 +299,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
         if (on_reference_device) {
           mine = subject_on_reference();
         } else {
-          own = execute(subject, input, params, *trial.target.device);
+          own = execute(subject, input, params, *trial.target.device, trace);
           mine = &own;
         }
         r.duration_ms = mine->duration_ms;
@@ -231,40 +308,51 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
         if (is_reference_row && mine->ran) run.message += " (reference output for this group)";
         r.checks.push_back(run);
 
-        if (!is_reference_row) {
-          for (const auto& [name, setting] : spec.checks) {
-            const Check* check = checks_.find(name);
-            CheckOutcome c;
-            c.name = name;
-            if (check == nullptr) {
+        static const at::Tensor kNone;
+        for (const auto& [name, case_setting] : spec.checks) {
+          const Check* check = checks_.find(name);
+          if (check != nullptr && check->compares_outputs() && is_reference_row) continue;
+          CheckOutcome c;
+          c.name = name;
+          if (check == nullptr) {
+            c.status = Status::kError;
+            c.message = "no check called '" + name + "' is registered";
+          } else if (check->compares_outputs() && !mine->ran) {
+            c.status = Status::kSkip;
+            c.message = "no output to check: the subject did not run";
+          } else if (check->compares_outputs() && ref == nullptr) {
+            c.status = Status::kSkip;
+            c.message = ref_target.available()
+                            ? "no reference output"
+                            : fmt::format("reference device {} is absent: {}", ref_target.name,
+                                          ref_target.absent_reason);
+          } else if (check->compares_outputs() && !ref->ran) {
+            c.status = Status::kSkip;
+            c.message = fmt::format("no reference output: {} on {} did not run ({})",
+                                    ref_subject.info().name, ref_label, ref->error.message);
+          } else {
+            // --placement strict overrides every case's placement setting.
+            const nlohmann::json setting = name == "placement" && options_.placement == "strict"
+                                               ? nlohmann::json{{"mode", "strict"}}
+                                               : case_setting;
+            try {
+              const CheckContext ctx{r,
+                                     trial.target,
+                                     group.dtype,
+                                     ref != nullptr && ref->ran ? ref->output : kNone,
+                                     mine->ran ? mine->output : kNone,
+                                     mine->output_device,
+                                     setting,
+                                     mine->traced ? &mine->findings : nullptr,
+                                     mine->ops_traced};
+              c = check->run(ctx);
+              c.name = name;
+            } catch (const std::exception& e) {
               c.status = Status::kError;
-              c.message = "no check called '" + name + "' is registered";
-            } else if (!mine->ran) {
-              c.status = Status::kSkip;
-              c.message = "no output to check: the subject did not run";
-            } else if (ref == nullptr) {
-              c.status = Status::kSkip;
-              c.message = ref_target.available()
-                              ? "no reference output"
-                              : fmt::format("reference device {} is absent: {}", ref_target.name,
-                                            ref_target.absent_reason);
-            } else if (!ref->ran) {
-              c.status = Status::kSkip;
-              c.message = fmt::format("no reference output: {} on {} did not run ({})",
-                                      ref_subject.info().name, ref_label, ref->error.message);
-            } else {
-              try {
-                const CheckContext ctx{r, trial.target, group.dtype, ref->output, mine->output,
-                                       mine->output_device, setting};
-                c = check->run(ctx);
-                c.name = name;
-              } catch (const std::exception& e) {
-                c.status = Status::kError;
-                c.message = "the check failed: " + torch_message(e);
-              }
+              c.message = "the check failed: " + torch_message(e);
             }
-            r.checks.push_back(std::move(c));
           }
+          r.checks.push_back(std::move(c));
         }
       }
       r.finalize();
@@ -275,6 +363,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
   }
   end_case();
   summary.duration_s = std::chrono::duration<double>(Clock::now() - run_start).count();
+  summary.unsupported_ops = Capabilities::global().to_json();
   listener_.on_run_end(summary);
   return summary;
 }

@@ -5,23 +5,34 @@
 /// For each group (one case variant, input and dtype): make the input on the
 /// CPU from its seed; sample the parameters once on the CPU; run the reference
 /// subject on the reference device; then, for each device of the matrix, copy
-/// the input there, run the subject, bring the output home and hand both
-/// outputs to the case's checks. Every device gets a result: absent devices
+/// the input there, make and move the subject's state (stateful subjects),
+/// run the subject under the placement tracer, bring the output home and hand
+/// everything to the case's checks. Every device gets a result: absent devices
 /// are skipped with the reason, exceptions become verdicts, never crashes.
 
 #include "harness/core/error.h"
 #include "harness/core/run_listener.h"
 #include "harness/core/trial.h"
 
+#include <string>
+
 namespace devparity {
 
 class CheckRegistry;
 
+/// How the runner runs.
+struct RunnerOptions {
+  /// --placement: "warn" (default; each case's placement setting applies),
+  /// "strict" (placement warnings fail everywhere), "off" (no tracing; the
+  /// placement check is skipped).
+  std::string placement = "warn";
+};
+
 /// The "run" verdict for a subject that threw `error` on `target`: a missing
 /// kernel is a skip on meta, a failure when the subject runs on the
 /// reference device but not on this one, and otherwise a skip (the subject
-/// does not support the combination); a device mismatch is a failure with a
-/// device_mismatch_error finding; anything else is a failure.
+/// does not support the combination); a device mismatch or anything else is
+/// a failure.
 CheckOutcome failed_run_verdict(const ClassifiedError& error, const DeviceTarget& target,
                                 bool on_reference_device, bool subject_runs_on_reference,
                                 const std::string& reference_name);
@@ -30,14 +41,15 @@ CheckOutcome failed_run_verdict(const ClassifiedError& error, const DeviceTarget
 class Runner {
  public:
   /// Events go to `listener`; checks are looked up in `checks`.
-  explicit Runner(RunListener& listener);
-  Runner(RunListener& listener, const CheckRegistry& checks);
+  explicit Runner(RunListener& listener, RunnerOptions options = {});
+  Runner(RunListener& listener, RunnerOptions options, const CheckRegistry& checks);
 
   /// Runs every group of `plan`; `info.planned_trials` is filled in.
   RunSummary run(const Plan& plan, RunInfo info);
 
  private:
   RunListener& listener_;
+  RunnerOptions options_;
   const CheckRegistry& checks_;
 };
 

@@ -160,6 +160,7 @@ nlohmann::json RunSummary::to_json() const {
   j["by_device"] = nlohmann::json::object();
   for (const auto& [name, counts] : by_device) j["by_device"][name] = counts.to_json();
   j["duration_s"] = duration_s;
+  j["unsupported_ops"] = unsupported_ops;
   return j;
 }
 

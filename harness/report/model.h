@@ -79,6 +79,8 @@ struct RunSummary {
   std::map<std::string, StatusCounts> by_check;   ///< by check name
   std::map<std::string, StatusCounts> by_device;  ///< by device name
   double duration_s = 0.0;
+  /// Ops found without a kernel per device type: {"meta": ["aten::conv2d"]}.
+  nlohmann::json unsupported_ops = nlohmann::json::object();
 
   /// Counts one finished result.
   void add(const TrialResult& result);

@@ -141,8 +141,8 @@ TEST_F(CaseTest, ErrorsCarryFileLineColumnAndPointer) {
        " \"checks\": {\"parity\": {\"atol\": 1}}}]}",
        "2:23", "/cases/0/checks/parity", "needs a non-empty \"reason\""},
       {"{\"cases\": [{\"name\": \"a\", \"subject\": \"resize\", \"params\": {\"size\": [5, 5]},\n"
-       " \"checks\": {\"parity\": true, \"placement\": true}}]}",
-       "2:29", "/cases/0/checks/placement", "unknown check 'placement'"},
+       " \"checks\": {\"parity\": true, \"jpeg\": true}}]}",
+       "2:29", "/cases/0/checks/jpeg", "unknown check 'jpeg'"},
       {"{\"cases\": [{\"name\": \"a\", \"subject\": \"resize\", \"params\": {\"size\": [5, 5]},\n"
        " \"dtypes\": [\"uint8\", \"int64\"]}]}",
        "2:22", "/cases/0/dtypes/1", "does not support int64"},

@@ -6,6 +6,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace devparity {
 namespace {
 
@@ -61,8 +63,9 @@ TEST_F(RunnerTest, EventsArriveInOrder) {
 TEST_F(RunnerTest, ReferenceRowRunsOnceOthersAreCompared) {
   const auto r = testing::run_suite(one_case("t_identity"), "cpu,meta");
   const auto& cpu = r.results[0];
-  ASSERT_EQ(cpu.checks.size(), 1u);  // the reference row: run only
+  ASSERT_EQ(cpu.checks.size(), 2u);  // the reference row: run and placement, no parity
   EXPECT_EQ(cpu.checks[0].name, "run");
+  EXPECT_EQ(cpu.checks[1].name, "placement");
   EXPECT_EQ(cpu.status, Status::kPass);
   const auto& meta = r.results[1];
   EXPECT_EQ(EventRecorder::check(meta, "parity").status, Status::kPass);
@@ -88,16 +91,39 @@ TEST_F(RunnerTest, ExceptionsBecomeFailuresNotCrashes) {
   EXPECT_EQ(r.summary.exit_code(), 1);
 }
 
-TEST_F(RunnerTest, StrayCpuTensorIsADeviceMismatchOnMeta) {
+TEST_F(RunnerTest, StrayCpuTensorIsCaughtOnEveryDevice) {
   const auto r = testing::run_suite(one_case("t_mixes_devices"), "cpu,meta");
-  EXPECT_EQ(r.results[0].status, Status::kPass);  // fine on the CPU
+  // On the CPU the sum works, but the device-less factory is reported.
+  const auto& cpu = r.results[0];
+  EXPECT_EQ(EventRecorder::check(cpu, "run").status, Status::kPass);
+  const auto& cpu_placement = EventRecorder::check(cpu, "placement");
+  EXPECT_EQ(cpu_placement.status, Status::kFail);
+  ASSERT_EQ(cpu_placement.findings.size(), 1u);
+  EXPECT_EQ(cpu_placement.findings[0]["kind"], "implicit_device_factory");
+  EXPECT_EQ(cpu_placement.findings[0]["op"], "aten::ones");
+  // On meta the sum itself fails: a placement failure naming the op and both devices.
   const auto& meta = r.results[1];
   EXPECT_EQ(meta.status, Status::kFail);
   const auto& run = EventRecorder::check(meta, "run");
   EXPECT_EQ(run.stats["error_kind"], "device_mismatch");
-  ASSERT_EQ(run.findings.size(), 1u);
-  EXPECT_EQ(run.findings[0]["kind"], "device_mismatch_error");
-  EXPECT_NE(run.message.find("same device"), std::string::npos) << run.message;
+  EXPECT_NE(run.message.find("aten::add.Tensor"), std::string::npos) << run.message;
+  const auto& placement = EventRecorder::check(meta, "placement");
+  EXPECT_EQ(placement.status, Status::kFail);
+  std::set<std::string> kinds;
+  for (const auto& f : placement.findings) {
+    kinds.insert(f["kind"].get<std::string>());
+    if (f["kind"] == "device_mismatch_error") {
+      EXPECT_EQ(f["op"], "aten::add.Tensor");
+      EXPECT_EQ(f["device"], "meta and cpu");
+    }
+    if (f["kind"] == "foreign_device_input") {
+      EXPECT_EQ(f["op"], "aten::add.Tensor");
+      EXPECT_EQ(f["device"], "cpu");
+      EXPECT_EQ(f["shape"], json({4}));
+    }
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"implicit_device_factory", "foreign_device_input",
+                                          "device_mismatch_error"}));
   EXPECT_EQ(EventRecorder::check(meta, "parity").status, Status::kSkip);
 }
 
@@ -123,7 +149,7 @@ TEST_F(RunnerTest, ReferenceSubjectComparesEveryRow) {
   const auto r = testing::run_suite(
       one_case("t_noisy", {{"reference", {{"subject", "t_identity"}}}}), "cpu,meta");
   const auto& cpu = r.results[0];
-  ASSERT_EQ(cpu.checks.size(), 2u);  // compared, not a reference row
+  ASSERT_EQ(cpu.checks.size(), 3u);  // run, parity, placement: compared, not a reference row
   EXPECT_EQ(cpu.status, Status::kFail);
   EXPECT_EQ(cpu.reference_subject, "t_identity");
   const auto& parity = EventRecorder::check(cpu, "parity");
@@ -150,8 +176,11 @@ TEST_F(RunnerTest, UnsupportedReferenceSkipsTheComparisons) {
   }
   EXPECT_EQ(r.results[0].status, Status::kSkip);
   EXPECT_NE(r.results[0].message.find("unsupported on cpu"), std::string::npos);
-  EXPECT_EQ(r.results[1].status, Status::kSkip);
-  EXPECT_NE(r.results[1].message.find("no reference output"), std::string::npos);
+  // meta runs the op (its kernels do not check dtypes): placement is verified,
+  // parity has nothing to compare with.
+  const auto& parity = EventRecorder::check(r.results[1], "parity");
+  EXPECT_EQ(parity.status, Status::kSkip);
+  EXPECT_NE(parity.message.find("no reference output"), std::string::npos) << parity.message;
 
   // Against another subject that does run, the subject's own missing kernel on
   // the reference device is still a skip, not "cpu runs it but cpu does not".
@@ -183,8 +212,8 @@ TEST(FailedRunVerdictTest, AKernelOneDeviceLacksIsAFailure) {
   ClassifiedError mismatch{FailureKind::kDeviceMismatch, "Expected all tensors ...", "aten::add"};
   const auto m = failed_run_verdict(mismatch, cuda1, false, true, "cpu");
   EXPECT_EQ(m.status, Status::kFail);
-  EXPECT_EQ(m.findings[0]["op"], "aten::add");
-  EXPECT_EQ(m.findings[0]["device"], "cuda:1");
+  EXPECT_EQ(m.message.rfind("device mismatch in aten::add: ", 0), 0u) << m.message;
+  EXPECT_TRUE(m.findings.empty()) << "the placement check carries the finding";
 }
 
 }  // namespace

@@ -1,0 +1,93 @@
+// placement: what the tracer found while the subject ran (trace/tracer.h).
+//
+// Errors (a tensor on another device reached an op, a factory without a
+// device, state or output left behind, a "same device" error) fail the
+// check. Warnings (host syncs, late host-to-device copies, explicit host
+// work) fail it only in strict mode. A subject that stopped early (a kernel
+// missing on meta) is skipped unless what ran before the stop already shows
+// an error.
+
+#include "harness/checks/registry.h"
+#include "harness/core/json_reader.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+namespace {
+
+std::string read_mode(const nlohmann::json& setting) {
+  if (setting.is_boolean()) return "warn";
+  ObjectReader reader(setting);
+  const auto mode = reader.string("mode", std::string("warn"), {"warn", "strict"});
+  reader.finish();
+  return mode;
+}
+
+class PlacementCheck final : public Check {
+ public:
+  std::string name() const override { return "placement"; }
+
+  std::string description() const override {
+    return "no tensor leaves the target device: ops traced for stray inputs, device-less "
+           "factories, host syncs and copies, state and output left behind";
+  }
+
+  void validate_setting(const nlohmann::json& setting) const override { read_mode(setting); }
+
+  bool compares_outputs() const override { return false; }
+
+  CheckOutcome run(const CheckContext& ctx) const override {
+    CheckOutcome out;
+    out.name = name();
+    if (ctx.findings == nullptr) {
+      out.status = Status::kSkip;
+      out.message = "placement tracing is off (--placement off)";
+      return out;
+    }
+    const auto mode = read_mode(ctx.setting);
+    out.describe = mode == "strict" ? "no placement findings (strict: warnings fail too)"
+                                    : "no placement errors (warnings are reported)";
+    int64_t errors = 0, warnings = 0;
+    const Finding* first_error = nullptr;
+    const Finding* first_warning = nullptr;
+    for (const auto& f : *ctx.findings) {
+      out.findings.push_back(f.to_json());
+      if (f.severity == Severity::kError) {
+        errors += f.count;
+        if (first_error == nullptr) first_error = &f;
+      } else {
+        warnings += f.count;
+        if (first_warning == nullptr) first_warning = &f;
+      }
+    }
+    out.stats = {{"mode", mode}, {"errors", errors}, {"warnings", warnings},
+                 {"ops_traced", ctx.ops_traced}};
+    const bool failing = errors > 0 || (mode == "strict" && warnings > 0);
+    const auto counts = fmt::format("{} error(s), {} warning(s) in {} traced op(s)", errors,
+                                    warnings, ctx.ops_traced);
+    if (failing) {
+      const Finding& lead = first_error != nullptr ? *first_error : *first_warning;
+      out.status = Status::kFail;
+      out.message = fmt::format("{}: {}; first: [{}] {}", ctx.result.id, counts, lead.kind,
+                                lead.describe());
+    } else if (!ctx.output.defined()) {
+      out.status = Status::kSkip;
+      out.message = fmt::format("the subject did not complete; {} before it stopped", counts);
+    } else {
+      out.status = Status::kPass;
+      out.message = warnings > 0 ? fmt::format("{}; first warning: [{}] {}", counts,
+                                               first_warning->kind, first_warning->describe())
+                                 : fmt::format("no findings in {} traced op(s)", ctx.ops_traced);
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+void register_placement_check(CheckRegistry& registry) {
+  registry.add(std::make_unique<PlacementCheck>());
+}
+
+}  // namespace devparity

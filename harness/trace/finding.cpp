@@ -1,0 +1,52 @@
+#include "harness/trace/finding.h"
+
+#include "harness/core/text.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+
+const char* severity_name(Severity severity) {
+  return severity == Severity::kError ? "error" : "warning";
+}
+
+std::string Finding::describe() const {
+  std::string where = fmt::format("{}", fmt::join(scopes, " > "));
+  if (!where.empty()) where += ": ";
+  return where + message + (count > 1 ? fmt::format(" (x{})", count) : "");
+}
+
+std::string Finding::key() const {
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}", kind, op, fmt::join(scopes, ">"), message, device,
+                     join_shape(shape), dtype);
+}
+
+nlohmann::json Finding::to_json() const {
+  nlohmann::json j = {{"kind", kind},       {"severity", severity_name(severity)},
+                      {"op", op},           {"scopes", scopes},
+                      {"message", message}, {"device", device},
+                      {"count", count}};
+  if (!shape.empty() || !dtype.empty()) {
+    j["shape"] = shape;
+    j["dtype"] = dtype;
+  }
+  return j;
+}
+
+void FindingSet::add(const Finding& finding) {
+  const auto key = finding.key();
+  for (auto& existing : items_) {
+    if (existing.key() == key) {
+      existing.count += finding.count;
+      return;
+    }
+  }
+  items_.push_back(finding);
+}
+
+void FindingSet::merge(const std::vector<Finding>& other) {
+  for (const auto& f : other) add(f);
+}
+
+}  // namespace devparity

@@ -1,0 +1,74 @@
+#pragma once
+/// Placement findings: where a subject left its device, by op and scope.
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace devparity {
+
+/// Finding kinds (the `kind` field of reports).
+namespace finding_kind {
+/// An op received a tensor on another device than the trial's target (0-dim CPU scalars excepted).
+constexpr const char* kForeignDeviceInput = "foreign_device_input";
+/// The subject returned a tensor that is not on the target device.
+constexpr const char* kWrongDeviceOutput = "wrong_device_output";
+/// A factory op called with no device: it lands on the default device whatever the input's.
+constexpr const char* kImplicitDeviceFactory = "implicit_device_factory";
+/// A factory or to() given the target's device type without an index: it lands on the current device.
+constexpr const char* kDeviceWithoutIndex = "device_without_index";
+/// A factory or to() given an explicit device that is not the target.
+constexpr const char* kForeignDeviceTarget = "foreign_device_target";
+/// Device-to-host synchronisation inside apply (item(), copies to the CPU, data-dependent shapes).
+constexpr const char* kHostSync = "host_sync";
+/// A CPU tensor copied to the target inside apply (built on the wrong device, moved late).
+constexpr const char* kHostToDeviceCopy = "host_to_device_copy";
+/// Registered state that is not on the target after the subject was moved there.
+constexpr const char* kStateOffDevice = "state_off_device";
+/// An op threw LibTorch's "same device" error (in any of its wordings).
+constexpr const char* kDeviceMismatchError = "device_mismatch_error";
+}  // namespace finding_kind
+
+/// How bad a finding is: errors fail the placement check; warnings fail it
+/// only in strict mode.
+enum class Severity { kWarning, kError };
+
+/// One placement problem, deduplicated by everything but `count`.
+struct Finding {
+  std::string kind;                 ///< a finding_kind constant
+  Severity severity = Severity::kError;
+  std::string op;                   ///< "aten::index.Tensor"; empty when not an op
+  std::vector<std::string> scopes;  ///< enclosing record scopes, outermost first
+  std::string message;              ///< one line, human
+  std::string device;               ///< device of the offending tensor or argument
+  std::vector<int64_t> shape;       ///< shape of the offending tensor, if any
+  std::string dtype;                ///< dtype of the offending tensor, if any
+  int64_t count = 1;                ///< occurrences merged into this finding
+
+  /// "jpeg > subsample > blur > gaussian_kernel: aten::arange with no device".
+  std::string describe() const;
+  /// Identity for deduplication.
+  std::string key() const;
+  nlohmann::json to_json() const;
+};
+
+/// "error" or "warning".
+const char* severity_name(Severity severity);
+
+/// Findings with duplicates merged (counts summed), in first-seen order.
+class FindingSet {
+ public:
+  /// Adds a finding, or counts it again if an identical one is present.
+  void add(const Finding& finding);
+  /// Adds every finding of `other`.
+  void merge(const std::vector<Finding>& other);
+  /// The findings.
+  const std::vector<Finding>& items() const { return items_; }
+
+ private:
+  std::vector<Finding> items_;
+};
+
+}  // namespace devparity

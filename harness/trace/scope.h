@@ -1,0 +1,31 @@
+#pragma once
+/// Named trace scopes: a transform marks its sub-steps so that placement
+/// findings read like "jpeg > subsample > blur > gaussian_kernel: aten::arange
+/// with no device". Free when no tracer is active (the RecordFunction is
+/// inactive and records nothing).
+
+#include <ATen/record_function.h>
+
+namespace devparity {
+
+/// Marks the enclosing C++ scope as a named step while it lives.
+class TraceScope {
+ public:
+  /// `name` must outlive the scope (a string literal).
+  explicit TraceScope(const char* name) : guard_(at::RecordScope::USER_SCOPE) {
+    if (guard_.isActive()) guard_.before(name, c10::ArrayRef<const c10::IValue>{});
+  }
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  at::RecordFunction guard_;
+};
+
+}  // namespace devparity
+
+#define DEVPARITY_TRACE_SCOPE_CONCAT_INNER(a, b) a##b
+#define DEVPARITY_TRACE_SCOPE_CONCAT(a, b) DEVPARITY_TRACE_SCOPE_CONCAT_INNER(a, b)
+/// DEVPARITY_TRACE_SCOPE("blur"): names the rest of the enclosing block.
+#define DEVPARITY_TRACE_SCOPE(name) \
+  ::devparity::TraceScope DEVPARITY_TRACE_SCOPE_CONCAT(devparity_trace_scope_, __LINE__)(name)

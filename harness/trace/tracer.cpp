@@ -1,0 +1,330 @@
+#include "harness/trace/tracer.h"
+
+#include "harness/core/dtype.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/record_function.h>
+#include <fmt/format.h>
+
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace devparity {
+
+namespace {
+
+std::string base_name(const std::string& op) {
+  const auto dot = op.find('.');
+  return dot == std::string::npos ? op : op.substr(0, dot);
+}
+
+// Ops whose result the host must wait for (values or data-dependent shapes).
+const std::unordered_set<std::string>& syncing_ops() {
+  static const std::unordered_set<std::string> ops = {
+      "aten::item",         "aten::_local_scalar_dense", "aten::is_nonzero", "aten::equal",
+      "aten::allclose",     "aten::nonzero",             "aten::masked_select",
+      "aten::unique_dim",   "aten::_unique2",            "aten::_unique",
+      "aten::repeat_interleave", "aten::bincount"};
+  return ops;
+}
+
+bool is_copy(const std::string& base) {
+  return base == "aten::to" || base == "aten::_to_copy" || base == "aten::copy_";
+}
+
+Finding make(const char* kind, Severity severity, const std::string& op, std::string message,
+             const c10::Device* device = nullptr, const TensorInfo* tensor = nullptr) {
+  Finding f;
+  f.kind = kind;
+  f.severity = severity;
+  f.op = op;
+  f.message = std::move(message);
+  if (tensor != nullptr) {
+    f.device = tensor->device.str();
+    f.shape = tensor->shape;
+    f.dtype = dtype_name(tensor->dtype);
+  } else if (device != nullptr) {
+    f.device = device->str();
+  }
+  return f;
+}
+
+// An explicit device argument that is not the target.
+void check_explicit_device(const OpCall& call, const c10::Device& given, const c10::Device& target,
+                           std::vector<Finding>& out) {
+  if (given == target) return;
+  if (given.type() == target.type() && !given.has_index() && target.has_index()) {
+    out.push_back(make(finding_kind::kDeviceWithoutIndex, Severity::kError, call.op,
+                       fmt::format("{} given device '{}' without an index: it lands on the current "
+                                   "device, not {}",
+                                   call.op, given.str(), target.str()),
+                       &given));
+    return;
+  }
+  if (given.type() == target.type() && given.has_index() == target.has_index() &&
+      (!given.has_index() || given.index() == target.index())) {
+    return;
+  }
+  const bool host = given.type() == c10::DeviceType::CPU;
+  out.push_back(make(finding_kind::kForeignDeviceTarget, host ? Severity::kWarning : Severity::kError,
+                     call.op,
+                     fmt::format("{} asked for device {} while the target is {}", call.op,
+                                 given.str(), target.str()),
+                     &given));
+}
+
+void classify_copy(const OpCall& call, const std::string& base, const c10::Device& target,
+                   std::vector<Finding>& out) {
+  if (call.tensors.empty()) return;
+  const TensorInfo* src = &call.tensors[0];
+  std::optional<c10::Device> dest = call.device;
+  if (base == "aten::copy_") {
+    if (call.tensors.size() < 2) return;
+    dest = call.tensors[0].device;
+    src = &call.tensors[1];
+  } else if (!call.has_device_argument && call.tensors.size() >= 2) {
+    dest = call.tensors[1].device;  // to(other)
+  }
+  if (!dest || *dest == src->device) return;  // a dtype cast, not a move
+  const bool target_is_host = target.type() == c10::DeviceType::CPU;
+  if (dest->type() == c10::DeviceType::CPU && !target_is_host) {
+    out.push_back(make(finding_kind::kHostSync, Severity::kWarning, call.op,
+                       fmt::format("{} copies a tensor from {} to the CPU inside apply", call.op,
+                                   src->device.str()),
+                       nullptr, src));
+    return;
+  }
+  if (*dest == target && src->device.type() == c10::DeviceType::CPU && !target_is_host) {
+    out.push_back(make(finding_kind::kHostToDeviceCopy, Severity::kWarning, call.op,
+                       fmt::format("{} copies a CPU tensor to {} inside apply: it was built on the "
+                                   "wrong device and moved late",
+                                   call.op, target.str()),
+                       nullptr, src));
+    return;
+  }
+  check_explicit_device(call, *dest, target, out);
+}
+
+}  // namespace
+
+std::vector<Finding> classify_op(const OpCall& call, const c10::Device& target) {
+  std::vector<Finding> out;
+  const std::string base = base_name(call.op);
+  if (syncing_ops().count(base) != 0) {
+    // On meta these also throw (no data to read), which the run reports.
+    out.push_back(make(finding_kind::kHostSync, Severity::kWarning, call.op,
+                       fmt::format("{} makes the host wait for the device inside apply", call.op),
+                       nullptr, call.tensors.empty() ? nullptr : &call.tensors[0]));
+  }
+  if (is_copy(base)) {
+    classify_copy(call, base, target, out);
+    return out;
+  }
+  if (call.has_device_argument) {
+    if (!call.device) {
+      if (call.factory) {
+        out.push_back(make(finding_kind::kImplicitDeviceFactory, Severity::kError, call.op,
+                           fmt::format("{} with no device: the tensor lands on the default device "
+                                       "(the CPU), whatever the input's device",
+                                       call.op)));
+      }
+    } else {
+      check_explicit_device(call, *call.device, target, out);
+    }
+  }
+  for (const auto& t : call.tensors) {
+    if (t.device == target) continue;
+    // 0-dim CPU tensors are scalars, which every device accepts.
+    if (t.device.type() == c10::DeviceType::CPU && t.shape.empty()) continue;
+    out.push_back(make(finding_kind::kForeignDeviceInput, Severity::kError, call.op,
+                       fmt::format("{} received a tensor on {} while the target is {}", call.op,
+                                   t.device.str(), target.str()),
+                       nullptr, &t));
+  }
+  return out;
+}
+
+namespace {
+
+// What the tracer needs from an op's schema, looked up once per op.
+struct SchemaInfo {
+  int device_index = -1;  // position of the `device` argument
+  bool factory = false;   // no tensor argument at all
+};
+
+SchemaInfo schema_info(const c10::OperatorName& name, const std::string& qualified) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, SchemaInfo> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto it = cache.find(qualified);
+  if (it != cache.end()) return it->second;
+  SchemaInfo info;
+  if (const auto handle = c10::Dispatcher::singleton().findSchema(name)) {
+    const auto& args = handle->schema().arguments();
+    bool any_tensor = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].name() == "device") info.device_index = static_cast<int>(i);
+      if (args[i].type()->str().find("Tensor") != std::string::npos) any_tensor = true;
+    }
+    info.factory = !any_tensor;
+  }
+  cache.emplace(qualified, info);
+  return info;
+}
+
+void collect_tensors(const c10::IValue& v, std::vector<TensorInfo>& out) {
+  if (v.isTensor()) {
+    const auto& t = v.toTensor();
+    if (t.defined()) out.push_back({t.device(), t.sizes().vec(), t.scalar_type()});
+  } else if (v.isTensorList()) {
+    for (const auto& t : v.toTensorVector()) {
+      if (t.defined()) out.push_back({t.device(), t.sizes().vec(), t.scalar_type()});
+    }
+  } else if (v.isList()) {
+    for (const auto& e : v.toListRef()) collect_tensors(e, out);
+  }
+}
+
+struct Frame {
+  std::string name;
+  bool op = false;
+  bool top = false;
+};
+
+}  // namespace
+
+struct Tracer::State {
+  c10::Device target{c10::DeviceType::CPU};
+  std::vector<Frame> frames;
+  int op_depth = 0;
+  FindingSet findings;
+  Finding failed;
+  int64_t ops = 0;
+  int64_t tensors = 0;
+
+  std::vector<std::string> scopes() const {
+    std::vector<std::string> out;
+    for (const auto& f : frames) {
+      if (!f.op) out.push_back(f.name);
+    }
+    return out;
+  }
+};
+
+namespace {
+
+thread_local Tracer::State* tls_state = nullptr;
+
+std::string qualified_name(const at::RecordFunction& fn) {
+  std::string name = fn.name();
+  if (const auto op = fn.operator_name()) {
+    if (!op->overload_name.empty()) name += "." + op->overload_name;
+  }
+  return name;
+}
+
+std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
+  auto* s = tls_state;
+  if (s == nullptr) return nullptr;
+  // Callbacks must never throw into the dispatcher.
+  try {
+    if (fn.scope() != at::RecordScope::FUNCTION) {
+      s->frames.push_back({fn.name(), false, false});
+      return nullptr;
+    }
+    const bool top = s->op_depth == 0;
+    s->frames.push_back({qualified_name(fn), true, top});
+    ++s->op_depth;
+    if (!top) return nullptr;
+    ++s->ops;
+    OpCall call;
+    call.op = s->frames.back().name;
+    const auto inputs = fn.inputs();
+    for (const auto& v : inputs) collect_tensors(v, call.tensors);
+    s->tensors += static_cast<int64_t>(call.tensors.size());
+    if (const auto name = fn.operator_name()) {
+      const auto info = schema_info(*name, call.op);
+      call.factory = info.factory;
+      if (info.device_index >= 0 && static_cast<size_t>(info.device_index) < inputs.size()) {
+        call.has_device_argument = true;
+        const auto& d = inputs[info.device_index];
+        if (d.isDevice()) call.device = d.toDevice();
+      }
+    }
+    auto found = classify_op(call, s->target);
+    if (!found.empty()) {
+      const auto scopes = s->scopes();
+      for (auto& f : found) {
+        f.scopes = scopes;
+        s->findings.add(f);
+      }
+    }
+  } catch (...) {
+  }
+  return nullptr;
+}
+
+void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
+  auto* s = tls_state;
+  if (s == nullptr || s->frames.empty()) return;
+  try {
+    const Frame frame = s->frames.back();
+    s->frames.pop_back();
+    if (!frame.op) return;
+    --s->op_depth;
+    // Note [What the tracer sees]: an end during unwinding means this op threw.
+    if (frame.top && std::uncaught_exceptions() > 0 && s->failed.op.empty()) {
+      s->failed.op = frame.name;
+      s->failed.scopes = s->scopes();
+    }
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+Tracer::Tracer(const c10::Device& target) : state_(std::make_unique<State>()) {
+  if (tls_state != nullptr) throw std::logic_error("a Tracer is already active on this thread");
+  state_->target = target;
+  tls_state = state_.get();
+  handle_ = at::addThreadLocalCallback(
+      at::RecordFunctionCallback(on_start, on_end)
+          .needsInputs(true)
+          .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE,
+                   at::RecordScope::TORCHSCRIPT_FUNCTION}));
+}
+
+Tracer::~Tracer() {
+  at::removeCallback(handle_);
+  tls_state = nullptr;
+}
+
+std::vector<Finding> Tracer::findings() const { return state_->findings.items(); }
+
+const Finding& Tracer::failed_op() const { return state_->failed; }
+
+int64_t Tracer::ops_traced() const { return state_->ops; }
+
+int64_t Tracer::tensors_seen() const { return state_->tensors; }
+
+void Tracer::self_test() {
+  const auto a = at::ones({2});
+  int64_t tensors = 0;
+  {
+    Tracer tracer(c10::Device(c10::DeviceType::CPU));
+    (void)at::add(a, a);
+    tensors = tracer.tensors_seen();
+  }
+  if (tensors < 2) {
+    throw std::runtime_error(
+        "the placement tracer cannot see op inputs: this build does not match LibTorch's "
+        "RecordFunction layout (compile every translation unit with -DNDEBUG against a release "
+        "LibTorch)");
+  }
+}
+
+}  // namespace devparity

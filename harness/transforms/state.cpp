@@ -1,0 +1,37 @@
+#include "harness/transforms/state.h"
+
+#include <ATen/ATen.h>
+
+#include <stdexcept>
+
+namespace devparity {
+
+void TransformState::register_tensor(const std::string& name, at::Tensor tensor) {
+  for (auto& entry : tensors_) {
+    if (entry.first == name) {
+      entry.second = std::move(tensor);
+      return;
+    }
+  }
+  tensors_.emplace_back(name, std::move(tensor));
+}
+
+const at::Tensor& TransformState::tensor(const std::string& name) const {
+  for (const auto& entry : tensors_) {
+    if (entry.first == name) return entry.second;
+  }
+  throw std::out_of_range("no registered state tensor '" + name + "'");
+}
+
+void TransformState::to(const c10::Device& device) {
+  // Note [Registered state]: replace, never set_data.
+  for (auto& entry : tensors_) entry.second = entry.second.to(device);
+}
+
+at::Tensor StatefulTransform::apply(const at::Tensor& input, const nlohmann::json& params) const {
+  auto state = make_state(params);
+  state->to(input.device());
+  return apply(input, params, *state);
+}
+
+}  // namespace devparity

@@ -1,0 +1,61 @@
+#pragma once
+/// State for stateful transforms: the tensors a transform keeps between calls
+/// (coefficient tables, kernels, learned parameters).
+///
+/// Note [Registered state]
+/// A tensor registered here follows the subject to every device the runner
+/// moves it to; a tensor kept anywhere else (a plain member) stays where it
+/// was made, which is the real colour-jitter bug on cuda:1. Moving replaces
+/// each registered tensor with its copy on the device, because LibTorch 1.13
+/// cannot change a tensor's device in place for meta (`set_data`: incompatible
+/// tensor type), and apply() must read state through tensor() on every call:
+/// a handle cached before the move still points at the old device.
+
+#include "harness/transforms/transform.h"
+
+#include <c10/core/Device.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace devparity {
+
+/// The registered tensors of one subject instance.
+class TransformState {
+ public:
+  virtual ~TransformState() = default;
+
+  /// Registers `tensor` as `name`, replacing any tensor of that name.
+  void register_tensor(const std::string& name, at::Tensor tensor);
+  /// The registered tensor `name`; throws std::out_of_range when absent.
+  const at::Tensor& tensor(const std::string& name) const;
+  /// Every registered tensor, in registration order.
+  const std::vector<std::pair<std::string, at::Tensor>>& tensors() const { return tensors_; }
+
+  /// Moves every registered tensor to `device` by replacing it. Subclasses
+  /// that keep more (generators, sub-states) override and call this.
+  virtual void to(const c10::Device& device);
+
+ private:
+  std::vector<std::pair<std::string, at::Tensor>> tensors_;
+};
+
+/// A transform with state. The runner makes a fresh state on the CPU for
+/// every trial (construction), moves it to the trial's device (`.to()`),
+/// verifies where every registered tensor ended up, then calls apply().
+class StatefulTransform : public Transform {
+ public:
+  /// Builds the state for `params` (what sample() returned), on the CPU.
+  virtual std::unique_ptr<TransformState> make_state(const nlohmann::json& params) const = 0;
+
+  /// Runs with `state`, already moved to `input`'s device.
+  virtual at::Tensor apply(const at::Tensor& input, const nlohmann::json& params,
+                           TransformState& state) const = 0;
+
+  /// Without a runner: makes the state, moves it to the input's device, runs.
+  at::Tensor apply(const at::Tensor& input, const nlohmann::json& params) const override;
+};
+
+}  // namespace devparity
