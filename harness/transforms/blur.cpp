@@ -13,6 +13,7 @@
 #include "harness/transforms/configured.h"
 #include "harness/transforms/registry.h"
 #include "harness/transforms/resample.h"
+#include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -93,6 +94,7 @@ struct BlurConfig {
 // host tensor is copied to the device.
 at::Tensor gaussian_weights(int64_t size, const std::vector<double>& sigmas,
                             const at::TensorOptions& coords) {
+  DEVPARITY_TRACE_SCOPE("gaussian_kernel");
   const auto x = at::arange(size, coords) - static_cast<double>(size / 2);
   const auto neg_x2 = (x * x).neg();
   const bool single = coords.dtype() == at::kFloat;
@@ -135,6 +137,7 @@ class GaussianBlur2d final : public ConfiguredTransform<BlurConfig> {
 
  private:
   at::Tensor run(const at::Tensor& x, const BlurConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("gaussian_blur2d");
     // Kornia builds the kernel in the input's dtype; the fixed-point path
     // quantises float64 weights.
     const bool float32 = x.scalar_type() == at::kFloat;

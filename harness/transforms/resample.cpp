@@ -1,5 +1,7 @@
 #include "harness/transforms/resample.h"
 
+#include "harness/trace/scope.h"
+
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
@@ -86,6 +88,7 @@ at::Tensor fixed_weights(const at::Tensor& weight) {
 // Note [uint8 fixed point].
 at::Tensor fixed_point(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w) {
   if (!taps_h && !taps_w) return x.clone();
+  DEVPARITY_TRACE_SCOPE("fixed_point");
   at::Tensor acc = x.to(at::kDouble);
   int shift = 0;
   if (taps_w) {
@@ -109,6 +112,7 @@ at::Tensor fixed_point(const at::Tensor& x, const TapTable* taps_h, const TapTab
 at::Tensor absolute_value(const at::Tensor& x) { return at::maximum(x, x.neg()); }
 
 at::Tensor apply_float(const at::Tensor& x, const TapTable& taps, int64_t dim) {
+  DEVPARITY_TRACE_SCOPE(dim == 2 ? "filter_h" : "filter_w");
   check_dim(x, dim);
   return accumulate(x, taps, taps.weight.to(x.scalar_type()), dim);
 }

@@ -25,6 +25,7 @@
 #include "harness/transforms/registry.h"
 #include "harness/transforms/resample.h"
 #include "harness/transforms/resize_config.h"
+#include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -122,6 +123,7 @@ TapTable area_taps(int64_t in, int64_t out, const at::TensorOptions& coords) {
 
 TapTable axis_taps(const ResizeConfig& c, int64_t in, int64_t out, bool single_precision,
                    const at::TensorOptions& coords) {
+  DEVPARITY_TRACE_SCOPE("taps");
   const auto& mode = c.interpolation;
   if (mode == "nearest") return nearest_taps(in, out, coords);
   if (mode == "area") return area_taps(in, out, coords);
@@ -169,6 +171,7 @@ class Resize final : public ConfiguredTransform<ResizeParams> {
 
  private:
   at::Tensor run(const at::Tensor& x, const ResizeParams& p) const override {
+    DEVPARITY_TRACE_SCOPE("resize");
     const auto& c = p.size;
     const bool fixed = p.uint8_strategy == "fixed_point";
     const bool is_byte = x.scalar_type() == at::kByte;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 namespace devparity {
@@ -211,6 +212,51 @@ TEST_F(CliTest, ListDocumentsTheParameterInterface) {
   const auto text = cli("list");
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find("resize_strategy_cross"), std::string::npos) << text.out;
+}
+
+TEST_F(CliTest, PlacementFaultSuiteFailsWithTheFindingsInTheReport) {
+  const auto suite = testing::source_path("tests/faults/placement_faults.json");
+  const auto r = run_cli("run --suite " + shell_quote(suite) + " --devices cpu,meta --report r.json",
+                         dir_.path(), DEVPARITY_FAULTS_BINARY);
+  ASSERT_EQ(r.exit_code, 1) << describe(r);
+  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
+  // case -> device -> finding kinds (op)
+  std::map<std::string, std::map<std::string, std::set<std::string>>> seen;
+  for (const auto& result : report["results"]) {
+    for (const auto& check : result["checks"]) {
+      if (check["name"] != "placement") continue;
+      for (const auto& f : check["findings"]) {
+        seen[result["case"]][result["device"]].insert(f["kind"].get<std::string>() + " " +
+                                                      f["op"].get<std::string>());
+      }
+    }
+  }
+  EXPECT_EQ(seen["jitter"]["meta"].count("foreign_device_input aten::index.Tensor"), 1u);
+  EXPECT_EQ(seen["illumination"]["cpu"].count("implicit_device_factory aten::linspace"), 1u);
+  EXPECT_EQ(seen["kernel"]["cpu"].count("implicit_device_factory aten::arange"), 1u);
+  EXPECT_EQ(seen["item"]["cpu"].count("host_sync aten::item"), 1u);
+  EXPECT_EQ(seen["cpu_output"]["meta"].count("wrong_device_output "), 1u);
+  EXPECT_EQ(seen["state"]["meta"].count("state_off_device "), 1u);
+  for (const char* clean : {"jitter_clean", "illumination_clean", "kernel_clean", "item_clean",
+                            "cpu_output_clean", "state_clean"}) {
+    EXPECT_EQ(seen.count(clean), 0u) << clean << " has findings";
+  }
+  // The console names the failing trials.
+  EXPECT_NE(r.out.find("FAIL  jitter/fault_jitter_plain_table/float32/meta/"), std::string::npos) << r.out;
+  // strict: the item fault's warning fails too.
+  const auto strict = run_cli("run --suite " + shell_quote(suite) +
+                                  " --devices cpu --placement strict --filter 'item/*' --report s.json",
+                              dir_.path(), DEVPARITY_FAULTS_BINARY);
+  EXPECT_EQ(strict.exit_code, 1) << describe(strict);
+  const auto warn = run_cli("run --suite " + shell_quote(suite) +
+                                " --devices cpu --filter 'item/*' --report w.json",
+                            dir_.path(), DEVPARITY_FAULTS_BINARY);
+  EXPECT_EQ(warn.exit_code, 0) << describe(warn);
+  const auto off = run_cli("run --suite " + shell_quote(suite) +
+                               " --devices cpu --placement off --filter 'illumination/*' --report o.json",
+                           dir_.path(), DEVPARITY_FAULTS_BINARY);
+  EXPECT_EQ(off.exit_code, 0) << "no tracing, no placement verdict\n" << describe(off);
 }
 
 }  // namespace

@@ -25,12 +25,14 @@ inline std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-/// Runs `devparity <args>` (args already quoted as needed) in folder `cwd`.
-inline CliResult run_cli(const std::string& args, const std::string& cwd) {
+/// Runs `<binary> <args>` (args already quoted as needed) in folder `cwd`;
+/// the binary defaults to devparity.
+inline CliResult run_cli(const std::string& args, const std::string& cwd,
+                         const std::string& binary = DEVPARITY_BINARY) {
   TempDir capture;
   const auto out = capture.file("out"), err = capture.file("err");
   const std::string command = "cd " + shell_quote(cwd) + " && NO_COLOR=1 " +
-                              shell_quote(DEVPARITY_BINARY) + " " + args + " >" +
+                              shell_quote(binary) + " " + args + " >" +
                               shell_quote(out) + " 2>" + shell_quote(err);
   const int status = std::system(command.c_str());
   CliResult r;

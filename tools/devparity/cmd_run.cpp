@@ -6,6 +6,7 @@
 #include "harness/core/trial.h"
 #include "harness/report/environment.h"
 #include "harness/report/reporter_registry.h"
+#include "harness/trace/tracer.h"
 #include "tools/devparity/commands.h"
 
 #include <fmt/format.h>
@@ -41,6 +42,7 @@ nlohmann::json devices_json(const std::vector<DeviceTarget>& devices) {
 
 int cmd_run(const Options& options) {
   const auto& o = options.run;
+  if (o.placement != "off") Tracer::self_test();
   const auto inventory = DeviceInventory::probe();
   const auto devices = parse_device_list(o.devices, inventory);
 
@@ -88,10 +90,13 @@ int cmd_run(const Options& options) {
               {"devices", devices_json(devices)},
               {"dtypes", dtype_names},
               {"filter", o.filter},
+              {"placement", o.placement},
               {"report", o.report}};
   info.environment = describe_environment(inventory);
 
-  Runner runner(listeners);
+  RunnerOptions runner_options;
+  runner_options.placement = o.placement;
+  Runner runner(listeners, runner_options);
   const auto summary = runner.run(plan, info);
   if (!o.quiet) std::cout << "report: " << o.report << "\n";
   return summary.exit_code();

@@ -50,6 +50,13 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
 
+  run->add_option("--placement", o.run.placement,
+                  "warn: placement errors fail, warnings are reported (each case may ask for "
+                  "strict); strict: warnings fail too, everywhere; off: no op tracing")
+      ->check(CLI::IsMember({"warn", "strict", "off"}))
+      ->envname("DEVPARITY_PLACEMENT")
+      ->capture_default_str();
+
   auto* list = app.add_subcommand("list", "List transforms (with parameters), checks, reporters, "
                                           "devices and the cases of suites");
   list->add_option("--suite", o.list.suites, "Case file (repeatable); default: cases/default.json");

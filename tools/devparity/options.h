@@ -20,6 +20,7 @@ struct RunOptions {
   bool quiet = false;
   bool verbose = false;
   std::string color = "auto";                        ///< auto | always | never
+  std::string placement = "warn";                    ///< warn | strict | off
 };
 
 /// `devparity list`.

@@ -1,0 +1,100 @@
+#include "harness/builtins.h"
+#include "harness/checks/registry.h"
+#include "harness/core/error.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+namespace {
+
+using nlohmann::json;
+
+class PlacementTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    register_builtins();
+    check_ = CheckRegistry::global().find("placement");
+    ASSERT_NE(check_, nullptr);
+    result_.id = "c/s/float32/meta/noise-1x3x17x11";
+    target_ = resolve_device("meta", DeviceInventory{});
+    output_ = at::empty({1}, at::TensorOptions().device(at::kMeta));
+  }
+
+  CheckOutcome run(const std::vector<Finding>* findings, const json& setting = true,
+                   bool completed = true) {
+    const at::Tensor none;
+    const CheckContext ctx{result_, target_, at::kFloat, none, completed ? output_ : none,
+                           c10::Device(c10::DeviceType::Meta), setting, findings, 7};
+    return check_->run(ctx);
+  }
+
+  static Finding finding(const char* kind, Severity severity) {
+    Finding f;
+    f.kind = kind;
+    f.severity = severity;
+    f.op = "aten::op";
+    f.message = "aten::op did something";
+    return f;
+  }
+
+  const Check* check_ = nullptr;
+  TrialResult result_;
+  DeviceTarget target_;
+  at::Tensor output_;
+};
+
+TEST_F(PlacementTest, NoFindingsPass) {
+  const std::vector<Finding> none;
+  const auto c = run(&none);
+  EXPECT_EQ(c.status, Status::kPass);
+  EXPECT_EQ(c.message, "no findings in 7 traced op(s)");
+  EXPECT_EQ(c.stats["ops_traced"], 7);
+  EXPECT_FALSE(check_->compares_outputs());
+}
+
+TEST_F(PlacementTest, ErrorsFailAndNameTheTrialAndTheFirstFinding) {
+  const std::vector<Finding> f = {finding("host_sync", Severity::kWarning),
+                                  finding("implicit_device_factory", Severity::kError)};
+  const auto c = run(&f);
+  EXPECT_EQ(c.status, Status::kFail);
+  EXPECT_NE(c.message.find(result_.id), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("[implicit_device_factory]"), std::string::npos) << c.message;
+  EXPECT_EQ(c.stats["errors"], 1);
+  EXPECT_EQ(c.stats["warnings"], 1);
+  EXPECT_EQ(c.findings.size(), 2u);
+}
+
+TEST_F(PlacementTest, WarningsFailOnlyInStrictMode) {
+  const std::vector<Finding> f = {finding("host_sync", Severity::kWarning)};
+  EXPECT_EQ(run(&f).status, Status::kPass);
+  EXPECT_NE(run(&f).message.find("first warning: [host_sync]"), std::string::npos);
+  EXPECT_EQ(run(&f, json{{"mode", "strict"}}).status, Status::kFail);
+  EXPECT_EQ(run(&f, json{{"mode", "warn"}}).status, Status::kPass);
+}
+
+TEST_F(PlacementTest, IncompleteRunsSkipUnlessAnErrorWasAlreadySeen) {
+  const std::vector<Finding> none;
+  const auto skipped = run(&none, true, /*completed=*/false);
+  EXPECT_EQ(skipped.status, Status::kSkip);
+  EXPECT_NE(skipped.message.find("did not complete"), std::string::npos);
+  const std::vector<Finding> bad = {finding("foreign_device_input", Severity::kError)};
+  EXPECT_EQ(run(&bad, true, false).status, Status::kFail);
+}
+
+TEST_F(PlacementTest, OffWhenNotTraced) {
+  const auto c = run(nullptr);
+  EXPECT_EQ(c.status, Status::kSkip);
+  EXPECT_NE(c.message.find("--placement off"), std::string::npos);
+}
+
+TEST_F(PlacementTest, SettingsAreValidated) {
+  EXPECT_NO_THROW(check_->validate_setting(true));
+  EXPECT_NO_THROW(check_->validate_setting(json{{"mode", "strict"}}));
+  EXPECT_THROW(check_->validate_setting(json{{"mode", "paranoid"}}), FieldError);
+  EXPECT_THROW(check_->validate_setting(json{{"level", "strict"}}), FieldError);
+}
+
+}  // namespace
+}  // namespace devparity

@@ -1,0 +1,32 @@
+#pragma once
+// Shared plumbing for the seeded-fault twins: each fault is a template on
+// `kFaulty`, registered twice (fault_<name> and clean_<name>) so the two
+// differ only in the seeded bug.
+
+#include "harness/core/json_reader.h"
+#include "harness/transforms/transform.h"
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace devparity::faults {
+
+/// TransformInfo for a twin: "fault_<name>" or "clean_<name>", float dtypes.
+inline TransformInfo twin_info(const std::string& name, bool faulty, const std::string& what) {
+  TransformInfo info;
+  info.name = (faulty ? "fault_" : "clean_") + name;
+  info.family = "faults";
+  info.description = faulty ? what : "clean twin of fault_" + name;
+  info.dtypes = {at::kFloat, at::kDouble};
+  return info;
+}
+
+/// sample() for twins without parameters: accepts only {}.
+inline nlohmann::json no_params(const nlohmann::json& given) {
+  ObjectReader(given).finish();
+  return nlohmann::json::object();
+}
+
+}  // namespace devparity::faults

@@ -1,0 +1,42 @@
+// Seeded placement fault: an illumination transform that builds its gradient
+// image with no device (kornia/kornia#3028, "Expected all tensors to be on
+// the same device ... cuda:0 and cpu"). Reported as implicit_device_factory
+// on every device, the CPU included; on meta the add fails as well. The clean
+// twin builds the gradient on the input's device.
+
+#include "harness/trace/scope.h"
+#include "harness/transforms/register.h"
+#include "tests/faults/fault_util.h"
+
+namespace devparity::faults {
+namespace {
+
+template <bool kFaulty>
+class IlluminationTwin final : public Transform {
+ public:
+  IlluminationTwin()
+      : info_(twin_info("illumination_cpu_gradient", kFaulty,
+                        "illumination gradient built on the default device")) {}
+  const TransformInfo& info() const override { return info_; }
+  nlohmann::json sample(const nlohmann::json& g, c10::IntArrayRef, at::Generator&) const override {
+    return no_params(g);
+  }
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
+    DEVPARITY_TRACE_SCOPE("illumination");
+    const auto options = kFaulty ? at::TensorOptions().dtype(x.scalar_type()) : x.options();
+    const auto gradient = at::linspace(0.0, 0.1, x.size(3), options);  // brighter to the right
+    return (x + gradient).clamp(0.0, 1.0);
+  }
+
+ private:
+  TransformInfo info_;
+};
+
+using FaultIlluminationCpuGradient = IlluminationTwin<true>;
+using CleanIlluminationCpuGradient = IlluminationTwin<false>;
+
+}  // namespace
+}  // namespace devparity::faults
+
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultIlluminationCpuGradient)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanIlluminationCpuGradient)
