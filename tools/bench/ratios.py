@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs devparity_bench once and prints each benchmark's time as a ratio to
-its group's LibTorch baseline, as a Markdown table (the README's numbers).
+its baseline, as a Markdown table (the README's numbers): LibTorch's own op
+for resize and blur, the untraced run for BM_trace_*_traced.
 
 usage: tools/bench/ratios.py [BENCH_BINARY] [-- extra benchmark flags]
        tools/bench/ratios.py --json results.json   (a saved --benchmark_format=json run)
@@ -15,8 +16,10 @@ BASELINES = {
 }
 
 
-def group_of(name):
-    return "blur" if "blur" in name else "resize"
+def baseline_of(name):
+    if name.startswith("BM_trace_"):
+        return name.replace("_traced", "_untraced") if name.endswith("_traced") else name
+    return BASELINES["blur" if "blur" in name else "resize"]
 
 
 def load(argv):
@@ -37,10 +40,10 @@ def main(argv):
     print(f"host: {ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz, "
           f"{ctx.get('date', '')}")
     print()
-    print("| benchmark | time (ms) | ratio to LibTorch |")
+    print("| benchmark | time (ms) | ratio to baseline |")
     print("|---|---:|---:|")
     for name, t in times.items():
-        base = times.get(BASELINES[group_of(name)])
+        base = times.get(baseline_of(name))
         ratio = f"{t / base:.2f}x" if base else "n/a"
         print(f"| {name} | {t:.1f} | {ratio} |")
     return 0
