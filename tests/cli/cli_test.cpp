@@ -45,6 +45,14 @@ TEST_F(CliTest, DefaultAuditPassesAndWritesASchemaValidReport) {
   std::set<std::string> seen;  // subject/device/dtype with a passing row
   for (const auto& result : report["results"]) {
     const auto device = result["device"].get<std::string>();
+    // Every result has a placement check; the reference transforms have no findings.
+    bool placement = false;
+    for (const auto& check : result["checks"]) {
+      if (check["name"] != "placement") continue;
+      placement = true;
+      EXPECT_TRUE(check["findings"].empty()) << result["id"] << ": " << check["findings"].dump();
+    }
+    EXPECT_TRUE(placement) << result["id"];
     if (result["status"] == "pass") {
       seen.insert(result["subject"].get<std::string>() + "/" + device + "/" +
                   result["dtype"].get<std::string>());

@@ -51,7 +51,7 @@ const char* const kGood = R"({
       "dtypes": ["uint8"],
       "devices": ["cpu", "cuda"],
       "reference": {"device": "cpu", "subject": "interpolate"},
-      "checks": {"parity": {"atol": 1, "reason": "because"}},
+      "checks": {"parity": {"atol": 1, "reason": "because"}, "placement": {"mode": "strict"}},
       "seed": 9
     },
     {"name": "b", "subject": "gaussian_blur2d", "params": {"kernel_size": [3, 3], "sigma": [1, 1]}}
@@ -73,6 +73,7 @@ TEST_F(CaseTest, LoadsEveryField) {
   EXPECT_EQ(c.reference.subject, "interpolate");
   EXPECT_TRUE(c.reference.differs());
   EXPECT_EQ(c.checks.at("parity")["atol"], 1);
+  EXPECT_EQ(c.checks.at("placement")["mode"], "strict");
   EXPECT_EQ(*c.seed, 9u);
   const auto variants = case_variants(c);
   ASSERT_EQ(variants.size(), 2u);  // grid keys in name order: align_corners, interpolation
@@ -82,7 +83,8 @@ TEST_F(CaseTest, LoadsEveryField) {
   // Defaults: the subject's dtypes, parity on, one default input.
   const auto& b = suite.cases[1];
   EXPECT_EQ(b.dtypes.size(), 3u);
-  EXPECT_EQ(b.checks.count("parity"), 1u);
+  EXPECT_EQ(b.checks.count("parity"), 1u);  // every check on by default
+  EXPECT_EQ(b.checks.count("placement"), 1u);
   EXPECT_EQ(b.inputs.size(), 1u);
   EXPECT_EQ(case_variants(b).size(), 1u);
   EXPECT_EQ(case_variants(b)[0].first, "");
@@ -110,6 +112,7 @@ TEST_F(CaseTest, TheSchemaAcceptsWhatTheLoaderAccepts) {
            R"({"cases": [{"name": "a", "subject": "resize", "checks": {"parity": {"atol": 1}}}]})",
            R"({"cases": [{"name": "a", "subject": "resize", "inputs": [{"shape": [3, 4, 4]}]}]})",
            R"({"cases": []})",
+           R"({"cases": [{"name": "a", "subject": "resize", "checks": {"placement": {"mode": "paranoid"}}}]})",
        }) {
     EXPECT_FALSE(testing::schema_errors(json::parse(bad), "cases/schema/case.schema.json").empty())
         << bad;
