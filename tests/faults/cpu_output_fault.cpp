@@ -12,14 +12,9 @@ namespace devparity::faults {
 namespace {
 
 template <bool kFaulty>
-class CpuOutputTwin final : public Transform {
+class CpuOutputTwin final : public Twin<> {
  public:
-  CpuOutputTwin()
-      : info_(twin_info("cpu_output", kFaulty, "returns a mask allocated on a hard-coded CPU")) {}
-  const TransformInfo& info() const override { return info_; }
-  nlohmann::json sample(const nlohmann::json& g, c10::IntArrayRef, at::Generator&) const override {
-    return no_params(g);
-  }
+  CpuOutputTwin() : Twin("cpu_output", kFaulty, "returns a mask allocated on a hard-coded CPU") {}
   at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
     DEVPARITY_TRACE_SCOPE("mask");
     const auto options = kFaulty ? x.options().device(at::kCPU) : x.options();
@@ -28,9 +23,6 @@ class CpuOutputTwin final : public Transform {
     mask.narrow(2, x.size(2) / 4, x.size(2) / 2).narrow(3, x.size(3) / 4, x.size(3) / 2).fill_(1.0);
     return mask;
   }
-
- private:
-  TransformInfo info_;
 };
 
 using FaultCpuOutput = CpuOutputTwin<true>;

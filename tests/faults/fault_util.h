@@ -29,4 +29,21 @@ inline nlohmann::json no_params(const nlohmann::json& given) {
   return nlohmann::json::object();
 }
 
+/// Base of a parameterless twin: name, description and sample(); the twin
+/// writes apply(). `Base` is Transform or StatefulTransform.
+template <typename Base = Transform>
+class Twin : public Base {
+ public:
+  Twin(const std::string& name, bool faulty, const std::string& what)
+      : info_(twin_info(name, faulty, what)) {}
+  const TransformInfo& info() const override { return info_; }
+  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef,
+                        at::Generator&) const override {
+    return no_params(given);
+  }
+
+ private:
+  TransformInfo info_;
+};
+
 }  // namespace devparity::faults

@@ -12,24 +12,16 @@ namespace devparity::faults {
 namespace {
 
 template <bool kFaulty>
-class IlluminationTwin final : public Transform {
+class IlluminationTwin final : public Twin<> {
  public:
   IlluminationTwin()
-      : info_(twin_info("illumination_cpu_gradient", kFaulty,
-                        "illumination gradient built on the default device")) {}
-  const TransformInfo& info() const override { return info_; }
-  nlohmann::json sample(const nlohmann::json& g, c10::IntArrayRef, at::Generator&) const override {
-    return no_params(g);
-  }
+      : Twin("illumination_cpu_gradient", kFaulty, "illumination gradient built on the default device") {}
   at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
     DEVPARITY_TRACE_SCOPE("illumination");
     const auto options = kFaulty ? at::TensorOptions().dtype(x.scalar_type()) : x.options();
     const auto gradient = at::linspace(0.0, 0.1, x.size(3), options);  // brighter to the right
     return (x + gradient).clamp(0.0, 1.0);
   }
-
- private:
-  TransformInfo info_;
 };
 
 using FaultIlluminationCpuGradient = IlluminationTwin<true>;

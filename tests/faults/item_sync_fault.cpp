@@ -11,22 +11,15 @@ namespace devparity::faults {
 namespace {
 
 template <bool kFaulty>
-class ItemTwin final : public Transform {
+class ItemTwin final : public Twin<> {
  public:
-  ItemTwin() : info_(twin_info("item_sync", kFaulty, "normalises by a maximum read with item()")) {}
-  const TransformInfo& info() const override { return info_; }
-  nlohmann::json sample(const nlohmann::json& g, c10::IntArrayRef, at::Generator&) const override {
-    return no_params(g);
-  }
+  ItemTwin() : Twin("item_sync", kFaulty, "normalises by a maximum read with item()") {}
   at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
     DEVPARITY_TRACE_SCOPE("normalise");
     // amax, not max: LibTorch 1.13 has no meta kernel for the full max.
     if (kFaulty) return x / (x.amax().item<double>() + 1.0);
     return x / (x.amax() + 1.0);
   }
-
- private:
-  TransformInfo info_;
 };
 
 using FaultItemSync = ItemTwin<true>;

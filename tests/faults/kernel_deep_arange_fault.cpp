@@ -35,22 +35,14 @@ at::Tensor subsample(const at::Tensor& x) {
 }
 
 template <bool kFaulty>
-class KernelTwin final : public Transform {
+class KernelTwin final : public Twin<> {
  public:
   KernelTwin()
-      : info_(twin_info("kernel_deep_arange", kFaulty,
-                        "Gaussian kernel with a device-less arange, three calls deep")) {}
-  const TransformInfo& info() const override { return info_; }
-  nlohmann::json sample(const nlohmann::json& g, c10::IntArrayRef, at::Generator&) const override {
-    return no_params(g);
-  }
+      : Twin("kernel_deep_arange", kFaulty, "Gaussian kernel with a device-less arange, three calls deep") {}
   at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
     DEVPARITY_TRACE_SCOPE("jpeg");
     return subsample<kFaulty>(x);
   }
-
- private:
-  TransformInfo info_;
 };
 
 using FaultKernelDeepArange = KernelTwin<true>;

@@ -26,14 +26,9 @@ class PartialState final : public TransformState {
 };
 
 template <bool kFaulty>
-class StateTwin final : public StatefulTransform {
+class StateTwin final : public Twin<StatefulTransform> {
  public:
-  StateTwin()
-      : info_(twin_info("state_partial_move", kFaulty, "to() that moves only part of its state")) {}
-  const TransformInfo& info() const override { return info_; }
-  nlohmann::json sample(const nlohmann::json& g, c10::IntArrayRef, at::Generator&) const override {
-    return no_params(g);
-  }
+  StateTwin() : Twin("state_partial_move", kFaulty, "to() that moves only part of its state") {}
   std::unique_ptr<TransformState> make_state(const nlohmann::json&) const override {
     auto state = std::make_unique<PartialState<kFaulty>>();
     state->register_tensor("gain", at::full({1}, 0.9f));
@@ -47,9 +42,6 @@ class StateTwin final : public StatefulTransform {
     const auto& lut = state.tensor("lut");
     return x * state.tensor("gain") * (lut.narrow(0, 4, 1) - lut.narrow(0, 0, 1));
   }
-
- private:
-  TransformInfo info_;
 };
 
 using FaultStatePartialMove = StateTwin<true>;
