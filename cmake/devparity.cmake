@@ -32,6 +32,25 @@ function(dp_detect_cuda)
   set(DEVPARITY_CUDA ${use} PARENT_SCOPE)
 endfunction()
 
+# dp_detect_vdev(): sets DEVPARITY_VDEV (ON/OFF). The virtual device uses
+# LibTorch's PrivateUse1 internals, validated against 1.13 only: AUTO turns it
+# on for LibTorch 1.x and off otherwise (ask for it with ON).
+function(dp_detect_vdev)
+  if(DEVPARITY_WITH_VDEV STREQUAL "AUTO")
+    if(Torch_VERSION VERSION_LESS 2.0)
+      set(use ON)
+    else()
+      set(use OFF)
+      message(STATUS "devparity: the virtual device is validated against LibTorch 1.13 only; "
+                     "configure with -DDEVPARITY_WITH_VDEV=ON to try it with ${Torch_VERSION}")
+    endif()
+  else()
+    set(use ${DEVPARITY_WITH_VDEV})
+  endif()
+  message(STATUS "devparity: virtual device (vdev) ${use}")
+  set(DEVPARITY_VDEV ${use} PARENT_SCOPE)
+endfunction()
+
 # dp_target_defaults(<target>): warnings and precompiled headers.
 function(dp_target_defaults target)
   # GCC 12 reports false maybe-uninitialized positives inside nlohmann::json.

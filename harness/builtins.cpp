@@ -1,6 +1,7 @@
 #include "harness/builtins.h"
 
 #include "harness/checks/registry.h"
+#include "harness/core/vdev.h"
 #include "harness/report/reporter_registry.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/registry.h"
@@ -12,6 +13,8 @@ namespace devparity {
 void register_builtins() {
   static std::once_flag once;
   std::call_once(once, [] {
+    vdev::install(2);  // the default; --vdev-count changes it
+
     auto& transforms = TransformRegistry::global();
     register_geometry_transforms(transforms);
     register_filter_transforms(transforms);

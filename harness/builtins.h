@@ -5,7 +5,8 @@
 
 namespace devparity {
 
-/// Idempotent and thread-safe; call once before loading suites.
+/// Idempotent and thread-safe; call once before loading suites. Also
+/// installs the virtual device with two indices.
 void register_builtins();
 
 }  // namespace devparity

@@ -27,6 +27,9 @@ struct CheckContext {
   const nlohmann::json& setting; ///< the case's setting for this check: true or an object
   const std::vector<Finding>* findings = nullptr;  ///< placement findings; null when not traced
   int64_t ops_traced = 0;        ///< top-level ops the tracer saw
+  /// The output must equal the reference exactly by default: the target runs
+  /// the reference device's own kernels (the virtual device against the CPU).
+  bool expect_exact = false;
 };
 
 /// Interface of a check.

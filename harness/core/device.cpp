@@ -3,6 +3,7 @@
 #include "harness/core/cuda_support.h"
 #include "harness/core/error.h"
 #include "harness/core/text.h"
+#include "harness/core/vdev.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +13,8 @@
 namespace devparity {
 namespace {
 
-constexpr const char* kGrammar = "cpu, meta, cuda, cuda:<index>, cuda:N, auto";
+constexpr const char* kGrammar =
+    "cpu, meta, cuda, cuda:<index>, cuda:N, vdev, vdev:<index>, vdev:N, auto";
 
 std::optional<int> parse_index(const std::string& text) {
   if (text.empty() || text.size() > 4) return std::nullopt;
@@ -39,20 +41,56 @@ DeviceTarget cuda_target(const std::string& name, int index, const DeviceInvento
   return target;
 }
 
+DeviceTarget vdev_target(const std::string& name, int index, const DeviceInventory& inv) {
+  DeviceTarget target;
+  target.name = name;
+  if (inv.vdev_count == 0) {
+    target.absent_reason = "this build has no virtual device (DEVPARITY_WITH_VDEV)";
+  } else if (index >= inv.vdev_count) {
+    target.absent_reason = fmt::format("{} not present: the virtual device has {} index(es) "
+                                       "(--vdev-count)",
+                                       name, inv.vdev_count);
+  } else {
+    target.device = vdev::device(index);
+  }
+  return target;
+}
+
 }  // namespace
 
 DeviceInventory DeviceInventory::probe() {
   DeviceInventory inv;
   inv.cuda_compiled = cuda::compiled();
   inv.cuda_count = cuda::device_count();
+  inv.vdev_count = vdev::device_count();
   return inv;
 }
 
-std::string DeviceTarget::resolved_name() const {
-  return device ? device->str() : name;
+std::string device_label(const c10::Device& device) {
+  if (device.type() == c10::DeviceType::PrivateUse1) {
+    return device.has_index() ? "vdev:" + std::to_string(static_cast<int>(device.index())) : "vdev";
+  }
+  return device.str();
 }
 
-std::vector<std::string> auto_device_names() { return {"cpu", "cuda:0", "cuda:N", "meta"}; }
+bool DeviceTarget::simulated() const {
+  return name == "meta" || name.rfind("vdev", 0) == 0;
+}
+
+std::string DeviceTarget::resolved_name() const {
+  return device ? device_label(*device) : name;
+}
+
+std::vector<std::string> auto_device_names(const DeviceInventory& inventory) {
+  std::vector<std::string> names = {"cpu", "cuda:0", "cuda:N"};
+  // Without CUDA, the simulated accelerator covers the non-zero-index path.
+  if (inventory.cuda_count == 0) {
+    names.push_back("vdev:0");
+    names.push_back("vdev:1");
+  }
+  names.push_back("meta");
+  return names;
+}
 
 DeviceTarget resolve_device(const std::string& token, const DeviceInventory& inv) {
   if (token == "cpu") return {"cpu", c10::Device(c10::DeviceType::CPU), ""};
@@ -76,6 +114,21 @@ DeviceTarget resolve_device(const std::string& token, const DeviceInventory& inv
     }
     if (const auto index = parse_index(rest)) return cuda_target(token, *index, inv);
   }
+  if (token == "vdev") return vdev_target("vdev:0", 0, inv);
+  if (token.rfind("vdev:", 0) == 0) {
+    const std::string rest = token.substr(5);
+    if (rest == "N") {
+      if (inv.vdev_count < 2) {
+        DeviceTarget target;
+        target.name = "vdev:N";
+        target.absent_reason = fmt::format(
+            "vdev:N needs two or more virtual device indices; there are {}", inv.vdev_count);
+        return target;
+      }
+      return vdev_target("vdev:N", inv.vdev_count - 1, inv);
+    }
+    if (const auto index = parse_index(rest)) return vdev_target(token, *index, inv);
+  }
   throw UsageError(fmt::format("unknown device '{}' (expected one of: {})", token, kGrammar));
 }
 
@@ -89,7 +142,7 @@ std::vector<DeviceTarget> parse_device_list(const std::string& text, const Devic
   };
   for (const auto& token : split(text, ',')) {
     if (token == "auto" || token == "all") {
-      for (const auto& name : auto_device_names()) add(name);
+      for (const auto& name : auto_device_names(inv)) add(name);
     } else {
       add(token);
     }

@@ -2,11 +2,13 @@
 /// The device matrix: parsing device names and resolving them on this machine.
 ///
 /// Grammar of one token: `cpu` | `meta` | `cuda` | `cuda:<index>` | `cuda:N` |
-/// `auto` | `all`. `cuda` means `cuda:0`. `cuda:N` is the highest CUDA index
-/// when the machine has two or more CUDA devices (the "non-zero device" that
-/// hides placement bugs). `auto`/`all` expand to cpu, cuda:0, cuda:N and meta;
-/// the CUDA entries are kept, as absent, on machines without them, so that
-/// every device gets a result (skipped, with the reason).
+/// `vdev` | `vdev:<index>` | `vdev:N` | `auto` | `all`. `cuda` means `cuda:0`
+/// and `vdev` `vdev:0`. `cuda:N` / `vdev:N` is the highest index when there
+/// are two or more (the "non-zero device" that hides placement bugs). `vdev`
+/// is devparity's simulated accelerator (core/vdev.h). `auto`/`all` expand to
+/// cpu, cuda:0, cuda:N, then vdev:0 and vdev:1 when the machine has no CUDA
+/// device, then meta; the CUDA entries are kept, as absent, on machines
+/// without them, so that every device gets a result (skipped, with the reason).
 
 #include <c10/core/Device.h>
 
@@ -20,6 +22,7 @@ namespace devparity {
 struct DeviceInventory {
   int cuda_count = 0;          ///< CUDA devices visible to LibTorch
   bool cuda_compiled = false;  ///< this build has the CUDA support file
+  int vdev_count = 0;          ///< virtual device indices installed (core/vdev.h)
 
   /// Probes the machine.
   static DeviceInventory probe();
@@ -35,9 +38,15 @@ struct DeviceTarget {
   bool available() const { return device.has_value(); }
   /// False for meta, which carries shapes and dtypes but no values.
   bool has_values() const { return !device || device->type() != c10::DeviceType::Meta; }
-  /// The resolved device as text ("cuda:3"), or the name when absent.
+  /// True for devices devparity simulates (meta, vdev).
+  bool simulated() const;
+  /// The resolved device as text ("cuda:3", "vdev:1"), or the name when absent.
   std::string resolved_name() const;
 };
+
+/// A device as devparity writes it: "vdev:1" for the virtual device
+/// (LibTorch calls it "privateuseone:1"), c10's spelling otherwise.
+std::string device_label(const c10::Device& device);
 
 /// Resolves one token. Throws UsageError naming the token when it is malformed
 /// or unknown; a well-formed but absent device comes back with absent_reason.
@@ -48,7 +57,7 @@ DeviceTarget resolve_device(const std::string& token, const DeviceInventory& inv
 std::vector<DeviceTarget> parse_device_list(const std::string& text,
                                             const DeviceInventory& inventory);
 
-/// The expansion of `auto`.
-std::vector<std::string> auto_device_names();
+/// The expansion of `auto` on a machine like `inventory`.
+std::vector<std::string> auto_device_names(const DeviceInventory& inventory);
 
 }  // namespace devparity

@@ -10,6 +10,11 @@ namespace {
 std::string strip_backtrace(std::string text) {
   const auto pos = text.find("\nException raised from");
   if (pos != std::string::npos) text.erase(pos);
+  // LibTorch names the virtual device by its dispatch key; say vdev.
+  for (auto at = text.find("privateuseone"); at != std::string::npos;
+       at = text.find("privateuseone", at)) {
+    text.replace(at, 13, "vdev");
+  }
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
 }

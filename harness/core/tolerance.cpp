@@ -61,9 +61,12 @@ std::string Tolerance::describe(c10::ScalarType dtype) const {
   if (mismatch_fraction > 0.0) {
     rule += fmt::format(" for all but {:g}% of elements", mismatch_fraction * 100.0);
   }
-  const std::string origin =
-      is_default ? (is_floating(dtype) ? "default: torch.testing.assert_close" : "default")
-                 : "override: " + reason;
+  std::string origin = "override: " + reason;
+  if (is_default) {
+    origin = !reason.empty() ? "default: " + reason
+             : is_floating(dtype) ? "default: torch.testing.assert_close"
+                                  : "default";
+  }
   return fmt::format("{} for {} ({})", rule, dtype_name(dtype), origin);
 }
 

@@ -36,7 +36,10 @@ class ConsoleReporter final : public RunListener {
     std::vector<std::string> devices;
     for (const auto& d : info.run.value("devices", nlohmann::json::array())) {
       const auto name = d.value("name", std::string("?"));
-      devices.push_back(d.value("present", false) ? name : name + " (absent)");
+      const bool simulated = d.value("simulated", false) && name != "meta";
+      devices.push_back(!d.value("present", false) ? name + " (absent)"
+                        : simulated                ? name + " (simulated)"
+                                                   : name);
     }
     out_ << fmt::format("devparity {} | LibTorch {} | {} trials | devices: {}\n",
                         info.tool.value("version", "?"),

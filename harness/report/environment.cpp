@@ -2,6 +2,7 @@
 
 #include "harness/core/cuda_support.h"
 #include "harness/core/device.h"
+#include "harness/core/vdev.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -64,6 +65,10 @@ nlohmann::json describe_environment(const DeviceInventory& inventory) {
     devices.push_back({{"name", "cuda:" + std::to_string(i)}, {"kind", "cuda"},
                        {"model", cuda::device_model(i)}, {"present", true}, {"simulated", false}});
   }
+  for (int i = 0; i < inventory.vdev_count; ++i) {
+    devices.push_back({{"name", "vdev:" + std::to_string(i)}, {"kind", "vdev"},
+                       {"model", vdev::description()}, {"present", true}, {"simulated", true}});
+  }
   devices.push_back({{"name", "meta"}, {"kind", "meta"},
                      {"model", "placement only: shapes and dtypes, no values"},
                      {"present", true}, {"simulated", true}});
@@ -80,6 +85,7 @@ nlohmann::json describe_environment(const DeviceInventory& inventory) {
       {"cuda_available", inventory.cuda_count > 0},
       {"cuda_version", cuda_version.empty() ? nlohmann::json(nullptr) : nlohmann::json(cuda_version)},
       {"cuda_device_count", inventory.cuda_count},
+      {"vdev_count", inventory.vdev_count},
       {"tf32", {{"cublas", ctx.allowTF32CuBLAS()}, {"cudnn", ctx.allowTF32CuDNN()}}},
       {"deterministic_algorithms", ctx.deterministicAlgorithms()},
       {"devices", devices},

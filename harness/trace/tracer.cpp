@@ -1,5 +1,6 @@
 #include "harness/trace/tracer.h"
 
+#include "harness/core/device.h"
 #include "harness/core/dtype.h"
 
 #include <ATen/ATen.h>
@@ -7,6 +8,7 @@
 #include <ATen/record_function.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -44,11 +46,11 @@ Finding make(const char* kind, Severity severity, const std::string& op, std::st
   f.op = op;
   f.message = std::move(message);
   if (tensor != nullptr) {
-    f.device = tensor->device.str();
+    f.device = device_label(tensor->device);
     f.shape = tensor->shape;
     f.dtype = dtype_name(tensor->dtype);
   } else if (device != nullptr) {
-    f.device = device->str();
+    f.device = device_label(*device);
   }
   return f;
 }
@@ -61,7 +63,7 @@ void check_explicit_device(const OpCall& call, const c10::Device& given, const c
     out.push_back(make(finding_kind::kDeviceWithoutIndex, Severity::kError, call.op,
                        fmt::format("{} given device '{}' without an index: it lands on the current "
                                    "device, not {}",
-                                   call.op, given.str(), target.str()),
+                                   call.op, device_label(given), device_label(target)),
                        &given));
     return;
   }
@@ -73,7 +75,7 @@ void check_explicit_device(const OpCall& call, const c10::Device& given, const c
   out.push_back(make(finding_kind::kForeignDeviceTarget, host ? Severity::kWarning : Severity::kError,
                      call.op,
                      fmt::format("{} asked for device {} while the target is {}", call.op,
-                                 given.str(), target.str()),
+                                 device_label(given), device_label(target)),
                      &given));
 }
 
@@ -94,7 +96,7 @@ void classify_copy(const OpCall& call, const std::string& base, const c10::Devic
   if (dest->type() == c10::DeviceType::CPU && !target_is_host) {
     out.push_back(make(finding_kind::kHostSync, Severity::kWarning, call.op,
                        fmt::format("{} copies a tensor from {} to the CPU inside apply", call.op,
-                                   src->device.str()),
+                                   device_label(src->device)),
                        nullptr, src));
     return;
   }
@@ -102,7 +104,7 @@ void classify_copy(const OpCall& call, const std::string& base, const c10::Devic
     out.push_back(make(finding_kind::kHostToDeviceCopy, Severity::kWarning, call.op,
                        fmt::format("{} copies a CPU tensor to {} inside apply: it was built on the "
                                    "wrong device and moved late",
-                                   call.op, target.str()),
+                                   call.op, device_label(target)),
                        nullptr, src));
     return;
   }
@@ -142,7 +144,7 @@ std::vector<Finding> classify_op(const OpCall& call, const c10::Device& target) 
     if (t.device.type() == c10::DeviceType::CPU && t.shape.empty()) continue;
     out.push_back(make(finding_kind::kForeignDeviceInput, Severity::kError, call.op,
                        fmt::format("{} received a tensor on {} while the target is {}", call.op,
-                                   t.device.str(), target.str()),
+                                   device_label(t.device), device_label(target)),
                        nullptr, &t));
   }
   return out;
@@ -200,6 +202,7 @@ struct Frame {
 struct Tracer::State {
   c10::Device target{c10::DeviceType::CPU};
   std::vector<Frame> frames;
+  std::vector<c10::Device> top_devices;  // devices of the running top-level op's tensors
   int op_depth = 0;
   FindingSet findings;
   Finding failed;
@@ -246,6 +249,12 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     const auto inputs = fn.inputs();
     for (const auto& v : inputs) collect_tensors(v, call.tensors);
     s->tensors += static_cast<int64_t>(call.tensors.size());
+    s->top_devices.clear();
+    for (const auto& t : call.tensors) {
+      if (std::find(s->top_devices.begin(), s->top_devices.end(), t.device) == s->top_devices.end()) {
+        s->top_devices.push_back(t.device);
+      }
+    }
     if (const auto name = fn.operator_name()) {
       const auto info = schema_info(*name, call.op);
       call.factory = info.factory;
@@ -280,6 +289,12 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
     if (frame.top && std::uncaught_exceptions() > 0 && s->failed.op.empty()) {
       s->failed.op = frame.name;
       s->failed.scopes = s->scopes();
+      // "vdev:1 and vdev:0": the target first, then the others the op received.
+      std::vector<std::string> labels = {device_label(s->target)};
+      for (const auto& d : s->top_devices) {
+        if (d != s->target) labels.push_back(device_label(d));
+      }
+      if (labels.size() > 1) s->failed.device = fmt::format("{}", fmt::join(labels, " and "));
     }
   } catch (...) {
   }

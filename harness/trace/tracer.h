@@ -57,7 +57,8 @@ class Tracer {
 
   /// The findings so far, deduplicated.
   std::vector<Finding> findings() const;
-  /// The top-level op an exception left, with its scopes (op empty if none).
+  /// The top-level op an exception left, with its scopes and, in `device`,
+  /// the devices its tensors were on ("vdev:1 and vdev:0"; op empty if none).
   const Finding& failed_op() const;
   /// Top-level ops observed.
   int64_t ops_traced() const;

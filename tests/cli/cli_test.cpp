@@ -66,12 +66,57 @@ TEST_F(CliTest, DefaultAuditPassesAndWritesASchemaValidReport) {
       EXPECT_NE(result["message"].get<std::string>().find("two or more"), std::string::npos);
     }
   }
+  // Without CUDA, auto adds the simulated vdev:0 and vdev:1.
+  const std::vector<const char*> devices =
+      cuda == 0 ? std::vector<const char*>{"cpu", "meta", "vdev:0", "vdev:1"}
+                : std::vector<const char*>{"cpu", "meta"};
   for (const char* subject : {"resize", "gaussian_blur2d"}) {
-    for (const char* device : {"cpu", "meta"}) {
+    for (const char* device : devices) {
       for (const char* dtype : {"uint8", "float32"}) {
         EXPECT_EQ(seen.count(std::string(subject) + "/" + device + "/" + dtype), 1u)
             << subject << " " << device << " " << dtype;
       }
+    }
+  }
+}
+
+TEST_F(CliTest, VdevFaultSuiteIsCaughtOnTheSecondIndex) {
+  const auto suite = testing::source_path("tests/faults/vdev_faults.json");
+  const auto r = run_cli("run --suite " + shell_quote(suite) + " --devices cpu,vdev:1,meta --report r.json",
+                         dir_.path(), DEVPARITY_FAULTS_BINARY);
+  ASSERT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_NE(r.out.find("vdev:1 (simulated)"), std::string::npos) << r.out;
+  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
+  std::set<std::string> mismatches;  // case: op (devices)
+  for (const auto& result : report["results"]) {
+    const auto name = result["case"].get<std::string>();
+    const bool clean = name.size() > 6 && name.substr(name.size() - 6) == "_clean";
+    // Faults fail on vdev:1; the plain-member table also on meta (it is on the CPU).
+    const bool expect_fail = !clean && (result["device"] == "vdev:1" ||
+                                        (name == "jitter_plain_table" && result["device"] == "meta"));
+    EXPECT_EQ(result["status"] == "fail", expect_fail) << result["id"] << ": " << result["message"];
+    for (const auto& check : result["checks"]) {
+      if (check["name"] != "placement") continue;
+      for (const auto& f : check["findings"]) {
+        if (f["kind"] == "device_mismatch_error") {
+          mismatches.insert(name + ": " + f["op"].get<std::string>() + " (" +
+                            f["device"].get<std::string>() + ")");
+        }
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, (std::set<std::string>{
+                            "jitter_current_device: aten::index.Tensor (vdev:1 and vdev:0)",
+                            "offset_device_type: aten::add.Tensor (vdev:1 and vdev:0)",
+                            "jitter_plain_table: aten::index.Tensor (vdev:1 and cpu)",
+                            "jitter_plain_table: aten::index.Tensor (meta and cpu)",
+                            "state_device_type_move: aten::mul.Tensor (vdev:1 and vdev:0)"}));
+  // The report says these devices are simulated and what that leaves out.
+  for (const auto& d : report["environment"]["devices"]) {
+    if (d["kind"] == "vdev") {
+      EXPECT_TRUE(d["simulated"].get<bool>());
+      EXPECT_NE(d["model"].get<std::string>().find("not modelled"), std::string::npos);
     }
   }
 }
@@ -150,6 +195,12 @@ TEST_F(CliTest, ApplyWritesAnNpyOfTheInputsDtype) {
     const auto summary = json::parse(r.out);
     EXPECT_EQ(summary["params"]["uint8_strategy"], "fixed_point");
     EXPECT_EQ(summary["output"]["shape"], json({2, 3, 23, 37}));
+    // On the simulated second accelerator: the same bytes.
+    const auto v = cli("apply resize --input x.npy --output v.npy --device vdev:1 --params " +
+                       shell_quote(params.dump()));
+    ASSERT_EQ(v.exit_code, 0) << describe(v);
+    EXPECT_EQ(json::parse(v.out)["device"], "vdev:1");
+    EXPECT_TRUE(at::equal(read_npy(dir_.file("v.npy")), y));
     if (dtype == at::kFloat) {
       // The same answer as LibTorch's own interpolate.
       EXPECT_TRUE(at::allclose(y, at::upsample_bilinear2d(x, {23, 37}, false), 1.3e-6, 1e-5));

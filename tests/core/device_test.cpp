@@ -71,14 +71,49 @@ TEST(DeviceTest, UnknownNamesAreUsageErrorsNamingTheToken) {
 }
 
 TEST(DeviceTest, AutoExpandsToTheWholeMatrixInOrder) {
+  // Without CUDA the simulated accelerator covers the non-zero index.
   const auto list = parse_device_list("auto", machine(0));
-  ASSERT_EQ(list.size(), 4u);
-  EXPECT_EQ(list[0].name, "cpu");
-  EXPECT_EQ(list[1].name, "cuda:0");
-  EXPECT_EQ(list[2].name, "cuda:N");
-  EXPECT_EQ(list[3].name, "meta");
+  std::vector<std::string> names;
+  for (const auto& t : list) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "cuda:0", "cuda:N", "vdev:0", "vdev:1", "meta"}));
   EXPECT_FALSE(list[1].available());
   EXPECT_FALSE(list[2].available());
+  EXPECT_TRUE(list[3].simulated());
+  EXPECT_TRUE(list[5].simulated());
+  EXPECT_FALSE(list[0].simulated());
+  // With CUDA devices, real ones take its place.
+  names.clear();
+  for (const auto& t : parse_device_list("auto", machine(2))) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "cuda:0", "cuda:N", "meta"}));
+}
+
+TEST(DeviceTest, VirtualDevices) {
+  DeviceInventory inv;
+  inv.vdev_count = 3;
+  const auto v1 = resolve_device("vdev:1", inv);
+  ASSERT_TRUE(v1.available());
+  EXPECT_EQ(v1.device->type(), c10::DeviceType::PrivateUse1);
+  EXPECT_EQ(v1.device->index(), 1);
+  EXPECT_EQ(v1.resolved_name(), "vdev:1");
+  EXPECT_TRUE(v1.has_values());
+  const auto n = resolve_device("vdev:N", inv);
+  EXPECT_EQ(n.device->index(), 2);
+  EXPECT_EQ(n.resolved_name(), "vdev:2");
+  EXPECT_EQ(resolve_device("vdev", inv).name, "vdev:0");
+  const auto missing = resolve_device("vdev:3", inv);
+  EXPECT_FALSE(missing.available());
+  EXPECT_NE(missing.absent_reason.find("3 index(es)"), std::string::npos) << missing.absent_reason;
+  inv.vdev_count = 1;
+  EXPECT_FALSE(resolve_device("vdev:N", inv).available());
+  inv.vdev_count = 0;
+  EXPECT_NE(resolve_device("vdev:0", inv).absent_reason.find("no virtual device"), std::string::npos);
+  EXPECT_THROW(resolve_device("vdev:x", inv), UsageError);
+}
+
+TEST(DeviceTest, LabelsNameTheVirtualDeviceVdev) {
+  EXPECT_EQ(device_label(c10::Device(c10::DeviceType::PrivateUse1, 1)), "vdev:1");
+  EXPECT_EQ(device_label(c10::Device(c10::DeviceType::CUDA, 3)), "cuda:3");
+  EXPECT_EQ(device_label(c10::Device(c10::DeviceType::CPU)), "cpu");
 }
 
 TEST(DeviceTest, ListDropsDuplicatesAndKeepsOrder) {

@@ -1,6 +1,7 @@
 #include "harness/core/runner.h"
 
 #include "tests/support/lambda_transform.h"
+#include "harness/core/vdev.h"
 #include "tests/support/run_suite.h"
 
 #include <ATen/ATen.h>
@@ -42,6 +43,13 @@ class RunnerTest : public ::testing::Test {
     });
     testing::register_lambda("t_noisy", [](const at::Tensor& x, const json&) {
       return x + 1e-3;
+    });
+    // A round trip through a complex view: the virtual device has no kernel for it.
+    testing::register_lambda("t_complex_view", [](const at::Tensor& x, const json&) {
+      auto shape = x.sizes().vec();
+      shape.back() /= 2;
+      shape.push_back(2);
+      return at::view_as_real(at::view_as_complex(x.reshape(shape))).reshape(x.sizes()) * 1.0;
     });
   }
 };
@@ -189,6 +197,15 @@ TEST_F(RunnerTest, UnsupportedReferenceSkipsTheComparisons) {
   EXPECT_EQ(cross.results[0].status, Status::kSkip) << cross.results[0].message;
   EXPECT_NE(cross.results[0].message.find("unsupported on cpu"), std::string::npos)
       << cross.results[0].message;
+}
+
+TEST_F(RunnerTest, AKernelTheVirtualDeviceLacksFailsAgainstTheCpu) {
+  if (vdev::device_count() < 2) GTEST_SKIP() << "this build has no virtual device";
+  const auto r = testing::run_suite(one_case("t_complex_view"), "cpu,vdev:1");
+  EXPECT_EQ(r.results[0].status, Status::kPass);
+  const auto& run = EventRecorder::check(r.results[1], "run");
+  EXPECT_EQ(run.status, Status::kFail);
+  EXPECT_EQ(run.message.rfind("cpu runs it but vdev:1 does not", 0), 0u) << run.message;
 }
 
 TEST(FailedRunVerdictTest, AKernelOneDeviceLacksIsAFailure) {

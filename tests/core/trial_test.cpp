@@ -44,18 +44,20 @@ const json kSuite = {
 TEST_F(TrialTest, ExpandsCaseVariantInputDtypeDevice) {
   const std::vector<Suite> suites = {load(kSuite)};
   const auto plan = make_plan(suites, options("auto"), inventory_);
-  // 2 variants x 2 inputs x 2 dtypes groups, 4 devices each.
+  // 2 variants x 2 inputs x 2 dtypes groups, 6 devices each
+  // (cpu, cuda:0, cuda:N, vdev:0, vdev:1, meta).
   EXPECT_EQ(plan.groups.size(), 8u);
-  EXPECT_EQ(plan.trial_count(), 32);
+  EXPECT_EQ(plan.trial_count(), 48);
   std::set<std::string> ids;
   for (const auto& g : plan.groups) {
     EXPECT_EQ(g.reference_device.name, "cpu");
-    ASSERT_EQ(g.trials.size(), 4u);
+    ASSERT_EQ(g.trials.size(), 6u);
     EXPECT_EQ(g.trials[0].target.name, "cpu");
-    EXPECT_EQ(g.trials[3].target.name, "meta");
+    EXPECT_EQ(g.trials[4].target.name, "vdev:1");
+    EXPECT_EQ(g.trials[5].target.name, "meta");
     for (const auto& t : g.trials) ids.insert(t.id);
   }
-  EXPECT_EQ(ids.size(), 32u);
+  EXPECT_EQ(ids.size(), 48u);
   EXPECT_EQ(plan.groups[0].trials[2].id,
             "r/resize[interpolation=bilinear]/uint8/cuda:N/ramp-1x3x8x8");
 }
@@ -84,10 +86,10 @@ TEST_F(TrialTest, FiltersByIdGlobDtypeAndCaseDevices) {
   auto o = options("auto");
   o.filter = "*nearest*/float32/*-*/meta/*";
   const auto plan = make_plan(suites, o, inventory_);
-  EXPECT_EQ(plan.trial_count(), 6);  // 2 inputs x 3 devices
+  EXPECT_EQ(plan.trial_count(), 10);  // 2 inputs x 5 devices
   auto d = options("auto");
   d.dtypes = std::vector<c10::ScalarType>{c10::ScalarType::Float};
-  EXPECT_EQ(make_plan(suites, d, inventory_).trial_count(), 16);
+  EXPECT_EQ(make_plan(suites, d, inventory_).trial_count(), 24);
 
   json restricted = kSuite;
   restricted["cases"][0]["devices"] = {"meta", "cuda"};

@@ -8,40 +8,17 @@
 #include "harness/transforms/register.h"
 #include "harness/transforms/state.h"
 #include "tests/faults/fault_util.h"
+#include "tests/faults/jitter.h"
 
 namespace devparity::faults {
 namespace {
-
-// (R/G, B/G) ratios of five blackbody illuminants.
-at::Tensor coefficient_table() {
-  return at::tensor(std::vector<float>{1.673616f, 0.003227f, 1.481019f, 0.392596f, 1.353866f,
-                                       0.574800f, 1.261612f, 0.707650f, 1.190700f, 0.813289f})
-      .reshape({5, 2});
-}
-
-// out_R = R * (R/G)[idx], G unchanged, out_B = B * (B/G)[idx], clamped above at 1.
-at::Tensor jitter(const at::Tensor& x, const at::Tensor& table, int64_t idx) {
-  DEVPARITY_TRACE_SCOPE("coefficients");
-  const auto index = at::full({x.size(0)}, idx, x.options().dtype(at::kLong));
-  const auto coeffs = table.index({index}).to(x.scalar_type());  // (B, 2)
-  const auto r = x.narrow(1, 0, 1) * coeffs.narrow(1, 0, 1).reshape({-1, 1, 1, 1});
-  const auto b = x.narrow(1, 2, 1) * coeffs.narrow(1, 1, 1).reshape({-1, 1, 1, 1});
-  return at::cat({r, x.narrow(1, 1, 1), b}, 1).clamp_max(1.0);
-}
-
-nlohmann::json read_idx(const nlohmann::json& given) {
-  ObjectReader r(given);
-  const auto idx = r.integer("idx", 1, 0, 4);
-  r.finish();
-  return {{"idx", idx}};
-}
 
 class FaultJitterPlainTable final : public Transform {
  public:
   FaultJitterPlainTable()
       : info_(twin_info("jitter_plain_table", true, "colour jitter, table as a plain member")),
         table_(coefficient_table()) {
-    info_.params = {{"idx", "integer in [0, 4]", "1", "row of the coefficient table"}};
+    info_.params = {idx_doc()};
   }
   const TransformInfo& info() const override { return info_; }
   nlohmann::json sample(const nlohmann::json& g, c10::IntArrayRef, at::Generator&) const override {
@@ -60,7 +37,7 @@ class FaultJitterPlainTable final : public Transform {
 class CleanJitterPlainTable final : public StatefulTransform {
  public:
   CleanJitterPlainTable() : info_(twin_info("jitter_plain_table", false, "")) {
-    info_.params = {{"idx", "integer in [0, 4]", "1", "row of the coefficient table"}};
+    info_.params = {idx_doc()};
   }
   const TransformInfo& info() const override { return info_; }
   nlohmann::json sample(const nlohmann::json& g, c10::IntArrayRef, at::Generator&) const override {

@@ -5,6 +5,7 @@
 #include "harness/core/case.h"
 #include "harness/core/device.h"
 #include "harness/core/runner.h"
+#include "harness/core/vdev.h"
 #include "harness/core/trial.h"
 #include "harness/report/environment.h"
 #include "tests/support/event_recorder.h"
@@ -54,6 +55,7 @@ inline EventRecorder run_suite(const nlohmann::json& suite, const std::string& d
   const auto path = dir.write("suite.json", suite.dump(2));
   DeviceInventory inventory;
   inventory.cuda_count = cuda_count;
+  inventory.vdev_count = vdev::device_count();
   // The plan points into the suites: keep them alive while it runs.
   const std::vector<Suite> suites = {load_suite(path, inventory)};
   PlanOptions options;

@@ -36,7 +36,7 @@ nlohmann::json devices_json(const DeviceInventory& inventory) {
   auto out = nlohmann::json::array();
   for (const auto& d : parse_device_list("auto", inventory)) {
     nlohmann::json j = {{"name", d.name}, {"present", d.available()},
-                        {"values", d.has_values()}};
+                        {"values", d.has_values()}, {"simulated", d.simulated()}};
     if (d.available()) j["resolved"] = d.resolved_name();
     else j["reason"] = d.absent_reason;
     out.push_back(j);

@@ -7,6 +7,7 @@
 #include "harness/report/environment.h"
 #include "harness/report/reporter_registry.h"
 #include "harness/trace/tracer.h"
+#include "harness/core/vdev.h"
 #include "tools/devparity/commands.h"
 
 #include <fmt/format.h>
@@ -27,7 +28,7 @@ bool use_color(const std::string& setting) {
 nlohmann::json devices_json(const std::vector<DeviceTarget>& devices) {
   auto out = nlohmann::json::array();
   for (const auto& d : devices) {
-    nlohmann::json j = {{"name", d.name}, {"present", d.available()}};
+    nlohmann::json j = {{"name", d.name}, {"present", d.available()}, {"simulated", d.simulated()}};
     if (d.available()) {
       j["resolved"] = d.resolved_name();
     } else {
@@ -43,6 +44,7 @@ nlohmann::json devices_json(const std::vector<DeviceTarget>& devices) {
 int cmd_run(const Options& options) {
   const auto& o = options.run;
   if (o.placement != "off") Tracer::self_test();
+  vdev::install(o.vdev_count);
   const auto inventory = DeviceInventory::probe();
   const auto devices = parse_device_list(o.devices, inventory);
 

@@ -34,7 +34,8 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   run->add_option("--filter", o.run.filter,
                   "Keep result ids matching POS[:POS]...[-NEG[:NEG]...] (globs with * and ?)");
   run->add_option("--devices", o.run.devices,
-                  "auto | comma list of cpu, meta, cuda, cuda:<index>, cuda:N")
+                  "auto | comma list of cpu, meta, cuda, cuda:<index>, cuda:N, vdev, vdev:<index>, "
+                  "vdev:N")
       ->envname("DEVPARITY_DEVICES")
       ->capture_default_str();
   run->add_option("--dtypes", o.run.dtypes,
@@ -57,6 +58,13 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
       ->envname("DEVPARITY_PLACEMENT")
       ->capture_default_str();
 
+  run->add_option("--vdev-count", o.run.vdev_count,
+                  "Indices of the simulated accelerator vdev (1..16); auto runs vdev:0 and vdev:1 "
+                  "when there is no CUDA device")
+      ->check(CLI::Range(1, 16))
+      ->envname("DEVPARITY_VDEV_COUNT")
+      ->capture_default_str();
+
   auto* list = app.add_subcommand("list", "List transforms (with parameters), checks, reporters, "
                                           "devices and the cases of suites");
   list->add_option("--suite", o.list.suites, "Case file (repeatable); default: cases/default.json");
@@ -69,7 +77,8 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   apply->add_option("--input", o.apply.input, "Input .npy (NCHW)")->required();
   apply->add_option("--output", o.apply.output, "Output .npy")->required();
   apply->add_option("--params", o.apply.params, "Parameters as a JSON object")->capture_default_str();
-  apply->add_option("--device", o.apply.device, "cpu | cuda | cuda:<index> | cuda:N")
+  apply->add_option("--device", o.apply.device,
+                    "cpu | cuda | cuda:<index> | cuda:N | vdev | vdev:<index> | vdev:N")
       ->capture_default_str();
   apply->add_option("--seed", o.apply.seed, "Seed for random parameters")
       ->check(CLI::NonNegativeNumber)

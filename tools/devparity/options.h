@@ -21,6 +21,7 @@ struct RunOptions {
   bool verbose = false;
   std::string color = "auto";                        ///< auto | always | never
   std::string placement = "warn";                    ///< warn | strict | off
+  int vdev_count = 2;                                ///< virtual device indices
 };
 
 /// `devparity list`.

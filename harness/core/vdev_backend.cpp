@@ -1,0 +1,305 @@
+// The virtual device on PrivateUse1 (LibTorch 1.13; see
+// ../shared/spec/pytorch-notes.md, section 4.4 and the probe of 4.5).
+//
+// Pieces: a device guard with a thread-local current index; an allocator
+// that stamps that index on CPU memory; the kernels a tensor needs to exist
+// and move (empty, empty_strided, copies, resize_, views, set_, fill_); and a
+// boxed fallback that runs every other op with the CPU kernels after checking
+// that its tensors share one device. The check is what makes it a device:
+// the generic CPU fallback would otherwise run mm, index, cat, where and
+// friends across devices without a word.
+
+#include "harness/core/vdev.h"
+
+#include <ATen/ATen.h>
+#include <ATen/EmptyTensor.h>
+#include <ATen/native/CPUFallback.h>
+#include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/resize_native.h>
+#include <ATen/ops/set_native.h>
+#include <ATen/ops/view_native.h>
+#include <c10/core/Allocator.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/core/impl/alloc_cpu.h>
+#include <torch/library.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <optional>
+
+namespace devparity::vdev {
+namespace {
+
+constexpr auto kType = c10::DeviceType::PrivateUse1;
+constexpr int kMaxDevices = 16;
+
+std::atomic<int> g_count{0};
+thread_local c10::DeviceIndex tls_current = 0;
+
+std::string label(const c10::Device& d) {
+  if (d.type() != kType) return d.str();
+  return "vdev:" + std::to_string(static_cast<int>(d.index()));
+}
+
+void check_index(c10::DeviceIndex index) {
+  TORCH_CHECK(index >= 0 && index < g_count.load(), "vdev:", static_cast<int>(index),
+              " does not exist: devparity's virtual device has ", g_count.load(), " indices");
+}
+
+// No streams or events to speak of: the device is synchronous
+// (Note [Virtual device limits]).
+struct GuardImpl final : public c10::impl::DeviceGuardImplInterface {
+  c10::DeviceType type() const override { return kType; }
+  c10::Device exchangeDevice(c10::Device d) const override {
+    const auto old = getDevice();
+    setDevice(d);
+    return old;
+  }
+  c10::Device getDevice() const override { return c10::Device(kType, tls_current); }
+  void setDevice(c10::Device d) const override {
+    TORCH_CHECK(d.type() == kType, "not a virtual device: ", d);
+    if (!d.has_index()) return;
+    check_index(d.index());
+    tls_current = d.index();
+  }
+  void uncheckedSetDevice(c10::Device d) const noexcept override {
+    if (d.has_index()) tls_current = d.index();
+  }
+  c10::Stream getStream(c10::Device d) const noexcept override {
+    return c10::Stream(c10::Stream::DEFAULT, d);
+  }
+  c10::Stream exchangeStream(c10::Stream s) const noexcept override {
+    return c10::Stream(c10::Stream::DEFAULT, s.device());
+  }
+  c10::DeviceIndex deviceCount() const noexcept override {
+    return static_cast<c10::DeviceIndex>(g_count.load());
+  }
+  void record(void**, const c10::Stream&, const c10::DeviceIndex, const c10::EventFlag) const override {}
+  void block(void*, const c10::Stream&) const override {}
+  bool queryEvent(void*) const override { return true; }
+  void destroyEvent(void*, const c10::DeviceIndex) const noexcept override {}
+};
+
+C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
+
+void free_block(void* p) { c10::free_cpu(p); }
+
+// CPU memory, stamped with the current virtual index.
+struct Allocator final : public c10::Allocator {
+  c10::DataPtr allocate(size_t bytes) const override {
+    void* p = bytes != 0 ? c10::alloc_cpu(bytes) : nullptr;
+    return {p, p, &free_block, c10::Device(kType, tls_current)};
+  }
+  c10::DeleterFnPtr raw_deleter() const override { return &free_block; }
+  // Required by newer LibTorch releases; harmless here.
+  void copy_data(void* dest, const void* src, std::size_t count) const {
+    std::memcpy(dest, src, count);
+  }
+};
+
+Allocator g_allocator;
+
+// A CPU tensor over the same memory (the caller keeps `t` alive).
+at::Tensor host_view(const at::Tensor& t) {
+  if (t.device().type() != kType) return t;
+  return at::from_blob(t.data_ptr(), t.sizes(), t.strides(), t.options().device(at::kCPU));
+}
+
+// A guard on the device's index when it has one; otherwise the current index.
+c10::OptionalDeviceGuard guard_for(c10::optional<c10::Device> device) {
+  if (device && device->type() == kType && device->has_index()) return c10::OptionalDeviceGuard(*device);
+  return c10::OptionalDeviceGuard();
+}
+
+at::Tensor empty_memory_format(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
+                               c10::optional<at::Layout>, c10::optional<at::Device> device,
+                               c10::optional<bool>, c10::optional<at::MemoryFormat> memory_format) {
+  const auto guard = guard_for(device);
+  return at::detail::empty_generic(size, &g_allocator, c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                   c10::dtype_or_default(dtype), memory_format);
+}
+
+at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
+                         c10::optional<at::ScalarType> dtype, c10::optional<at::Layout>,
+                         c10::optional<at::Device> device, c10::optional<bool>) {
+  const auto guard = guard_for(device);
+  return at::detail::empty_strided_generic(size, stride, &g_allocator,
+                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                           c10::dtype_or_default(dtype));
+}
+
+// vdev <-> cpu and vdev <-> vdev: the memory is the host's either way.
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool) {
+  host_view(dst).copy_(host_view(self));
+  return dst;
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  dst.resize_(self.sizes());
+  return copy_from(self, dst, false);
+}
+
+const at::Tensor& resize(const at::Tensor& self, at::IntArrayRef size,
+                         c10::optional<at::MemoryFormat> memory_format) {
+  // The storage reallocates with its own allocator (ours), on the tensor's index.
+  const c10::DeviceGuard guard(self.device());
+  return at::native::resize_(self, size, memory_format);
+}
+
+at::Tensor as_strided(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride,
+                      c10::optional<int64_t> offset) {
+  return at::native::as_strided_tensorimpl(self, size, stride, offset);
+}
+
+at::Tensor view(const at::Tensor& self, at::IntArrayRef size) { return at::native::view(self, size); }
+
+at::Tensor reshape_alias(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride) {
+  return at::native::_reshape_alias(self, size, stride);
+}
+
+at::Tensor& set_storage(at::Tensor& self, at::Storage source) { return at::native::set_(self, source); }
+
+at::Tensor& set_storage_offset(at::Tensor& self, at::Storage source, int64_t offset,
+                               at::IntArrayRef size, at::IntArrayRef stride) {
+  return at::native::set_storage_cpu_(self, source, offset, size, stride);
+}
+
+at::Tensor& set_tensor(at::Tensor& self, const at::Tensor& source) {
+  return self.set_(source.storage(), source.storage_offset(), source.sizes(), source.strides());
+}
+
+at::Tensor& set_empty(at::Tensor& self) {
+  const c10::DeviceGuard guard(self.device());
+  c10::Storage storage(c10::Storage::use_byte_size_t(), 0, &g_allocator, /*resizable=*/true);
+  return self.set_(storage, 0, {0}, {});
+}
+
+at::Tensor& fill(at::Tensor& self, const at::Scalar& value) {
+  host_view(self).fill_(value);
+  return self;
+}
+
+// Convolution has no CPU-fallback route (convolution_overrideable is a stub
+// for out-of-tree backends), so it runs on CPU views here.
+at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
+                       const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
+                       at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
+                       at::IntArrayRef output_padding, int64_t groups) {
+  for (const auto* t : {&weight, bias ? &*bias : nullptr}) {
+    TORCH_CHECK(t == nullptr || !t->defined() || t->device() == input.device(),
+                "Expected all tensors to be on the same device, but found at least two devices, ",
+                label(input.device()), " and ", label(t->device()), "!");
+  }
+  const c10::optional<at::Tensor> host_bias =
+      bias && bias->defined() ? c10::optional<at::Tensor>(host_view(*bias)) : c10::nullopt;
+  return at::convolution(host_view(input), host_view(weight), host_bias, stride, padding, dilation,
+                         transposed, output_padding, groups)
+      .to(input.device());
+}
+
+void collect_devices(const c10::IValue& v, std::vector<at::Tensor>& out) {
+  if (v.isTensor()) {
+    if (v.toTensor().defined()) out.push_back(v.toTensor());
+  } else if (v.isTensorList()) {
+    for (const auto& t : v.toTensorVector()) {
+      if (t.defined()) out.push_back(t);
+    }
+  } else if (v.isList()) {
+    for (const auto& e : v.toListRef()) collect_devices(e, out);
+  }
+}
+
+// Everything else: the CPU kernels, once the tensors agree on one device.
+void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& schema = op.schema();
+  const auto args = torch::jit::last(*stack, schema.arguments().size());
+  std::vector<at::Tensor> tensors;
+  for (const auto& v : args) collect_devices(v, tensors);
+  c10::optional<c10::Device> common;
+  for (const auto& t : tensors) {
+    // 0-dim CPU tensors are scalars, which every device accepts.
+    if (t.device().is_cpu() && t.dim() == 0) continue;
+    if (!common) {
+      common = t.device();
+    } else if (t.device() != *common) {
+      TORCH_CHECK(false, "Expected all tensors to be on the same device, but found at least two "
+                         "devices, ", label(*common), " and ", label(t.device()), "!");
+    }
+  }
+  // A view must share the device's memory; cpu_fallback would hand back a
+  // copy (with only a warning), so views without a kernel here are unsupported.
+  for (const auto& ret : schema.returns()) {
+    if (ret.alias_info() != nullptr && !ret.alias_info()->isWrite()) {
+      throw c10::NotImplementedError(
+          {__func__, __FILE__, static_cast<uint32_t>(__LINE__)},
+          "Could not run '" + schema.name() +
+              "' on devparity's virtual device: a view operator without a virtual-device kernel");
+    }
+  }
+  // cpu_fallback moves tensors and tensor lists to the CPU but not lists of
+  // optional tensors (index's indices): give those CPU views of their memory.
+  const auto first = stack->size() - schema.arguments().size();
+  for (size_t i = first; i < stack->size(); ++i) {
+    auto& v = (*stack)[i];
+    if (!v.isList() || v.isTensorList()) continue;
+    auto list = v.toList();
+    for (size_t j = 0; j < list.size(); ++j) {
+      const c10::IValue element = list.get(j);
+      if (element.isTensor() && element.toTensor().defined() &&
+          element.toTensor().device().type() == kType) {
+        list.set(j, host_view(element.toTensor()));
+      }
+    }
+  }
+  at::native::cpu_fallback(op, stack);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
+  m.impl("empty_strided", TORCH_FN(empty_strided));
+  m.impl("_copy_from", TORCH_FN(copy_from));
+  m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
+  m.impl("resize_", TORCH_FN(resize));
+  m.impl("as_strided", TORCH_FN(as_strided));
+  m.impl("view", TORCH_FN(view));
+  m.impl("_reshape_alias", TORCH_FN(reshape_alias));
+  m.impl("set_.source_Storage", TORCH_FN(set_storage));
+  m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_storage_offset));
+  m.impl("set_.source_Tensor", TORCH_FN(set_tensor));
+  m.impl("set_", TORCH_FN(set_empty));
+  m.impl("fill_.Scalar", TORCH_FN(fill));
+  m.impl("convolution_overrideable", TORCH_FN(convolution));
+}
+
+TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&fallback>());
+}
+
+bool compiled() { return true; }
+
+void install(int count) {
+  TORCH_CHECK(count >= 1 && count <= kMaxDevices, "the virtual device count must be in [1, ",
+              kMaxDevices, "], got ", count);
+  static std::once_flag once;
+  std::call_once(once, [] { c10::SetAllocator(kType, &g_allocator); });
+  g_count.store(count);
+}
+
+int device_count() { return g_count.load(); }
+
+c10::Device device(int index) {
+  return c10::Device(kType, static_cast<c10::DeviceIndex>(index));
+}
+
+std::string description() {
+  return "devparity virtual device: CPU memory and CPU kernels on LibTorch's PrivateUse1 key, "
+         "placement enforced like CUDA; synchronous, so stream and event ordering bugs are not "
+         "modelled";
+}
+
+}  // namespace devparity::vdev
