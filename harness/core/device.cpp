@@ -56,6 +56,30 @@ DeviceTarget vdev_target(const std::string& name, int index, const DeviceInvento
   return target;
 }
 
+using MakeTarget = DeviceTarget (*)(const std::string&, int, const DeviceInventory&);
+
+// An indexed family: "<family>" (index 0), "<family>:<k>", "<family>:N" (the
+// highest index, when there are two or more). nullopt when `token` is not one.
+std::optional<DeviceTarget> resolve_family(const std::string& token, const std::string& family,
+                                           int count, MakeTarget make, const DeviceInventory& inv,
+                                           const std::string& counted, const std::string& note) {
+  if (token == family) return make(family + ":0", 0, inv);
+  if (token.rfind(family + ":", 0) != 0) return std::nullopt;
+  const std::string rest = token.substr(family.size() + 1);
+  if (rest == "N") {
+    if (count < 2) {
+      DeviceTarget target;
+      target.name = family + ":N";
+      target.absent_reason =
+          fmt::format("{}:N needs two or more {} {}{}", family, counted, count, note);
+      return target;
+    }
+    return make(family + ":N", count - 1, inv);
+  }
+  if (const auto index = parse_index(rest)) return make(token, *index, inv);
+  return std::nullopt;
+}
+
 }  // namespace
 
 DeviceInventory DeviceInventory::probe() {
@@ -95,39 +119,16 @@ std::vector<std::string> auto_device_names(const DeviceInventory& inventory) {
 DeviceTarget resolve_device(const std::string& token, const DeviceInventory& inv) {
   if (token == "cpu") return {"cpu", c10::Device(c10::DeviceType::CPU), ""};
   if (token == "meta") return {"meta", c10::Device(c10::DeviceType::Meta), ""};
-  if (token == "cuda") return cuda_target("cuda:0", 0, inv);
-  if (token.rfind("cuda:", 0) == 0) {
-    const std::string rest = token.substr(5);
-    if (rest == "N") {
-      if (inv.cuda_count < 2) {
-        DeviceTarget target;
-        target.name = "cuda:N";
-        target.absent_reason = fmt::format(
-            "cuda:N needs two or more CUDA devices; this machine has {}", inv.cuda_count);
-        if (inv.cuda_count == 0 && !inv.cuda_compiled) {
-          target.absent_reason += " (this build has no CUDA support)";
-        }
-        return target;
-      }
-      auto target = cuda_target("cuda:N", inv.cuda_count - 1, inv);
-      return target;
-    }
-    if (const auto index = parse_index(rest)) return cuda_target(token, *index, inv);
+  const std::string no_cuda = inv.cuda_count == 0 && !inv.cuda_compiled
+                                  ? " (this build has no CUDA support)"
+                                  : "";
+  if (auto t = resolve_family(token, "cuda", inv.cuda_count, cuda_target, inv,
+                              "CUDA devices; this machine has", no_cuda)) {
+    return *t;
   }
-  if (token == "vdev") return vdev_target("vdev:0", 0, inv);
-  if (token.rfind("vdev:", 0) == 0) {
-    const std::string rest = token.substr(5);
-    if (rest == "N") {
-      if (inv.vdev_count < 2) {
-        DeviceTarget target;
-        target.name = "vdev:N";
-        target.absent_reason = fmt::format(
-            "vdev:N needs two or more virtual device indices; there are {}", inv.vdev_count);
-        return target;
-      }
-      return vdev_target("vdev:N", inv.vdev_count - 1, inv);
-    }
-    if (const auto index = parse_index(rest)) return vdev_target(token, *index, inv);
+  if (auto t = resolve_family(token, "vdev", inv.vdev_count, vdev_target, inv,
+                              "virtual device indices; there are", "")) {
+    return *t;
   }
   throw UsageError(fmt::format("unknown device '{}' (expected one of: {})", token, kGrammar));
 }
