@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -201,13 +202,28 @@ struct Frame {
 
 struct Tracer::State {
   c10::Device target{c10::DeviceType::CPU};
-  std::vector<Frame> frames;
-  std::vector<c10::Device> top_devices;  // devices of the running top-level op's tensors
-  int op_depth = 0;
+  std::mutex mutex;  // ops may arrive from autograd worker threads too
   FindingSet findings;
   Finding failed;
   int64_t ops = 0;
   int64_t tensors = 0;
+};
+
+namespace {
+
+// Note [Tracer threads]
+// The callbacks are registered thread-locally, and LibTorch hands them on to
+// the threads that run work for this one (the autograd engine runs backward
+// for non-CPU devices on per-device threads, with the caller's thread-local
+// state). So the active tracer is process-wide and each thread keeps its own
+// stack of scopes and ops. One tracer at a time.
+std::atomic<Tracer::State*> g_active{nullptr};
+
+struct ThreadFrames {
+  const Tracer::State* owner = nullptr;
+  std::vector<Frame> frames;
+  int op_depth = 0;
+  std::vector<c10::Device> top_devices;  // devices of the running top-level op's tensors
 
   std::vector<std::string> scopes() const {
     std::vector<std::string> out;
@@ -218,9 +234,11 @@ struct Tracer::State {
   }
 };
 
-namespace {
-
-thread_local Tracer::State* tls_state = nullptr;
+ThreadFrames& frames_for(const Tracer::State* s) {
+  thread_local ThreadFrames t;
+  if (t.owner != s) t = ThreadFrames{s, {}, 0, {}};
+  return t;
+}
 
 std::string qualified_name(const at::RecordFunction& fn) {
   std::string name = fn.name();
@@ -231,28 +249,28 @@ std::string qualified_name(const at::RecordFunction& fn) {
 }
 
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
-  auto* s = tls_state;
+  auto* s = g_active.load();
   if (s == nullptr) return nullptr;
   // Callbacks must never throw into the dispatcher.
   try {
+    auto& t = frames_for(s);
     if (fn.scope() != at::RecordScope::FUNCTION) {
-      s->frames.push_back({fn.name(), false, false});
+      t.frames.push_back({fn.name(), false, false});
       return nullptr;
     }
-    const bool top = s->op_depth == 0;
-    s->frames.push_back({qualified_name(fn), true, top});
-    ++s->op_depth;
+    const bool top = t.op_depth == 0;
+    t.frames.push_back({qualified_name(fn), true, top});
+    ++t.op_depth;
     if (!top) return nullptr;
-    ++s->ops;
     OpCall call;
-    call.op = s->frames.back().name;
+    call.op = t.frames.back().name;
     const auto inputs = fn.inputs();
     for (const auto& v : inputs) collect_tensors(v, call.tensors);
-    s->tensors += static_cast<int64_t>(call.tensors.size());
-    s->top_devices.clear();
-    for (const auto& t : call.tensors) {
-      if (std::find(s->top_devices.begin(), s->top_devices.end(), t.device) == s->top_devices.end()) {
-        s->top_devices.push_back(t.device);
+    t.top_devices.clear();
+    for (const auto& tensor : call.tensors) {
+      if (std::find(t.top_devices.begin(), t.top_devices.end(), tensor.device) ==
+          t.top_devices.end()) {
+        t.top_devices.push_back(tensor.device);
       }
     }
     if (const auto name = fn.operator_name()) {
@@ -265,12 +283,13 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
       }
     }
     auto found = classify_op(call, s->target);
-    if (!found.empty()) {
-      const auto scopes = s->scopes();
-      for (auto& f : found) {
-        f.scopes = scopes;
-        s->findings.add(f);
-      }
+    const auto scopes = found.empty() ? std::vector<std::string>{} : t.scopes();
+    std::lock_guard<std::mutex> lock(s->mutex);
+    ++s->ops;
+    s->tensors += static_cast<int64_t>(call.tensors.size());
+    for (auto& f : found) {
+      f.scopes = scopes;
+      s->findings.add(f);
     }
   } catch (...) {
   }
@@ -278,20 +297,24 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
 }
 
 void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
-  auto* s = tls_state;
-  if (s == nullptr || s->frames.empty()) return;
+  auto* s = g_active.load();
+  if (s == nullptr) return;
   try {
-    const Frame frame = s->frames.back();
-    s->frames.pop_back();
+    auto& t = frames_for(s);
+    if (t.frames.empty()) return;
+    const Frame frame = t.frames.back();
+    t.frames.pop_back();
     if (!frame.op) return;
-    --s->op_depth;
+    --t.op_depth;
     // Note [What the tracer sees]: an end during unwinding means this op threw.
-    if (frame.top && std::uncaught_exceptions() > 0 && s->failed.op.empty()) {
+    if (frame.top && std::uncaught_exceptions() > 0) {
+      std::lock_guard<std::mutex> lock(s->mutex);
+      if (!s->failed.op.empty()) return;
       s->failed.op = frame.name;
-      s->failed.scopes = s->scopes();
+      s->failed.scopes = t.scopes();
       // "vdev:1 and vdev:0": the target first, then the others the op received.
       std::vector<std::string> labels = {device_label(s->target)};
-      for (const auto& d : s->top_devices) {
+      for (const auto& d : t.top_devices) {
         if (d != s->target) labels.push_back(device_label(d));
       }
       if (labels.size() > 1) s->failed.device = fmt::format("{}", fmt::join(labels, " and "));
@@ -303,28 +326,39 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
 }  // namespace
 
 Tracer::Tracer(const c10::Device& target) : state_(std::make_unique<State>()) {
-  if (tls_state != nullptr) throw std::logic_error("a Tracer is already active on this thread");
   state_->target = target;
-  tls_state = state_.get();
+  State* expected = nullptr;
+  if (!g_active.compare_exchange_strong(expected, state_.get())) {
+    throw std::logic_error("a Tracer is already active (one at a time, Note [Tracer threads])");
+  }
   handle_ = at::addThreadLocalCallback(
       at::RecordFunctionCallback(on_start, on_end)
           .needsInputs(true)
           .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE,
-                   at::RecordScope::TORCHSCRIPT_FUNCTION}));
+                   at::RecordScope::TORCHSCRIPT_FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
 }
 
 Tracer::~Tracer() {
   at::removeCallback(handle_);
-  tls_state = nullptr;
+  g_active.store(nullptr);
 }
 
-std::vector<Finding> Tracer::findings() const { return state_->findings.items(); }
+std::vector<Finding> Tracer::findings() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->findings.items();
+}
 
 const Finding& Tracer::failed_op() const { return state_->failed; }
 
-int64_t Tracer::ops_traced() const { return state_->ops; }
+int64_t Tracer::ops_traced() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->ops;
+}
 
-int64_t Tracer::tensors_seen() const { return state_->tensors; }
+int64_t Tracer::tensors_seen() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->tensors;
+}
 
 void Tracer::self_test() {
   const auto a = at::ones({2});

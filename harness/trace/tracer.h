@@ -46,7 +46,8 @@ struct OpCall {
 /// (scopes are filled in by the tracer). Pure: tested directly.
 std::vector<Finding> classify_op(const OpCall& call, const c10::Device& target);
 
-/// Observes the ops of this thread while it lives. One at a time per thread.
+/// Observes the ops of this thread (and of the threads LibTorch runs its work
+/// on, such as autograd's) while it lives. One at a time per process.
 class Tracer {
  public:
   /// Starts observing; findings are judged against `target`.

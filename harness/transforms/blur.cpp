@@ -11,6 +11,7 @@
 #include "harness/core/json_reader.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/configured.h"
+#include "harness/transforms/filters.h"
 #include "harness/transforms/registry.h"
 #include "harness/transforms/resample.h"
 #include "harness/trace/scope.h"
@@ -137,26 +138,31 @@ class GaussianBlur2d final : public ConfiguredTransform<BlurConfig> {
 
  private:
   at::Tensor run(const at::Tensor& x, const BlurConfig& c) const override {
-    DEVPARITY_TRACE_SCOPE("gaussian_blur2d");
-    // Kornia builds the kernel in the input's dtype; the fixed-point path
-    // quantises float64 weights.
-    const bool float32 = x.scalar_type() == at::kFloat;
-    const auto coords = x.options().dtype(float32 ? at::kFloat : at::kDouble);
-    std::vector<double> sy, sx;
-    for (const auto& s : c.sigma) {
-      sy.push_back(s.first);
-      sx.push_back(s.second);
-    }
-    TapTable th, tw;
-    if (c.ky > 1) th = axis_taps(x.size(2), c.ky, sy, c.border, coords);
-    if (c.kx > 1) tw = axis_taps(x.size(3), c.kx, sx, c.border, coords);
-    return resample::separable(x, c.ky > 1 ? &th : nullptr, c.kx > 1 ? &tw : nullptr,
-                               resample::Uint8Path::kFixedPoint);
+    return gaussian_blur(x, c.ky, c.kx, c.sigma, c.border);
   }
-
 };
 
 }  // namespace
+
+at::Tensor gaussian_blur(const at::Tensor& x, int64_t ky, int64_t kx,
+                         const std::vector<std::pair<double, double>>& sigma,
+                         const std::string& border) {
+  DEVPARITY_TRACE_SCOPE("gaussian_blur2d");
+  // Kornia builds the kernel in the input's dtype; the fixed-point path
+  // quantises float64 weights.
+  const bool float32 = x.scalar_type() == at::kFloat;
+  const auto coords = x.options().dtype(float32 ? at::kFloat : at::kDouble);
+  std::vector<double> sy, sx;
+  for (const auto& s : sigma) {
+    sy.push_back(s.first);
+    sx.push_back(s.second);
+  }
+  TapTable th, tw;
+  if (ky > 1) th = axis_taps(x.size(2), ky, sy, border, coords);
+  if (kx > 1) tw = axis_taps(x.size(3), kx, sx, border, coords);
+  return resample::separable(x, ky > 1 ? &th : nullptr, kx > 1 ? &tw : nullptr,
+                             resample::Uint8Path::kFixedPoint);
+}
 
 void register_filter_transforms(TransformRegistry& registry) {
   registry.add(std::make_unique<GaussianBlur2d>());

@@ -22,6 +22,7 @@
 #include "harness/core/json_reader.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/configured.h"
+#include "harness/transforms/filters.h"
 #include "harness/transforms/registry.h"
 #include "harness/transforms/resample.h"
 #include "harness/transforms/resize_config.h"
@@ -171,27 +172,30 @@ class Resize final : public ConfiguredTransform<ResizeParams> {
 
  private:
   at::Tensor run(const at::Tensor& x, const ResizeParams& p) const override {
-    DEVPARITY_TRACE_SCOPE("resize");
-    const auto& c = p.size;
-    const bool fixed = p.uint8_strategy == "fixed_point";
-    const bool is_byte = x.scalar_type() == at::kByte;
-    // ATen rounds the scale to the kernel's dtype: float32 for float32 input
-    // and for the float round trip; the fixed-point path is all float64.
-    const bool single = x.scalar_type() == at::kFloat || (is_byte && !fixed);
-    const auto coords = x.options().dtype(at::kDouble);
-    const int64_t in_h = x.size(2), in_w = x.size(3);
-    TapTable th, tw;
-    if (in_h != c.height) th = axis_taps(c, in_h, c.height, single, coords);
-    if (in_w != c.width) tw = axis_taps(c, in_w, c.width, single, coords);
-    return resample::separable(x, th.weight.defined() ? &th : nullptr,
-                               tw.weight.defined() ? &tw : nullptr,
-                               fixed ? resample::Uint8Path::kFixedPoint
-                                     : resample::Uint8Path::kFloatRoundTrip);
+    return resize_image(x, p.size,
+                        p.uint8_strategy == "fixed_point" ? resample::Uint8Path::kFixedPoint
+                                                          : resample::Uint8Path::kFloatRoundTrip);
   }
-
 };
 
 }  // namespace
+
+at::Tensor resize_image(const at::Tensor& x, const ResizeConfig& c, resample::Uint8Path path) {
+  DEVPARITY_TRACE_SCOPE("resize");
+  require_nchw(x.sizes(), "resize");
+  const bool is_byte = x.scalar_type() == at::kByte;
+  const bool fixed = is_byte && path == resample::Uint8Path::kFixedPoint;
+  // ATen rounds the scale to the kernel's dtype: float32 for float32 input
+  // and for the float round trip; the fixed-point path is all float64.
+  const bool single = x.scalar_type() == at::kFloat || (is_byte && !fixed);
+  const auto coords = x.options().dtype(at::kDouble);
+  const int64_t in_h = x.size(2), in_w = x.size(3);
+  TapTable th, tw;
+  if (in_h != c.height) th = axis_taps(c, in_h, c.height, single, coords);
+  if (in_w != c.width) tw = axis_taps(c, in_w, c.width, single, coords);
+  return resample::separable(x, th.weight.defined() ? &th : nullptr,
+                             tw.weight.defined() ? &tw : nullptr, path);
+}
 
 void register_geometry_transforms(TransformRegistry& registry) {
   registry.add(std::make_unique<Resize>());

@@ -1,0 +1,27 @@
+#pragma once
+/// The reference resampling functions behind the resize and blur families,
+/// for transforms that compose them (rescale, the JPEG codec). Tensor in,
+/// tensor out, on the input's device; the transforms add parameter parsing.
+
+#include "harness/transforms/resample.h"
+#include "harness/transforms/resize_config.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace devparity {
+
+/// resize with LibTorch interpolate semantics (Note [resize semantics]).
+at::Tensor resize_image(const at::Tensor& x, const ResizeConfig& config,
+                        resample::Uint8Path path = resample::Uint8Path::kFixedPoint);
+
+/// Kornia's gaussian_blur2d: odd kernel sizes, one (sigma_y, sigma_x) pair or
+/// one per sample, border reflect | replicate | constant | circular.
+at::Tensor gaussian_blur(const at::Tensor& x, int64_t ky, int64_t kx,
+                         const std::vector<std::pair<double, double>>& sigma,
+                         const std::string& border = "reflect");
+
+}  // namespace devparity
