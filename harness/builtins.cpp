@@ -18,10 +18,13 @@ void register_builtins() {
     auto& transforms = TransformRegistry::global();
     register_geometry_transforms(transforms);
     register_filter_transforms(transforms);
+    register_intensity_transforms(transforms);
+    register_codec_transforms(transforms);
     register_native_transforms(transforms);
 
     register_parity_check(CheckRegistry::global());
     register_placement_check(CheckRegistry::global());
+    register_gradient_check(CheckRegistry::global());
 
     auto& reporters = ReporterRegistry::global();
     register_console_reporter(reporters);

@@ -5,12 +5,14 @@
 /// (explicit settings such as a tolerance).
 
 #include "harness/core/device.h"
+#include "harness/transforms/transform.h"
 #include "harness/report/model.h"
 #include "harness/trace/finding.h"
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/ScalarType.h>
 
+#include <optional>
 #include <string>
 
 namespace devparity {
@@ -30,6 +32,16 @@ struct CheckContext {
   /// The output must equal the reference exactly by default: the target runs
   /// the reference device's own kernels (the virtual device against the CPU).
   bool expect_exact = false;
+
+  // For checks that run the subject themselves (gradients, stress):
+  const Transform* subject = nullptr;            ///< the trial's subject
+  const nlohmann::json* params = nullptr;        ///< its sampled parameters
+  const at::Tensor* input = nullptr;             ///< the trial's input, on the CPU
+  const Transform* reference_subject = nullptr;  ///< the reference's subject
+  const nlohmann::json* reference_params = nullptr;  ///< the reference's parameters
+  std::optional<c10::Device> reference_device;   ///< where the reference runs
+  bool is_reference_row = false;                 ///< this trial is the reference itself
+  bool trace = true;                             ///< placement tracing is on
 };
 
 /// Interface of a check.
@@ -48,6 +60,9 @@ class Check {
   /// trial's output and the reference output exist, and not on the reference
   /// row. False: it runs on every trial that was attempted.
   virtual bool compares_outputs() const { return true; }
+  /// True when the check also has something to say about the reference row
+  /// (the gradient check's finite differences).
+  virtual bool runs_on_reference_row() const { return false; }
 };
 
 }  // namespace devparity

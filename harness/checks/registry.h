@@ -22,6 +22,8 @@ class CheckRegistry : public NamedRegistry<Check> {
 
 /// Adds the parity check (checks/parity.cpp).
 void register_parity_check(CheckRegistry& registry);
+/// Adds the gradient check (checks/gradient.cpp).
+void register_gradient_check(CheckRegistry& registry);
 /// Adds the placement check (checks/placement.cpp).
 void register_placement_check(CheckRegistry& registry);
 

@@ -321,7 +321,10 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
                                   ref_target.device->type() == c10::DeviceType::CPU;
         for (const auto& [name, case_setting] : spec.checks) {
           const Check* check = checks_.find(name);
-          if (check != nullptr && check->compares_outputs() && is_reference_row) continue;
+          if (check != nullptr && check->compares_outputs() && is_reference_row &&
+              !check->runs_on_reference_row()) {
+            continue;
+          }
           CheckOutcome c;
           c.name = name;
           if (check == nullptr) {
@@ -330,13 +333,13 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
           } else if (check->compares_outputs() && !mine->ran) {
             c.status = Status::kSkip;
             c.message = "no output to check: the subject did not run";
-          } else if (check->compares_outputs() && ref == nullptr) {
+          } else if (check->compares_outputs() && ref == nullptr && !is_reference_row) {
             c.status = Status::kSkip;
             c.message = ref_target.available()
                             ? "no reference output"
                             : fmt::format("reference device {} is absent: {}", ref_target.name,
                                           ref_target.absent_reason);
-          } else if (check->compares_outputs() && !ref->ran) {
+          } else if (check->compares_outputs() && !is_reference_row && !ref->ran) {
             c.status = Status::kSkip;
             c.message = fmt::format("no reference output: {} on {} did not run ({})",
                                     ref_subject.info().name, ref_label, ref->error.message);
@@ -346,16 +349,24 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
                                                ? nlohmann::json{{"mode", "strict"}}
                                                : case_setting;
             try {
-              const CheckContext ctx{r,
-                                     trial.target,
-                                     group.dtype,
-                                     ref != nullptr && ref->ran ? ref->output : kNone,
-                                     mine->ran ? mine->output : kNone,
-                                     mine->output_device,
-                                     setting,
-                                     mine->traced ? &mine->findings : nullptr,
-                                     mine->ops_traced,
-                                     expect_exact};
+              CheckContext ctx{r,
+                               trial.target,
+                               group.dtype,
+                               ref != nullptr && ref->ran ? ref->output : kNone,
+                               mine->ran ? mine->output : kNone,
+                               mine->output_device,
+                               setting,
+                               mine->traced ? &mine->findings : nullptr,
+                               mine->ops_traced,
+                               expect_exact};
+              ctx.subject = &subject;
+              ctx.params = &params;
+              ctx.input = &input;
+              ctx.reference_subject = &ref_subject;
+              ctx.reference_params = &ref_params;
+              ctx.reference_device = ref_target.device;
+              ctx.is_reference_row = is_reference_row;
+              ctx.trace = trace;
               c = check->run(ctx);
               c.name = name;
             } catch (const std::exception& e) {

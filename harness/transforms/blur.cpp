@@ -134,6 +134,7 @@ class GaussianBlur2d final : public ConfiguredTransform<BlurConfig> {
          "padding: mirror without repeating the edge, edge value, zeros, wrap around"},
     };
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
   }
 
  private:

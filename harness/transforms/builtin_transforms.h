@@ -5,10 +5,14 @@ namespace devparity {
 
 class TransformRegistry;
 
-/// resize (transforms/resize.cpp).
+/// resize, rescale (transforms/geometry.cpp).
 void register_geometry_transforms(TransformRegistry& registry);
 /// gaussian_blur2d (transforms/blur.cpp).
 void register_filter_transforms(TransformRegistry& registry);
+/// planckian_jitter, gaussian_illumination (transforms/intensity.cpp).
+void register_intensity_transforms(TransformRegistry& registry);
+/// jpeg_codec_differentiable (transforms/jpeg_codec.cpp).
+void register_codec_transforms(TransformRegistry& registry);
 /// interpolate: LibTorch's own op as a subject (transforms/interpolate.cpp).
 void register_native_transforms(TransformRegistry& registry);
 

@@ -26,6 +26,7 @@ class Interpolate final : public ConfiguredTransform<ResizeConfig> {
         "uint8 runs where the op has a kernel (in LibTorch 1.13 only nearest)";
     info_.params = ResizeConfig::docs();
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
   }
 
  private:

@@ -34,6 +34,7 @@ struct TransformInfo {
   std::vector<ParamDoc> params;         ///< every parameter sample() accepts
   std::vector<c10::ScalarType> dtypes;  ///< input dtypes apply() supports
   bool random = false;                  ///< sample() draws from the generator
+  bool differentiable = false;          ///< apply() is differentiable w.r.t. a floating input
 };
 
 /// Interface of every subject the runner can audit.

@@ -71,9 +71,12 @@ TEST_F(RunnerTest, EventsArriveInOrder) {
 TEST_F(RunnerTest, ReferenceRowRunsOnceOthersAreCompared) {
   const auto r = testing::run_suite(one_case("t_identity"), "cpu,meta");
   const auto& cpu = r.results[0];
-  ASSERT_EQ(cpu.checks.size(), 2u);  // the reference row: run and placement, no parity
-  EXPECT_EQ(cpu.checks[0].name, "run");
-  EXPECT_EQ(cpu.checks[1].name, "placement");
+  // The reference row: run, placement and gradient (finite differences; a
+  // skip here, the lambda is not differentiable), but no parity with itself.
+  std::vector<std::string> names;
+  for (const auto& c : cpu.checks) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"run", "gradient", "placement"}));
+  EXPECT_EQ(EventRecorder::check(cpu, "gradient").status, Status::kSkip);
   EXPECT_EQ(cpu.status, Status::kPass);
   const auto& meta = r.results[1];
   EXPECT_EQ(EventRecorder::check(meta, "parity").status, Status::kPass);
@@ -157,7 +160,7 @@ TEST_F(RunnerTest, ReferenceSubjectComparesEveryRow) {
   const auto r = testing::run_suite(
       one_case("t_noisy", {{"reference", {{"subject", "t_identity"}}}}), "cpu,meta");
   const auto& cpu = r.results[0];
-  ASSERT_EQ(cpu.checks.size(), 3u);  // run, parity, placement: compared, not a reference row
+  ASSERT_EQ(cpu.checks.size(), 4u);  // run, gradient, parity, placement: compared, not a reference row
   EXPECT_EQ(cpu.status, Status::kFail);
   EXPECT_EQ(cpu.reference_subject, "t_identity");
   const auto& parity = EventRecorder::check(cpu, "parity");

@@ -1,4 +1,5 @@
-// resize: the reference resampler (geometry family).
+// The geometry family: resize (the reference resampler) and rescale (Kornia's
+// factor-based resize with its Gaussian antialias).
 //
 // Note [resize semantics]
 // Follows LibTorch's interpolate (UpSample.h, UpSampleKernel.cpp), axis by
@@ -32,6 +33,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace devparity {
@@ -168,6 +170,7 @@ class Resize final : public ConfiguredTransform<ResizeParams> {
          "uint8 only: integer arithmetic with 20-bit weights (exact on every device), or "
          "float32 then round half to even, as GPU code paths commonly do"});
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
   }
 
  private:
@@ -178,7 +181,107 @@ class Resize final : public ConfiguredTransform<ResizeParams> {
   }
 };
 
+// rescale's parameters.
+struct RescaleParams {
+  double fy = 1.0, fx = 1.0;
+  std::string interpolation = "bilinear";
+  bool antialias = false;
+  bool align_corners = false;
+
+  static RescaleParams read(ObjectReader& reader) {
+    RescaleParams p;
+    const auto* factor = reader.get("factor");
+    if (factor == nullptr) throw FieldError("", "missing required field 'factor' (a number or [fy, fx])");
+    if (factor->is_number()) {
+      p.fy = p.fx = read_number(*factor, "/factor", 1e-3, 64.0);
+    } else {
+      const auto f = reader.numbers("factor", 2, 1e-3, 64.0);
+      p.fy = f[0];
+      p.fx = f[1];
+    }
+    p.interpolation = reader.string("interpolation", std::string("bilinear"), interpolation_modes());
+    p.antialias = reader.boolean("antialias", false);
+    p.align_corners = reader.boolean("align_corners", false);
+    if (p.align_corners && p.interpolation != "bilinear" && p.interpolation != "bicubic") {
+      throw FieldError("/align_corners",
+                       "align_corners can only be set with bilinear or bicubic interpolation");
+    }
+    return p;
+  }
+  void check(c10::IntArrayRef shape) const {
+    const auto size = rescaled_size(shape[2], shape[3], fy, fx);
+    if (size.first < 1 || size.second < 1 || size.first > (1 << 16) || size.second > (1 << 16)) {
+      throw FieldError("/factor", fmt::format("factor ({}, {}) gives a {}x{} output for a {}x{} "
+                                              "input (each side must be in [1, 65536])",
+                                              fy, fx, size.first, size.second, shape[2], shape[3]));
+    }
+  }
+  void write(nlohmann::json& out) const {
+    out["factor"] = {fy, fx};
+    out["interpolation"] = interpolation;
+    out["antialias"] = antialias;
+    out["align_corners"] = align_corners;
+  }
+};
+
+class Rescale final : public ConfiguredTransform<RescaleParams> {
+ public:
+  Rescale() {
+    info_.name = "rescale";
+    info_.family = "geometry";
+    info_.description = "Kornia's rescale: resize by a factor, antialiased by a Gaussian blur "
+                        "before downscaling";
+    info_.params = {
+        {"factor", "number or [fy, fx] in [0.001, 64]", "required",
+         "output size (int(H*fy), int(W*fx))"},
+        {"interpolation", "nearest|bilinear|bicubic|area", "\"bilinear\"", "resampling mode"},
+        {"antialias", "bool", "false",
+         "blur with sigma (f-1)/2 and kernel int(max(4 sigma, 3)) (odd) before downscaling"},
+        {"align_corners", "bool", "false", "bilinear/bicubic only"},
+    };
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const RescaleParams& p) const override {
+    return rescale_image(x, p.fy, p.fx, p.interpolation, p.antialias, p.align_corners);
+  }
+};
+
 }  // namespace
+
+std::pair<int64_t, int64_t> rescaled_size(int64_t height, int64_t width, double fy, double fx) {
+  // Python's int() truncates the float64 product.
+  return {static_cast<int64_t>(static_cast<double>(height) * fy),
+          static_cast<int64_t>(static_cast<double>(width) * fx)};
+}
+
+at::Tensor rescale_image(const at::Tensor& x, double fy, double fx,
+                         const std::string& interpolation, bool antialias, bool align_corners) {
+  DEVPARITY_TRACE_SCOPE("rescale");
+  const int64_t h = x.size(2), w = x.size(3);
+  const auto size = rescaled_size(h, w, fy, fx);
+  if (size.first == h && size.second == w) return x.clone();
+  const double f_h = static_cast<double>(h) / static_cast<double>(size.first);
+  const double f_w = static_cast<double>(w) / static_cast<double>(size.second);
+  at::Tensor y = x;
+  if (antialias && std::max(f_h, f_w) > 1.0) {
+    const double s_h = std::max((f_h - 1.0) / 2.0, 0.001);
+    const double s_w = std::max((f_w - 1.0) / 2.0, 0.001);
+    auto k_h = static_cast<int64_t>(std::max(4.0 * s_h, 3.0));
+    auto k_w = static_cast<int64_t>(std::max(4.0 * s_w, 3.0));
+    if (k_h % 2 == 0) ++k_h;
+    if (k_w % 2 == 0) ++k_w;
+    y = gaussian_blur(y, k_h, k_w, {{s_h, s_w}}, "reflect");
+  }
+  ResizeConfig c;
+  c.height = size.first;
+  c.width = size.second;
+  c.interpolation = interpolation;
+  c.align_corners = align_corners;
+  return resize_image(y, c);
+}
 
 at::Tensor resize_image(const at::Tensor& x, const ResizeConfig& c, resample::Uint8Path path) {
   DEVPARITY_TRACE_SCOPE("resize");
@@ -199,6 +302,7 @@ at::Tensor resize_image(const at::Tensor& x, const ResizeConfig& c, resample::Ui
 
 void register_geometry_transforms(TransformRegistry& registry) {
   registry.add(std::make_unique<Resize>());
+  registry.add(std::make_unique<Rescale>());
 }
 
 }  // namespace devparity

@@ -1,0 +1,74 @@
+#include "harness/transforms/sampling.h"
+
+#include "harness/core/error.h"
+#include "harness/core/json_reader.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity::sampling {
+
+std::vector<float> uniform(at::Generator& generator, int64_t batch, float low, float high,
+                           bool same_on_batch) {
+  const int64_t draws = same_on_batch ? 1 : batch;
+  const auto options = at::TensorOptions().dtype(at::kFloat);
+  const auto rand = at::rand({draws}, generator, options);
+  const auto lo = at::full({}, low, options), hi = at::full({}, high, options);
+  const auto values = (lo + rand * (hi - lo)).contiguous();
+  const float* p = values.data_ptr<float>();
+  std::vector<float> out;
+  for (int64_t i = 0; i < batch; ++i) out.push_back(p[same_on_batch ? 0 : i]);
+  return out;
+}
+
+std::vector<bool> gate(at::Generator& generator, int64_t batch, double p, bool same_on_batch) {
+  if (p >= 1.0) return std::vector<bool>(static_cast<size_t>(batch), true);
+  if (p <= 0.0) return std::vector<bool>(static_cast<size_t>(batch), false);
+  const auto rand = at::rand({same_on_batch ? 1 : batch}, generator, at::TensorOptions().dtype(at::kFloat));
+  const float* r = rand.data_ptr<float>();
+  std::vector<bool> out;
+  for (int64_t i = 0; i < batch; ++i) out.push_back(r[same_on_batch ? 0 : i] < static_cast<float>(p));
+  return out;
+}
+
+std::pair<double, double> read_range(ObjectReader& reader, const std::string& key,
+                                     std::pair<double, double> fallback, double min, double max) {
+  const auto* v = reader.get(key);
+  if (v == nullptr) return fallback;
+  const auto ptr = reader.pointer(key);
+  if (v->is_number()) {
+    const double x = read_number(*v, ptr, min, max);
+    return {x, x};
+  }
+  if (!v->is_array() || v->size() != 2) {
+    throw FieldError(ptr, fmt::format("expected a number or [low, high] in [{}, {}], got {}", min,
+                                      max, describe_json(*v)));
+  }
+  const double lo = read_number((*v)[0], ptr + "/0", min, max);
+  const double hi = read_number((*v)[1], ptr + "/1", min, max);
+  if (lo > hi) throw FieldError(ptr, fmt::format("low {} is above high {}", lo, hi));
+  return {lo, hi};
+}
+
+std::optional<std::vector<double>> read_per_sample(ObjectReader& reader, const std::string& key,
+                                                   int64_t batch, double min, double max) {
+  const auto* v = reader.get(key);
+  if (v == nullptr) return std::nullopt;
+  const auto ptr = reader.pointer(key);
+  if (v->is_number()) {
+    return std::vector<double>(static_cast<size_t>(batch), read_number(*v, ptr, min, max));
+  }
+  if (!v->is_array() || (v->size() != 1 && static_cast<int64_t>(v->size()) != batch)) {
+    throw FieldError(ptr, fmt::format("expected one value per sample ({}) or one for all, got {}",
+                                      batch, describe_json(*v)));
+  }
+  std::vector<double> out;
+  for (size_t i = 0; i < v->size(); ++i) {
+    out.push_back(read_number((*v)[i], ptr + "/" + std::to_string(i), min, max));
+  }
+  if (out.size() == 1) out.resize(static_cast<size_t>(batch), out[0]);
+  return out;
+}
+
+}  // namespace devparity::sampling
