@@ -158,13 +158,22 @@ class GradientCheck final : public Check {
       out.message = "the subject did not run";
       return out;
     }
-    if (ctx.is_reference_row) return finite_differences(*ctx.subject, *ctx.params, *ctx.input, out);
-
     const auto mine = gradient_on(*ctx.subject, *ctx.params, *ctx.input, *ctx.target.device, ctx.trace);
     int64_t errors = 0;
     for (const auto& f : mine.findings) {
       out.findings.push_back(f.to_json());
       if (f.severity == Severity::kError) errors += f.count;
+    }
+    if (ctx.is_reference_row) {
+      // The reference itself: finite differences, and its own backward traced.
+      auto fd = finite_differences(*ctx.subject, *ctx.params, *ctx.input, out);
+      fd.stats["backward_ops_traced"] = mine.ops_traced;
+      if (errors > 0 && fd.status == Status::kPass) {
+        fd.status = Status::kFail;
+        fd.message = fmt::format("{}: {} placement error(s) in backward; first: {}", ctx.result.id,
+                                 errors, mine.findings.front().describe());
+      }
+      return fd;
     }
     out.stats["backward_ops_traced"] = mine.ops_traced;
     if (mine.error) {

@@ -196,6 +196,7 @@ struct Frame {
   std::string name;
   bool op = false;
   bool top = false;
+  bool hidden = false;  // a bookkeeping record, left out of scope chains
 };
 
 }  // namespace
@@ -228,7 +229,7 @@ struct ThreadFrames {
   std::vector<std::string> scopes() const {
     std::vector<std::string> out;
     for (const auto& f : frames) {
-      if (!f.op) out.push_back(f.name);
+      if (!f.op && !f.hidden) out.push_back(f.name);
     }
     return out;
   }
@@ -254,8 +255,12 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   // Callbacks must never throw into the dispatcher.
   try {
     auto& t = frames_for(s);
-    if (fn.scope() != at::RecordScope::FUNCTION) {
-      t.frames.push_back({fn.name(), false, false});
+    // Only dispatcher ops have an operator name; other FUNCTION-scope records
+    // (the autograd engine's "evaluate_function: SumBackward0") are scopes.
+    if (fn.scope() != at::RecordScope::FUNCTION || !fn.operator_name()) {
+      const std::string name = fn.name();
+      const bool hidden = name.rfind("autograd::engine::evaluate_function", 0) == 0;
+      t.frames.push_back({name, false, false, hidden});
       return nullptr;
     }
     const bool top = t.op_depth == 0;

@@ -245,21 +245,22 @@ std::optional<std::vector<std::pair<double, double>>> read_pairs(ObjectReader& r
   const auto* v = r.get(key);
   if (v == nullptr) return std::nullopt;
   const auto ptr = r.pointer(key);
-  if (!v->is_array() || static_cast<int64_t>(v->size()) != batch) {
-    throw FieldError(ptr, fmt::format("expected one value or [y, x] pair per sample ({}), got {}",
-                                      batch, describe_json(*v)));
+  auto pair = [&](const nlohmann::json& e, const std::string& p) {
+    if (e.is_array() && e.size() == 2) {
+      return std::make_pair(read_number(e[0], p + "/0", 0.0, 1.0), read_number(e[1], p + "/1", 0.0, 1.0));
+    }
+    const double x = read_number(e, p, 0.0, 1.0);
+    return std::make_pair(x, x);
+  };
+  // One value for every sample: a number, or a list of one.
+  if (v->is_number()) return std::vector<std::pair<double, double>>(static_cast<size_t>(batch), pair(*v, ptr));
+  if (!v->is_array() || (v->size() != 1 && static_cast<int64_t>(v->size()) != batch)) {
+    throw FieldError(ptr, fmt::format("expected one value or [y, x] pair per sample ({}), or one "
+                                      "for all, got {}", batch, describe_json(*v)));
   }
   std::vector<std::pair<double, double>> out;
-  for (size_t i = 0; i < v->size(); ++i) {
-    const auto p = ptr + "/" + std::to_string(i);
-    const auto& e = (*v)[i];
-    if (e.is_array() && e.size() == 2) {
-      out.emplace_back(read_number(e[0], p + "/0", 0.0, 1.0), read_number(e[1], p + "/1", 0.0, 1.0));
-    } else {
-      const double x = read_number(e, p, 0.0, 1.0);
-      out.emplace_back(x, x);
-    }
-  }
+  for (size_t i = 0; i < v->size(); ++i) out.push_back(pair((*v)[i], ptr + "/" + std::to_string(i)));
+  if (out.size() == 1) out.resize(static_cast<size_t>(batch), out[0]);
   return out;
 }
 

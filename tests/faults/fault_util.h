@@ -34,8 +34,10 @@ inline nlohmann::json no_params(const nlohmann::json& given) {
 template <typename Base = Transform>
 class Twin : public Base {
  public:
-  Twin(const std::string& name, bool faulty, const std::string& what)
-      : info_(twin_info(name, faulty, what)) {}
+  Twin(const std::string& name, bool faulty, const std::string& what, bool differentiable = false)
+      : info_(twin_info(name, faulty, what)) {
+    info_.differentiable = differentiable;
+  }
   const TransformInfo& info() const override { return info_; }
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef,
                         at::Generator&) const override {

@@ -1,8 +1,10 @@
-// resize: analytic truths, hand-computed cases, agreement with LibTorch's
-// interpolate, and the uint8 strategies.
+// The geometry family. resize: analytic truths, hand-computed cases,
+// agreement with LibTorch's interpolate, and the uint8 strategies. rescale:
+// Kornia's size rule and Gaussian antialias.
 
 #include "harness/builtins.h"
 #include "harness/core/error.h"
+#include "harness/transforms/filters.h"
 #include "harness/transforms/registry.h"
 
 #include <ATen/ATen.h>
@@ -231,6 +233,60 @@ TEST_F(ResizeTest, BadParametersNameTheField) {
     }
   }
   EXPECT_THROW(resize(at::rand({3, 9, 9}), {{"size", {4, 4}}}), InputError);
+}
+
+TEST_F(ResizeTest, RescaleSizeRuleAndExactTwoByTwoMeans) {
+  const Transform* rescale = TransformRegistry::global().find("rescale");
+  ASSERT_NE(rescale, nullptr);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
+  const auto x = at::rand({1, 2, 17, 11}, gen).to(at::kDouble);
+  // int(H * f): 17 * 0.5 = 8.5 -> 8, 11 * 0.7 = 7.7 -> 7.
+  EXPECT_EQ(run(rescale, x, {{"factor", {0.5, 0.7}}}).sizes(), (std::vector<int64_t>{1, 2, 8, 7}));
+  // An exact 2x bilinear downscale is the mean of each 2x2 block.
+  const auto even = at::rand({1, 2, 8, 6}, gen).to(at::kDouble);
+  const auto half = run(rescale, even, {{"factor", 0.5}});
+  EXPECT_TRUE(at::allclose(half, at::avg_pool2d(even, {2, 2}), 0, 1e-15));
+  // 2x bilinear up: out[0] = in[0], out[1] = .75 in[0] + .25 in[1], ...
+  const auto row = at::tensor(std::vector<double>{0, 4, 8}).reshape({1, 1, 1, 3});
+  const auto up = run(rescale, row, {{"factor", {1.0, 2.0}}});
+  EXPECT_EQ(values(up), (std::vector<double>{0, 1, 3, 5, 7, 8}));
+}
+
+TEST_F(ResizeTest, RescaleAntialiasIsKorniasBlurThenResize) {
+  const Transform* rescale = TransformRegistry::global().find("rescale");
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
+  const auto x = at::rand({1, 3, 24, 20}, gen).to(at::kDouble);
+  // f = 2 on both axes: sigma (2 - 1) / 2 = 0.5, kernel int(max(2, 3)) = 3.
+  const auto ours = run(rescale, x, {{"factor", 0.5}, {"antialias", true}});
+  ResizeConfig c;
+  c.height = 12;
+  c.width = 10;
+  const auto expected = resize_image(gaussian_blur(x, 3, 3, {{0.5, 0.5}}, "reflect"), c);
+  EXPECT_TRUE(at::equal(ours, expected));
+  // The 3x3, sigma 0.5 taps of the spec: [0.1065070, 0.7869860, 0.1065070].
+  auto impulse = at::zeros({1, 1, 1, 5}, at::kDouble);
+  impulse[0][0][0][2] = 1.0;
+  const auto taps = values(gaussian_blur(impulse, 1, 3, {{0.5, 0.5}}, "constant"));
+  EXPECT_NEAR(taps[1], 0.1065070, 1e-7);
+  EXPECT_NEAR(taps[2], 0.7869860, 1e-7);
+  EXPECT_NEAR(taps[3], 0.1065070, 1e-7);
+  // Upscaling ignores antialias; a constant stays constant.
+  const auto flat = at::full({1, 1, 9, 9}, 0.25, at::kDouble);
+  EXPECT_TRUE(at::allclose(run(rescale, flat, {{"factor", 0.3}, {"antialias", true}}),
+                           at::full({1, 1, 2, 2}, 0.25, at::kDouble)));
+  EXPECT_TRUE(at::equal(run(rescale, x, {{"factor", 2.0}, {"antialias", true}}),
+                        run(rescale, x, {{"factor", 2.0}})));
+}
+
+TEST_F(ResizeTest, RescaleRejectsEmptyOutputs) {
+  const Transform* rescale = TransformRegistry::global().find("rescale");
+  try {
+    run(rescale, at::rand({1, 1, 4, 4}), {{"factor", 0.1}});
+    FAIL();
+  } catch (const FieldError& e) {
+    EXPECT_EQ(e.pointer(), "/factor");
+    EXPECT_NE(std::string(e.what()).find("0x0"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

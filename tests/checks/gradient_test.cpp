@@ -1,0 +1,98 @@
+// The gradient check: finite differences catch a wrong gradient on the
+// reference row, the cross-device comparison catches a gradient that differs
+// only off the CPU, and backward ops are traced; clean twins pass.
+
+#include "harness/core/vdev.h"
+#include "tests/support/lambda_transform.h"
+#include "tests/support/run_suite.h"
+
+#include <gtest/gtest.h>
+
+namespace devparity {
+namespace {
+
+using nlohmann::json;
+using testing::EventRecorder;
+
+EventRecorder run(const std::string& subject, const std::string& devices,
+                  const std::string& dtype = "float32") {
+  return testing::run_suite(
+      {{"cases", {{{"name", "g"}, {"subject", subject}, {"inputs", {{{"shape", {1, 2, 5, 4}}}}},
+                   {"dtypes", {dtype}}}}}},
+      devices);
+}
+
+// A copy: callers pass temporaries.
+CheckOutcome gradient(const EventRecorder& r, const std::string& device) {
+  for (const auto& result : r.results) {
+    if (result.device == device) return EventRecorder::check(result, "gradient");
+  }
+  throw std::out_of_range(device);
+}
+
+class GradientCheckTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    register_builtins();
+    if (vdev::device_count() < 2) GTEST_SKIP() << "this build has no virtual device";
+  }
+};
+
+TEST_F(GradientCheckTest, FiniteDifferencesCatchAWrongGradient) {
+  const auto fault = gradient(run("fault_grad_detached", "cpu"), "cpu");
+  EXPECT_EQ(fault.status, Status::kFail);
+  EXPECT_NE(fault.message.find("finite differences"), std::string::npos) << fault.message;
+  EXPECT_GT(fault.stats["max_error"].get<double>(), 0.1);
+  const auto clean = gradient(run("clean_grad_detached", "cpu"), "cpu");
+  EXPECT_EQ(clean.status, Status::kPass) << clean.message;
+  EXPECT_LT(clean.stats["max_error"].get<double>(), 1e-6);
+}
+
+TEST_F(GradientCheckTest, CrossDeviceComparisonCatchesADeviceOnlyGradient) {
+  const auto r = run("fault_grad_device_dependent", "cpu,vdev:1");
+  EXPECT_EQ(gradient(r, "cpu").status, Status::kPass);  // right on the CPU
+  const auto v1 = gradient(r, "vdev:1");
+  EXPECT_EQ(v1.status, Status::kFail);
+  EXPECT_NE(v1.message.find("gradient: 40 of 40 elements"), std::string::npos) << v1.message;
+  // The forward is the same everywhere: only the gradient check sees it.
+  EXPECT_EQ(EventRecorder::check(r.results[1], "parity").status, Status::kPass);
+  for (const auto& result : run("clean_grad_device_dependent", "cpu,vdev:1").results) {
+    EXPECT_EQ(EventRecorder::check(result, "gradient").status, Status::kPass) << result.id;
+  }
+}
+
+TEST_F(GradientCheckTest, BackwardOpsAreTraced) {
+  const auto r = run("fault_backward_cpu_factory", "cpu,vdev:1");
+  for (const std::string device : {"cpu", "vdev:1"}) {
+    const auto g = gradient(r, device);
+    EXPECT_EQ(g.status, Status::kFail) << device << ": " << g.message;
+    bool factory = false;
+    for (const auto& f : g.findings) {
+      if (f["kind"] == "implicit_device_factory") {
+        factory = true;
+        EXPECT_EQ(f["op"], "aten::full");
+        EXPECT_EQ(f["scopes"].back(), "double_backward") << f.dump();
+      }
+    }
+    EXPECT_TRUE(factory) << device << ": " << g.findings.dump(1);
+  }
+  for (const auto& result : run("clean_backward_cpu_factory", "cpu,vdev:1").results) {
+    const auto& g = EventRecorder::check(result, "gradient");
+    EXPECT_EQ(g.status, Status::kPass) << result.id << ": " << g.message;
+    EXPECT_TRUE(g.findings.empty()) << g.findings.dump(1);
+    EXPECT_GT(g.stats["backward_ops_traced"].get<int64_t>(), 0);
+  }
+}
+
+TEST_F(GradientCheckTest, SkipsWhatHasNoGradient) {
+  EXPECT_EQ(gradient(run("gaussian_illumination", "cpu", "uint8"), "cpu").status, Status::kSkip);
+  testing::register_lambda("t_not_differentiable", [](const at::Tensor& x, const json&) { return x; });
+  const auto r = gradient(
+      testing::run_suite({{"cases", {{{"name", "g"}, {"subject", "t_not_differentiable"}}}}}, "cpu"),
+      "cpu");
+  EXPECT_EQ(r.status, Status::kSkip);
+  EXPECT_EQ(r.message, "the subject is not differentiable");
+}
+
+}  // namespace
+}  // namespace devparity
