@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -216,9 +218,76 @@ TEST_F(CliTest, ApplyWritesAnNpyOfTheInputsDtype) {
             0);
 }
 
+TEST_F(CliTest, ApplyTakesExplicitValuesInsteadOfDraws) {
+  // The values documented in `list --json` replace sampling, the gate included:
+  // the output is the same whatever the seed.
+  auto apply = [&](const std::string& subject, const std::string& input, const json& params) {
+    at::Tensor first;
+    for (const char* seed : {"1", "2"}) {
+      const auto r = cli("apply " + subject + " --input " + input + " --output o.npy --seed " +
+                         seed + " --params " + shell_quote(params.dump()));
+      EXPECT_EQ(r.exit_code, 0) << subject << " " << describe(r);
+      const auto y = read_npy(dir_.file("o.npy"));
+      if (first.defined()) {
+        EXPECT_TRUE(at::equal(first, y)) << subject << " depends on the seed";
+      }
+      first = y;
+    }
+    return first;
+  };
+  write_npy(dir_.file("c.npy"), at::full({2, 3, 5, 4}, 0.4f));
+  // Planckian: R and B scaled by the spec's ratios for the chosen rows.
+  const auto bb = apply("planckian_jitter", "c.npy", {{"mode", "blackbody"}, {"idx", {0, 24}}});
+  EXPECT_NEAR(bb[0][0][2][1].item<float>(), std::min(1.0, 0.4 * 1.673616), 2e-6);
+  EXPECT_NEAR(bb[0][2][2][1].item<float>(), 0.4 * 0.003227, 2e-6);
+  EXPECT_NEAR(bb[1][0][2][1].item<float>(), 0.4 * 0.752848, 2e-6);
+  EXPECT_NEAR(bb[1][2][2][1].item<float>(), 0.4 * 1.490006, 2e-6);
+  EXPECT_TRUE(at::equal(bb.select(1, 1), at::full({2, 5, 4}, 0.4f)));
+  const auto cied = apply("planckian_jitter", "c.npy", {{"mode", "CIED"}, {"idx", {22, 5}}});
+  EXPECT_NEAR(cied[0][0][0][0].item<float>(), 0.4 * (0.3217 / 0.4719), 2e-6);
+  EXPECT_NEAR(cied[0][2][0][0].item<float>(), 0.4 * (0.6882 / 0.4719), 2e-6);
+  EXPECT_NEAR(cied[1][0][0][0].item<float>(), 0.4 * (0.4654 / 0.4667), 2e-6);
+
+  // Illumination: a spot of the given gain at the given centre, darkening for sign < 0.
+  write_npy(dir_.file("z.npy"), at::zeros({2, 1, 9, 15}));
+  const auto spot = apply("gaussian_illumination", "z.npy",
+                          {{"gain", {0.1, 0.05}}, {"center", {0.5, {0.0, 1.0}}},
+                           {"sigma", {0.5, 0.25}}, {"sign", {1, 1}}});
+  // cy = round(4.5) = 4 and cx = round(7.5) = 8: torch.round halves to even.
+  EXPECT_EQ(spot[0].argmax().item<int64_t>(), 4 * 15 + 8);
+  EXPECT_EQ(spot[1].argmax().item<int64_t>(), 14);  // top right corner
+  EXPECT_GT(spot[0].max().item<float>(), 0.08f);
+  EXPECT_LE(spot[0].max().item<float>(), 0.1f);
+  EXPECT_LE(spot[1].max().item<float>(), 0.05f);
+  write_npy(dir_.file("u.npy"), at::full({1, 3, 9, 15}, 200, at::kByte));
+  const auto dark = apply("gaussian_illumination", "u.npy",
+                          {{"gain", 0.1}, {"center", 0.5}, {"sigma", 0.5}, {"sign", -1}});
+  EXPECT_EQ(dark.scalar_type(), at::kByte);
+  EXPECT_EQ(dark[0][1][4][8].item<uint8_t>(), dark.min().item<uint8_t>());  // ties after rounding
+  EXPECT_LT(dark.min().item<uint8_t>(), 200 - 20);
+
+  // JPEG: quality per sample; 100 is close to the input, 5 far from it.
+  const auto ramp = at::linspace(0, 1, 32 * 24).reshape({1, 1, 32, 24}).expand({2, 3, 32, 24});
+  write_npy(dir_.file("r.npy"), ramp.contiguous());
+  const auto jpeg = apply("jpeg_codec_differentiable", "r.npy", {{"quality", {100, 5}}});
+  auto mse = [&](int64_t b) { return (jpeg[b] - ramp[b]).pow(2).mean().item<double>(); };
+  EXPECT_GT(-10.0 * std::log10(mse(0)), 40.0);
+  EXPECT_GT(mse(1), 10.0 * mse(0));
+
+  // Rescale: int(H * fy) x int(W * fx); a constant stays constant with and without antialias.
+  for (bool antialias : {false, true}) {
+    const auto r = apply("rescale", "u.npy",
+                         {{"factor", {0.5, 0.25}}, {"interpolation", "bilinear"},
+                          {"antialias", antialias}});
+    EXPECT_EQ(r.sizes(), (std::vector<int64_t>{1, 3, 4, 3}));
+    EXPECT_TRUE(at::equal(r, at::full({1, 3, 4, 3}, 200, at::kByte))) << antialias;
+  }
+}
+
 TEST_F(CliTest, ApplyErrors) {
   write_npy(dir_.file("x.npy"), at::rand({1, 3, 8, 8}));
   write_npy(dir_.file("l.npy"), at::zeros({1, 3, 8, 8}, at::kLong));
+  write_npy(dir_.file("u.npy"), at::zeros({1, 3, 8, 8}, at::kByte));
   struct Bad {
     std::string args;
     std::string words;
@@ -235,6 +304,18 @@ TEST_F(CliTest, ApplyErrors) {
       {"apply resize --input none.npy --output y.npy --params '{\"size\": [4, 4]}'", "none.npy"},
       {"apply resize --input l.npy --output y.npy --params '{\"size\": [4, 4]}'", "int64"},
       {"apply resize --output y.npy", "--input"},
+      {"apply planckian_jitter --input x.npy --output y.npy --params '{\"idx\": [25]}'",
+       "/idx/0: expected a number in [0, 24], got 25"},
+      {"apply planckian_jitter --input x.npy --output y.npy --params '{\"mode\": \"CIED\", "
+       "\"select_from\": [1, 2], \"idx\": [2]}'",
+       "/idx/0"},
+      {"apply gaussian_illumination --input x.npy --output y.npy --params '{\"sigma\": [0.5, 1]}'",
+       "/sigma: expected one value or [y, x] pair per sample (1)"},
+      {"apply jpeg_codec_differentiable --input x.npy --output y.npy --params '{\"qualty\": 5}'",
+       "qualty"},
+      {"apply jpeg_codec_differentiable --input u.npy --output y.npy", "uint8"},
+      {"apply rescale --input x.npy --output y.npy", "factor"},
+      {"apply rescale --input x.npy --output y.npy --params '{\"factor\": 0.01}'", "0x0 output"},
   };
   for (const auto& b : bad) {
     const auto r = cli(b.args);

@@ -68,6 +68,12 @@ TEST_F(IntensityTest, PlanckianDrawsAreKorniasAndReplayable) {
   EXPECT_TRUE(at::equal(t.apply(x, params), t.apply(x, params)));
   const auto same = sample(t, x, {{"p", 1.0}, {"same_on_batch", true}}, 42);
   for (int64_t b = 1; b < 6; ++b) EXPECT_EQ(same["idx"][b], same["idx"][0]);
+  // Explicit rows without "apply" are applied to every sample, whatever p and the seed.
+  for (uint64_t seed : {0, 1, 2, 3}) {
+    EXPECT_EQ(sample(t, x, {{"idx", {0, 1, 2, 3, 4, 5}}}, seed)["apply"],
+              json(std::vector<bool>(6, true)))
+        << seed;
+  }
   // p = 0: every sample keeps its input.
   EXPECT_TRUE(at::equal(run(t, x, {{"p", 0.0}}), x));
   // p = 0.5 draws the gate first, then idx.
@@ -169,6 +175,12 @@ TEST_F(IntensityTest, IlluminationDrawOrderAndExplicitValues) {
   const auto y = t.apply(x, given);
   EXPECT_TRUE(at::equal(y[1], x[1]));  // gated off
   EXPECT_FALSE(at::equal(y[0], x[0]));
+  // Explicit values without "apply" are applied to every sample whatever p and the seed.
+  for (uint64_t seed : {0, 1, 2, 3}) {
+    EXPECT_EQ(sample(t, x, {{"gain", 0.1}}, seed)["apply"], json({true, true, true})) << seed;
+    EXPECT_EQ(sample(t, x, {{"sign", {1, 1, 1}}, {"p", 0.0}}, seed)["apply"],
+              json({true, true, true}));
+  }
 }
 
 TEST_F(IntensityTest, IlluminationUint8AndMeta) {
