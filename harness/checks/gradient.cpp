@@ -6,6 +6,7 @@
 // finding here (scope "backward", then autograd's node names).
 
 #include "harness/checks/registry.h"
+#include "harness/core/capabilities.h"
 #include "harness/core/compare.h"
 #include "harness/core/dtype.h"
 #include "harness/core/error.h"
@@ -70,8 +71,14 @@ Gradient gradient_on(const Transform& subject, const nlohmann::json& params,
   } catch (const std::exception& e) {
     g.error = classify_exception(e);
     if (tracer) {
+      if (g.error->op.empty()) g.error->op = tracer->failed_op().op;
       g.findings = tracer->findings();
       g.ops_traced = tracer->ops_traced();
+    }
+    // Backward kernels a device lacks belong in the run's summary with the
+    // forward ones (meta in 1.13: where.self, logical_and).
+    if (g.error->kind == FailureKind::kUnsupported && !g.error->op.empty()) {
+      Capabilities::global().record_unsupported(device.type(), g.error->op);
     }
   }
   return g;

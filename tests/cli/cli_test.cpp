@@ -72,12 +72,39 @@ TEST_F(CliTest, DefaultAuditPassesAndWritesASchemaValidReport) {
   const std::vector<const char*> devices =
       cuda == 0 ? std::vector<const char*>{"cpu", "meta", "vdev:0", "vdev:1"}
                 : std::vector<const char*>{"cpu", "meta"};
-  for (const char* subject : {"resize", "gaussian_blur2d"}) {
+  for (const char* subject : {"resize", "gaussian_blur2d", "rescale", "planckian_jitter",
+                              "gaussian_illumination", "jpeg_codec_differentiable"}) {
     for (const char* device : devices) {
       for (const char* dtype : {"uint8", "float32"}) {
+        if (std::string(subject) == "jpeg_codec_differentiable" && std::string(dtype) == "uint8") {
+          continue;  // float only, as Kornia's
+        }
         EXPECT_EQ(seen.count(std::string(subject) + "/" + device + "/" + dtype), 1u)
             << subject << " " << device << " " << dtype;
       }
+    }
+  }
+  // The gradient check ran and passed for every float row with values: finite
+  // differences on the reference rows, gradients against them elsewhere.
+  std::map<std::string, int> gradients;  // subject/device -> passes
+  for (const auto& result : report["results"]) {
+    if (result["dtype"] != "float32" || result["status"] == "skip") continue;
+    for (const auto& check : result["checks"]) {
+      if (check["name"] != "gradient") continue;
+      const auto device = result["device"].get<std::string>();
+      if (device == "meta") {
+        EXPECT_NE(check["status"], "fail") << result["id"] << ": " << check["message"];
+        continue;
+      }
+      EXPECT_EQ(check["status"], "pass") << result["id"] << ": " << check["message"];
+      ++gradients[result["subject"].get<std::string>() + "/" + device];
+    }
+  }
+  for (const char* subject : {"planckian_jitter", "gaussian_illumination",
+                              "jpeg_codec_differentiable", "rescale"}) {
+    EXPECT_GT(gradients[std::string(subject) + "/cpu"], 0) << subject;
+    if (cuda == 0) {
+      EXPECT_GT(gradients[std::string(subject) + "/vdev:1"], 0) << subject;
     }
   }
 }
@@ -347,6 +374,23 @@ TEST_F(CliTest, ListDocumentsTheParameterInterface) {
   EXPECT_EQ(params["resize"], (std::set<std::string>{"size", "interpolation", "antialias",
                                                       "align_corners", "uint8_strategy"}));
   EXPECT_EQ(params["gaussian_blur2d"], (std::set<std::string>{"kernel_size", "sigma", "border"}));
+  // The explicit values that replace sampling (issue 5), beside the draw ranges.
+  auto has = [&](const std::string& t, std::set<std::string> names) {
+    for (const auto& n : names) EXPECT_EQ(params[t].count(n), 1u) << t << "." << n;
+  };
+  has("planckian_jitter", {"mode", "idx", "apply", "select_from", "p", "same_on_batch"});
+  has("gaussian_illumination", {"gain", "center", "sigma", "sign", "apply", "gain_range",
+                                "center_range", "sigma_range", "sign_range"});
+  has("jpeg_codec_differentiable", {"quality", "quality_range"});
+  has("rescale", {"factor", "interpolation", "antialias", "align_corners"});
+  std::map<std::string, json> transforms;
+  for (const auto& t : all["transforms"]) transforms[t["name"]] = t;
+  EXPECT_EQ(transforms["jpeg_codec_differentiable"]["differentiable"], true);
+  EXPECT_EQ(transforms["jpeg_codec_differentiable"]["random"], true);
+  EXPECT_EQ(transforms["rescale"]["random"], false);
+  std::set<std::string> checks;
+  for (const auto& c : all["checks"]) checks.insert(c["name"].get<std::string>());
+  EXPECT_EQ(checks, (std::set<std::string>{"parity", "placement", "gradient"}));
   EXPECT_FALSE(all["suites"].empty());
   EXPECT_EQ(all["devices"][0]["name"], "cpu");
   const auto text = cli("list");

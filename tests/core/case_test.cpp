@@ -54,14 +54,16 @@ const char* const kGood = R"({
       "checks": {"parity": {"atol": 1, "reason": "because"}, "placement": {"mode": "strict"}},
       "seed": 9
     },
-    {"name": "b", "subject": "gaussian_blur2d", "params": {"kernel_size": [3, 3], "sigma": [1, 1]}}
+    {"name": "b", "subject": "gaussian_blur2d", "params": {"kernel_size": [3, 3], "sigma": [1, 1]}},
+    {"name": "j", "subject": "jpeg_codec_differentiable",
+     "checks": {"gradient": {"float32": {"rtol": 1e-3, "reason": "soft rounding"}}, "parity": false}}
   ]
 })";
 
 TEST_F(CaseTest, LoadsEveryField) {
   const auto suite = load(kGood);
   EXPECT_EQ(suite.name, "unit");
-  ASSERT_EQ(suite.cases.size(), 2u);
+  ASSERT_EQ(suite.cases.size(), 3u);
   const auto& c = suite.cases[0];
   EXPECT_EQ(c.name, "r");
   EXPECT_EQ(c.pointer, "/cases/0");
@@ -88,6 +90,10 @@ TEST_F(CaseTest, LoadsEveryField) {
   EXPECT_EQ(b.inputs.size(), 1u);
   EXPECT_EQ(case_variants(b).size(), 1u);
   EXPECT_EQ(case_variants(b)[0].first, "");
+  // A gradient tolerance, and a check turned off.
+  const auto& j = suite.cases[2];
+  EXPECT_EQ(j.checks.at("gradient")["float32"]["rtol"], 1e-3);
+  EXPECT_EQ(j.checks.count("parity"), 0u);
 }
 
 TEST_F(CaseTest, TheSchemaAcceptsWhatTheLoaderAccepts) {
@@ -110,6 +116,8 @@ TEST_F(CaseTest, TheSchemaAcceptsWhatTheLoaderAccepts) {
            R"({"cases": [{"name": "a b", "subject": "resize"}]})",
            R"({"cases": [{"name": "a", "subject": "resize", "devices": ["gpu"]}]})",
            R"({"cases": [{"name": "a", "subject": "resize", "checks": {"parity": {"atol": 1}}}]})",
+           R"({"cases": [{"name": "a", "subject": "rescale", "params": {"factor": 2}, "checks": {"gradient": {"rtol": 1}}}]})",
+           R"({"cases": [{"name": "a", "subject": "resize", "checks": {"gradiant": true}}]})",
            R"({"cases": [{"name": "a", "subject": "resize", "inputs": [{"shape": [3, 4, 4]}]}]})",
            R"({"cases": []})",
            R"({"cases": [{"name": "a", "subject": "resize", "checks": {"placement": {"mode": "paranoid"}}}]})",

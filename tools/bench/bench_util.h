@@ -14,10 +14,10 @@
 
 namespace devparity::bench {
 
-/// A 1x3xHxW image of the dtype, seeded.
-inline at::Tensor image(int64_t height, int64_t width, at::ScalarType dtype) {
+/// A batch x 3 x H x W image of the dtype, seeded.
+inline at::Tensor image(int64_t height, int64_t width, at::ScalarType dtype, int64_t batch = 1) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
-  const auto x = at::rand({1, 3, height, width}, gen);
+  const auto x = at::rand({batch, 3, height, width}, gen);
   return dtype == at::kByte ? (x * 255).round().to(at::kByte) : x.to(dtype);
 }
 

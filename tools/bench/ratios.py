@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs devparity_bench once and prints each benchmark's time as a ratio to
 its baseline, as a Markdown table (the README's numbers): LibTorch's own op
-for resize and blur, the untraced run for BM_trace_*_traced.
+for resize and blur, the untraced run for BM_trace_*_traced, the forward
+(no autograd) run for BM_*_forward_backward.
 
 usage: tools/bench/ratios.py [BENCH_BINARY] [-- extra benchmark flags]
        tools/bench/ratios.py --json results.json   (a saved --benchmark_format=json run)
@@ -17,6 +18,8 @@ BASELINES = {
 
 
 def baseline_of(name):
+    if name.endswith("_forward") or name.endswith("_forward_backward"):
+        return name.removesuffix("_backward")
     if name.startswith("BM_trace_"):
         return name.replace("_traced", "_untraced") if name.endswith("_traced") else name
     return BASELINES["blur" if "blur" in name else "resize"]

@@ -27,7 +27,8 @@ nlohmann::json transforms_json() {
     std::vector<std::string> dtypes;
     for (auto d : info.dtypes) dtypes.push_back(dtype_name(d));
     out.push_back({{"name", info.name}, {"family", info.family}, {"description", info.description},
-                   {"dtypes", dtypes}, {"random", info.random}, {"params", params}});
+                   {"dtypes", dtypes}, {"random", info.random}, {"differentiable", info.differentiable},
+                   {"params", params}});
   }
   return out;
 }
@@ -101,9 +102,12 @@ int cmd_list(const Options& options) {
 
   std::cout << "transforms:\n";
   for (const auto& t : all["transforms"]) {
-    std::cout << fmt::format("  {:<18} [{}] {} ({})\n", t["name"].get<std::string>(),
+    std::string traits;
+    if (t["random"].get<bool>()) traits += ", random";
+    if (t["differentiable"].get<bool>()) traits += ", differentiable";
+    std::cout << fmt::format("  {:<18} [{}] {} ({}{})\n", t["name"].get<std::string>(),
                              t["family"].get<std::string>(), t["description"].get<std::string>(),
-                             fmt::join(t["dtypes"].get<std::vector<std::string>>(), ", "));
+                             fmt::join(t["dtypes"].get<std::vector<std::string>>(), ", "), traits);
     for (const auto& p : t["params"]) {
       std::cout << fmt::format("      {:<16} {} = {}: {}\n", p["name"].get<std::string>(),
                                p["type"].get<std::string>(), p["default"].get<std::string>(),
