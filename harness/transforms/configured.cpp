@@ -16,4 +16,11 @@ void require_nchw(c10::IntArrayRef shape, const std::string& subject) {
   }
 }
 
+void require_rgb(c10::IntArrayRef shape, const std::string& subject) {
+  require_nchw(shape, subject);
+  if (shape[1] != 3) {
+    throw InputError(fmt::format("{} needs 3 channels (RGB), got {}", subject, shape[1]));
+  }
+}
+
 }  // namespace devparity

@@ -20,6 +20,9 @@ namespace devparity {
 /// Throws InputError unless `shape` is NCHW with positive sizes.
 void require_nchw(c10::IntArrayRef shape, const std::string& subject);
 
+/// require_nchw() and exactly three channels (RGB).
+void require_rgb(c10::IntArrayRef shape, const std::string& subject);
+
 template <typename Config>
 class ConfiguredTransform : public Transform {
  public:

@@ -68,6 +68,14 @@ std::vector<bool> read_apply(ObjectReader& reader, int64_t batch, at::Generator&
   return sampling::gate(gen, batch, p, same_on_batch);
 }
 
+// The gate's parameters, which both transforms here take.
+void add_gate_docs(std::vector<ParamDoc>& docs) {
+  docs.push_back({"p", "number in [0, 1]", "0.5", "probability per sample"});
+  docs.push_back({"same_on_batch", "bool", "false", "one draw for the whole batch"});
+  docs.push_back({"apply", "[bool per sample]", "drawn",
+                  "explicit gate; replaces the p draw (all true when explicit values are given)"});
+}
+
 std::vector<bool> apply_flags(const nlohmann::json& params) {
   return params.at("apply").get<std::vector<bool>>();
 }
@@ -148,12 +156,9 @@ class PlanckianJitter final : public StatefulTransform {
     info_.params = {
         {"mode", "blackbody|CIED", "\"blackbody\"", "illuminant table (25 or 23 rows)"},
         {"select_from", "integer or [integers]", "null", "rows to draw from, in this order"},
-        {"p", "number in [0, 1]", "0.5", "probability per sample"},
-        {"same_on_batch", "bool", "false", "one draw for the whole batch"},
         {"idx", "[integer per sample]", "drawn", "explicit rows (after select_from); replaces the draw"},
-        {"apply", "[bool per sample]", "drawn",
-         "explicit gate; replaces the p draw (all true when explicit values are given)"},
     };
+    add_gate_docs(info_.params);
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
     info_.random = true;
     info_.differentiable = true;
@@ -162,10 +167,7 @@ class PlanckianJitter final : public StatefulTransform {
 
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
                         at::Generator& gen) const override {
-    require_nchw(shape, info_.name);
-    if (shape[1] != 3) {
-      throw InputError(fmt::format("planckian_jitter needs 3 channels (RGB), got {}", shape[1]));
-    }
+    require_rgb(shape, info_.name);
     const int64_t batch = shape[0];
     ObjectReader r(given);
     const auto mode = read_mode(r);
@@ -295,15 +297,12 @@ class GaussianIllumination final : public Transform {
         {"sigma_range", "number or [low, high] in [0, 1]", "[0.2, 1.0]",
          "sigma draw range, a fraction of the size"},
         {"sign_range", "number or [low, high] in [-1, 1]", "[-1, 1]", "draws >= 0 brighten"},
-        {"p", "number in [0, 1]", "0.5", "probability per sample"},
-        {"same_on_batch", "bool", "false", "one draw for the whole batch"},
         {"gain", "[number per sample]", "drawn", "explicit gains"},
         {"center", "[number or [cy, cx] per sample]", "drawn", "explicit centres (fractions)"},
         {"sigma", "[number or [sy, sx] per sample]", "drawn", "explicit sigmas (fractions)"},
         {"sign", "[number per sample]", "drawn", "explicit signs (>= 0: +1, else -1)"},
-        {"apply", "[bool per sample]", "drawn",
-         "explicit gate; replaces the p draw (all true when explicit values are given)"},
     };
+    add_gate_docs(info_.params);
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
     info_.random = true;
     info_.differentiable = true;

@@ -194,10 +194,7 @@ class JpegCodecDifferentiable final : public StatefulTransform {
 
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
                         at::Generator& gen) const override {
-    require_nchw(shape, info_.name);
-    if (shape[1] != 3) {
-      throw InputError(fmt::format("jpeg_codec_differentiable needs 3 channels (RGB), got {}", shape[1]));
-    }
+    require_rgb(shape, info_.name);
     ObjectReader r(given);
     const auto range = sampling::read_range(r, "quality_range", {1.0, 100.0}, 1.0, 100.0);
     const bool same = r.boolean("same_on_batch", false);
