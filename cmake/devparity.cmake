@@ -53,8 +53,9 @@ endfunction()
 
 # dp_target_defaults(<target>): warnings and precompiled headers.
 function(dp_target_defaults target)
-  # GCC 12 reports false maybe-uninitialized positives inside nlohmann::json.
+  # GCC 12 reports false maybe-uninitialized positives inside nlohmann::json;
+  # aggregates such as CheckContext leave their trailing members defaulted.
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter
-                         -Wno-maybe-uninitialized)
+                         -Wno-maybe-uninitialized -Wno-missing-field-initializers)
   target_precompile_headers(${target} PRIVATE ${DEVPARITY_PCH_HEADERS})
 endfunction()

@@ -20,6 +20,7 @@ void register_builtins() {
     register_filter_transforms(transforms);
     register_intensity_transforms(transforms);
     register_codec_transforms(transforms);
+    register_jpeg_encoder(transforms);
     register_native_transforms(transforms);
 
     register_parity_check(CheckRegistry::global());

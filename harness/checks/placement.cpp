@@ -48,12 +48,14 @@ class PlacementCheck final : public Check {
     const auto mode = read_mode(ctx.setting);
     out.describe = mode == "strict" ? "no placement findings (strict: warnings fail too)"
                                     : "no placement errors (warnings are reported)";
-    int64_t errors = 0, warnings = 0;
+    int64_t errors = 0, warnings = 0, notes = 0;
     const Finding* first_error = nullptr;
     const Finding* first_warning = nullptr;
     for (const auto& f : *ctx.findings) {
       out.findings.push_back(f.to_json());
-      if (f.severity == Severity::kError) {
+      if (f.severity == Severity::kNote) {
+        notes += f.count;
+      } else if (f.severity == Severity::kError) {
         errors += f.count;
         if (first_error == nullptr) first_error = &f;
       } else {
@@ -61,7 +63,7 @@ class PlacementCheck final : public Check {
         if (first_warning == nullptr) first_warning = &f;
       }
     }
-    out.stats = {{"mode", mode}, {"errors", errors}, {"warnings", warnings},
+    out.stats = {{"mode", mode}, {"errors", errors}, {"warnings", warnings}, {"notes", notes},
                  {"ops_traced", ctx.ops_traced}};
     const bool failing = errors > 0 || (mode == "strict" && warnings > 0);
     const auto counts = fmt::format("{} error(s), {} warning(s) in {} traced op(s)", errors,
@@ -78,6 +80,9 @@ class PlacementCheck final : public Check {
       out.status = Status::kPass;
       out.message = warnings > 0 ? fmt::format("{}; first warning: [{}] {}", counts,
                                                first_warning->kind, first_warning->describe())
+                     : notes > 0 ? fmt::format("no errors or warnings in {} traced op(s); {} declared "
+                                               "host transfer(s)",
+                                               ctx.ops_traced, notes)
                                  : fmt::format("no findings in {} traced op(s)", ctx.ops_traced);
     }
     return out;

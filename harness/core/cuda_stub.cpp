@@ -18,4 +18,11 @@ void synchronize(int index) {
                     std::to_string(index));
 }
 
+at::Tensor copy_to_host(const at::Tensor& src) {
+  throw Unsupported("devparity was built without CUDA support; cannot copy from " +
+                    src.device().str());
+}
+
+std::shared_ptr<void> use_pool_stream(int /*index*/) { return nullptr; }
+
 }  // namespace devparity::cuda

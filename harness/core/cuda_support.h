@@ -4,6 +4,9 @@
 /// (CMake picks one, see DEVPARITY_WITH_CUDA), so nothing else includes CUDA
 /// headers.
 
+#include <ATen/core/Tensor.h>
+
+#include <memory>
 #include <string>
 
 namespace devparity::cuda {
@@ -22,5 +25,14 @@ std::string device_model(int index);
 
 /// Blocks until all work queued on device `index` has finished.
 void synchronize(int index);
+
+/// Copies CUDA tensor `src` into pinned host memory and returns it once the
+/// bytes are there (Note [Device to host hand-over] in cuda_support.cpp).
+at::Tensor copy_to_host(const at::Tensor& src);
+
+/// Makes a stream from LibTorch's pool current on this thread for device
+/// `index` until the returned object is destroyed, so that threads of a
+/// stress run do not share one stream. Null on CPU builds.
+std::shared_ptr<void> use_pool_stream(int index);
 
 }  // namespace devparity::cuda

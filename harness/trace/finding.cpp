@@ -8,7 +8,12 @@
 namespace devparity {
 
 const char* severity_name(Severity severity) {
-  return severity == Severity::kError ? "error" : "warning";
+  switch (severity) {
+    case Severity::kError: return "error";
+    case Severity::kWarning: return "warning";
+    case Severity::kNote: return "note";
+  }
+  return "error";
 }
 
 std::string Finding::describe() const {

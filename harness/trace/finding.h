@@ -32,8 +32,9 @@ constexpr const char* kDeviceMismatchError = "device_mismatch_error";
 }  // namespace finding_kind
 
 /// How bad a finding is: errors fail the placement check; warnings fail it
-/// only in strict mode.
-enum class Severity { kWarning, kError };
+/// only in strict mode; notes never do (a host transfer the subject declared
+/// with DEVPARITY_HOST_HANDOVER, still reported so a reader sees it).
+enum class Severity { kWarning, kError, kNote };
 
 /// One placement problem, deduplicated by everything but `count`.
 struct Finding {
@@ -54,7 +55,7 @@ struct Finding {
   nlohmann::json to_json() const;
 };
 
-/// "error" or "warning".
+/// "error", "warning" or "note".
 const char* severity_name(Severity severity);
 
 /// Findings with duplicates merged (counts summed), in first-seen order.

@@ -29,3 +29,14 @@ class TraceScope {
 /// DEVPARITY_TRACE_SCOPE("blur"): names the rest of the enclosing block.
 #define DEVPARITY_TRACE_SCOPE(name) \
   ::devparity::TraceScope DEVPARITY_TRACE_SCOPE_CONCAT(devparity_trace_scope_, __LINE__)(name)
+
+namespace devparity {
+/// The scope name DEVPARITY_HOST_HANDOVER uses.
+constexpr const char* kHostHandoverScope = "host_handover";
+}  // namespace devparity
+
+/// DEVPARITY_HOST_HANDOVER(): the rest of the block moves data between the
+/// device and the host on purpose (a JPEG encoder's entropy coding runs on
+/// the host). Its host_sync and host_to_device_copy findings become notes;
+/// every other finding is judged as usual. Say why in a comment beside it.
+#define DEVPARITY_HOST_HANDOVER() DEVPARITY_TRACE_SCOPE(::devparity::kHostHandoverScope)

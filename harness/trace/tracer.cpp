@@ -2,6 +2,7 @@
 
 #include "harness/core/device.h"
 #include "harness/core/dtype.h"
+#include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -226,6 +227,13 @@ struct ThreadFrames {
   int op_depth = 0;
   std::vector<c10::Device> top_devices;  // devices of the running top-level op's tensors
 
+  bool in_scope(const char* name) const {
+    for (const auto& f : frames) {
+      if (!f.op && f.name == name) return true;
+    }
+    return false;
+  }
+
   std::vector<std::string> scopes() const {
     std::vector<std::string> out;
     for (const auto& f : frames) {
@@ -288,6 +296,16 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
       }
     }
     auto found = classify_op(call, s->target);
+    // Inside a declared hand-over the host transfers are the point; they
+    // stay visible as notes, and anything else is judged as usual.
+    if (!found.empty() && t.in_scope(kHostHandoverScope)) {
+      for (auto& f : found) {
+        if (f.kind == finding_kind::kHostSync || f.kind == finding_kind::kHostToDeviceCopy) {
+          f.severity = Severity::kNote;
+          f.message += " (declared host hand-over)";
+        }
+      }
+    }
     const auto scopes = found.empty() ? std::vector<std::string>{} : t.scopes();
     std::lock_guard<std::mutex> lock(s->mutex);
     ++s->ops;

@@ -13,6 +13,8 @@ void register_filter_transforms(TransformRegistry& registry);
 void register_intensity_transforms(TransformRegistry& registry);
 /// jpeg_codec_differentiable (transforms/jpeg_codec.cpp).
 void register_codec_transforms(TransformRegistry& registry);
+/// jpeg_encode: the reference JPEG encoder as a subject (transforms/jpeg_encode.cpp).
+void register_jpeg_encoder(TransformRegistry& registry);
 /// interpolate: LibTorch's own op as a subject (transforms/interpolate.cpp).
 void register_native_transforms(TransformRegistry& registry);
 

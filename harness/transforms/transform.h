@@ -35,6 +35,9 @@ struct TransformInfo {
   std::vector<c10::ScalarType> dtypes;  ///< input dtypes apply() supports
   bool random = false;                  ///< sample() draws from the generator
   bool differentiable = false;          ///< apply() is differentiable w.r.t. a floating input
+  /// What apply() returns: "image" (an NCHW tensor) or "jpeg" (a 1-D uint8
+  /// tensor holding one JPEG file per input image, back to back).
+  std::string output = "image";
 };
 
 /// Interface of every subject the runner can audit.

@@ -137,7 +137,9 @@ TEST(DeviceTest, BadTokenInListIsNamed) {
 TEST(DeviceTest, ProbeOnThisBuildMatchesLibTorch) {
   const auto inv = DeviceInventory::probe();
   EXPECT_GE(inv.cuda_count, 0);
-  if (!inv.cuda_compiled) EXPECT_EQ(inv.cuda_count, 0);
+  if (!inv.cuda_compiled) {
+    EXPECT_EQ(inv.cuda_count, 0);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,184 @@
+#include "harness/jpeg/encoder.h"
+
+#include "harness/core/cuda_support.h"
+#include "harness/jpeg/tables.h"
+#include "harness/trace/scope.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace devparity::jpeg {
+namespace {
+
+// Note [Exact JPEG arithmetic]
+// Every value the device part computes is an integer below 2^53 carried in
+// float64: the colour conversion and subsampling are libjpeg's fixed-point
+// formulas; the DCT matrix is scaled by 2^16 and rounded (no entry is within
+// 0.02 of a rounding tie), so A B A^T is an integer below 2^44 whatever the
+// summation order, FMA or GEMM kernel; quantization divides two such integers,
+// which rounds correctly and cannot cross an integer. No step can differ
+// between devices, so the coefficients, and the bytes, are the same on all.
+constexpr double kDctScale = 65536.0;  // 2^16; A B A^T carries 2^32
+
+at::Tensor floor_div(const at::Tensor& x, double d) { return at::floor(x / d); }
+
+// Replicates the last row and column up to `ph` x `pw` (libjpeg pads edges so).
+at::Tensor pad_edges(const at::Tensor& plane, int64_t ph, int64_t pw) {
+  auto p = plane;
+  const int64_t h = p.size(0), w = p.size(1);
+  if (ph > h) p = at::cat({p, p.narrow(0, h - 1, 1).expand({ph - h, w})}, 0);
+  if (pw > w) p = at::cat({p, p.narrow(1, w - 1, 1).expand({ph, pw - w})}, 1);
+  return p;
+}
+
+// libjpeg's h2v2 downsampling: (sum of 2x2 + bias) >> 2, bias 1, 2, 1, 2, ... by column.
+at::Tensor downsample_2x2(const at::Tensor& plane) {
+  DEVPARITY_TRACE_SCOPE("downsample");
+  const int64_t h = plane.size(0) / 2, w = plane.size(1) / 2;
+  const auto sums = plane.reshape({h, 2, w, 2}).sum({1, 3});
+  const auto bias = at::remainder(at::arange(w, plane.options()), 2.0) + 1.0;
+  return floor_div(sums + bias, 4.0);
+}
+
+// (Hb*8, Wb*8) -> (Hb, Wb, 8, 8) blocks -> quantized (Hb*Wb*64) int16.
+at::Tensor dct_quantize(const at::Tensor& plane, const at::Tensor& dct, const at::Tensor& quant) {
+  DEVPARITY_TRACE_SCOPE("dct");
+  const int64_t hb = plane.size(0) / 8, wb = plane.size(1) / 8;
+  const auto blocks = (plane - 128.0).reshape({hb, 8, wb, 8}).permute({0, 2, 1, 3});
+  const auto f = at::matmul(at::matmul(dct, blocks), dct.t());  // x 2^32
+  const auto den = quant * (kDctScale * kDctScale);
+  // Round half away from zero, as libjpeg's quantizer.
+  const auto sign = (f >= 0.0).to(f.scalar_type()) * 2.0 - 1.0;
+  const auto q = at::trunc((f + sign * (den * 0.5)) / den);
+  return q.to(at::kShort).reshape({-1});
+}
+
+}  // namespace
+
+Subsampling parse_subsampling(const std::string& text) {
+  if (text == "420" || text == "4:2:0") return Subsampling::k420;
+  if (text == "444" || text == "4:4:4") return Subsampling::k444;
+  throw std::invalid_argument("subsampling '" + text + "': expected 420 or 444");
+}
+
+const char* subsampling_name(Subsampling s) { return s == Subsampling::k420 ? "420" : "444"; }
+
+EncoderTables make_tables(int quality, int components) {
+  if (quality < 1 || quality > 100) throw std::invalid_argument("quality out of 1..100");
+  EncoderTables t;
+  t.dct = at::empty({8, 8}, at::TensorOptions().dtype(at::kDouble));
+  auto a = t.dct.accessor<double, 2>();
+  const double pi = std::acos(-1.0);
+  for (int u = 0; u < 8; ++u) {
+    const double c = u == 0 ? std::sqrt(0.5) : 1.0;
+    for (int x = 0; x < 8; ++x) a[u][x] = std::round(kDctScale * c / 2.0 * std::cos((2 * x + 1) * u * pi / 16.0));
+  }
+  t.host_quant.push_back(scaled_quant_table(kLumaQuant, quality));
+  if (components == 3) t.host_quant.push_back(scaled_quant_table(kChromaQuant, quality));
+  t.quant = at::empty({static_cast<int64_t>(t.host_quant.size()), 8, 8}, at::TensorOptions().dtype(at::kDouble));
+  auto q = t.quant.accessor<double, 3>();
+  for (size_t i = 0; i < t.host_quant.size(); ++i) {
+    for (int k = 0; k < 64; ++k) q[static_cast<int64_t>(i)][k / 8][k % 8] = t.host_quant[i][k];
+  }
+  return t;
+}
+
+QuantizedFrame quantize(const at::Tensor& image, const at::Tensor& dct, const at::Tensor& quant,
+                        const EncoderOptions& options) {
+  DEVPARITY_TRACE_SCOPE("jpeg_quantize");
+  if (image.dim() != 3 || (image.size(0) != 1 && image.size(0) != 3)) {
+    throw std::invalid_argument("JPEG encoding takes a CHW image with 1 or 3 channels");
+  }
+  const int64_t channels = image.size(0), h = image.size(1), w = image.size(2);
+  if (h < 1 || w < 1 || h > 65535 || w > 65535) throw std::invalid_argument("image size out of 1..65535");
+  // Samples 0..255 as integers: uint8 as is; floats in [0, 1] rounded half to even.
+  const auto levels = image.scalar_type() == at::kByte
+                          ? image.to(at::kDouble)
+                          : at::clamp(at::round(image.to(at::kDouble) * 255.0), 0.0, 255.0);
+  const bool color = channels == 3;
+  const bool sub = color && options.subsampling == Subsampling::k420;
+  const int64_t mcu = sub ? 16 : 8;
+  const int64_t ph = (h + mcu - 1) / mcu * mcu, pw = (w + mcu - 1) / mcu * mcu;
+
+  std::vector<at::Tensor> planes;
+  if (color) {
+    DEVPARITY_TRACE_SCOPE("rgb_to_ycbcr");
+    const auto r = levels.select(0, 0), g = levels.select(0, 1), b = levels.select(0, 2);
+    // libjpeg's jccolor.c, 16-bit fixed point: FIX(0.299) = 19595, ...
+    planes.push_back(floor_div(19595.0 * r + 38470.0 * g + 7471.0 * b + 32768.0, 65536.0));
+    planes.push_back(floor_div(-11059.0 * r - 21709.0 * g + 32768.0 * b + 8421375.0, 65536.0));
+    planes.push_back(floor_div(32768.0 * r - 27439.0 * g - 5329.0 * b + 8421375.0, 65536.0));
+  } else {
+    planes.push_back(levels.select(0, 0));
+  }
+
+  QuantizedFrame out;
+  out.frame.width = static_cast<int>(w);
+  out.frame.height = static_cast<int>(h);
+  out.frame.optimize_huffman = options.optimize_huffman;
+  out.frame.restart_interval = options.restart_interval;
+  std::vector<at::Tensor> parts;
+  int64_t offset = 0;
+  for (size_t c = 0; c < planes.size(); ++c) {
+    auto p = pad_edges(planes[c], ph, pw);
+    const bool chroma = c > 0;
+    if (chroma && sub) p = downsample_2x2(p);
+    ComponentData comp;
+    comp.id = static_cast<uint8_t>(c + 1);
+    comp.h = comp.v = static_cast<uint8_t>(sub && !chroma ? 2 : 1);
+    comp.quant_table = comp.huffman_table = static_cast<uint8_t>(chroma ? 1 : 0);
+    comp.blocks_w = static_cast<int>(p.size(1) / 8);
+    comp.blocks_h = static_cast<int>(p.size(0) / 8);
+    parts.push_back(dct_quantize(p, dct, quant.select(0, comp.quant_table)));
+    out.frame.components.push_back(comp);
+    out.offsets.push_back(offset);
+    offset += parts.back().numel();
+  }
+  out.coefficients = parts.size() == 1 ? parts[0] : at::cat(parts);
+  return out;
+}
+
+at::Tensor hand_over(const at::Tensor& device_coefficients) {
+  // Entropy coding runs on the host: this copy is the encoder's purpose.
+  DEVPARITY_HOST_HANDOVER();
+  switch (device_coefficients.device().type()) {
+    case c10::DeviceType::CPU:
+      return device_coefficients.contiguous();
+    case c10::DeviceType::CUDA:
+      return cuda::copy_to_host(device_coefficients);
+    default:  // synchronous backends (the virtual device)
+      return device_coefficients.to(at::kCPU).contiguous();
+  }
+}
+
+std::vector<uint8_t> entropy_code(QuantizedFrame q, const at::Tensor& host,
+                                  const std::vector<std::array<uint16_t, 64>>& host_quant,
+                                  const EncoderOptions& options) {
+  if (host.device().type() != c10::DeviceType::CPU || host.scalar_type() != at::kShort ||
+      !host.is_contiguous() || host.numel() != q.coefficients.numel()) {
+    throw std::invalid_argument("entropy_code: expected the contiguous int16 host copy of the coefficients");
+  }
+  const int16_t* base = host.data_ptr<int16_t>();
+  for (size_t c = 0; c < q.frame.components.size(); ++c) q.frame.components[c].coefficients = base + q.offsets[c];
+  q.frame.quant_tables = host_quant;
+  q.frame.optimize_huffman = options.optimize_huffman;
+  q.frame.restart_interval = options.restart_interval;
+  return write_jpeg(q.frame);
+}
+
+std::vector<uint8_t> encode(const at::Tensor& image, const EncoderTables& tables, const EncoderOptions& options) {
+  auto q = quantize(image, tables.dct, tables.quant, options);
+  const auto host = hand_over(q.coefficients);
+  return entropy_code(std::move(q), host, tables.host_quant, options);
+}
+
+std::vector<uint8_t> encode_image(const at::Tensor& image, const EncoderOptions& options) {
+  auto tables = make_tables(options.quality, static_cast<int>(image.size(0)));
+  tables.dct = tables.dct.to(image.device());
+  tables.quant = tables.quant.to(image.device());
+  return encode(image, tables, options);
+}
+
+}  // namespace devparity::jpeg
