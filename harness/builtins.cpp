@@ -26,6 +26,8 @@ void register_builtins() {
     register_parity_check(CheckRegistry::global());
     register_placement_check(CheckRegistry::global());
     register_gradient_check(CheckRegistry::global());
+    register_jpeg_check(CheckRegistry::global());
+    register_stress_check(CheckRegistry::global());
 
     auto& reporters = ReporterRegistry::global();
     register_console_reporter(reporters);

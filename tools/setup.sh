@@ -5,12 +5,12 @@
 set -euo pipefail
 
 packages=(
-  # toolchain
-  cmake ninja-build g++ git ccache pkg-config
+  # toolchain; clang and its runtime build the JPEG validator's fuzz target
+  cmake ninja-build g++ git ccache pkg-config clang libclang-rt-14-dev
   # libraries (DESIGN.md, "Dependencies"); libjpeg-turbo's CMake config also
   # needs libjpeg62-turbo-dev's files, which --no-install-recommends leaves out
   libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libfmt-dev
-  libturbojpeg0-dev libjpeg62-turbo-dev libcli11-dev libvalijson-dev
+  libturbojpeg0-dev libjpeg62-turbo-dev libcli11-dev libvalijson-dev libspng-dev
   # tests: numpy loads the .npy files devparity writes; benchmarks: ratios.py
   python3 python3-numpy
 )

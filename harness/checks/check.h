@@ -5,6 +5,7 @@
 /// (explicit settings such as a tolerance).
 
 #include "harness/core/device.h"
+#include "harness/core/input.h"
 #include "harness/transforms/transform.h"
 #include "harness/report/model.h"
 #include "harness/trace/finding.h"
@@ -42,6 +43,9 @@ struct CheckContext {
   std::optional<c10::Device> reference_device;   ///< where the reference runs
   bool is_reference_row = false;                 ///< this trial is the reference itself
   bool trace = true;                             ///< placement tracing is on
+  const nlohmann::json* given = nullptr;         ///< the case's parameters, before sampling
+  const InputRecipe* input_recipe = nullptr;     ///< how the input was made
+  uint64_t seed = 0;                             ///< the trial group's seed
 };
 
 /// Interface of a check.
@@ -63,6 +67,12 @@ class Check {
   /// True when the check also has something to say about the reference row
   /// (the gradient check's finite differences).
   virtual bool runs_on_reference_row() const { return false; }
+  /// Whether the check has anything to say about `subject`; a case turns on
+  /// only the checks that apply (by default: image outputs).
+  virtual bool applies_to(const TransformInfo& subject) const { return subject.output == "image"; }
+  /// True: on in every case it applies to unless turned off. False: only
+  /// where a case asks for it (costly checks such as stress).
+  virtual bool on_by_default() const { return true; }
 };
 
 }  // namespace devparity

@@ -37,6 +37,8 @@ class PlacementCheck final : public Check {
 
   bool compares_outputs() const override { return false; }
 
+  bool applies_to(const TransformInfo&) const override { return true; }
+
   CheckOutcome run(const CheckContext& ctx) const override {
     CheckOutcome out;
     out.name = name();

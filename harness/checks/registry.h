@@ -26,5 +26,9 @@ void register_parity_check(CheckRegistry& registry);
 void register_gradient_check(CheckRegistry& registry);
 /// Adds the placement check (checks/placement.cpp).
 void register_placement_check(CheckRegistry& registry);
+/// Adds the jpeg check (checks/jpeg.cpp).
+void register_jpeg_check(CheckRegistry& registry);
+/// Adds the stress check (checks/stress.cpp).
+void register_stress_check(CheckRegistry& registry);
 
 }  // namespace devparity

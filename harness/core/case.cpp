@@ -167,8 +167,12 @@ CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
       rr.finish();
     }
 
-    // Every registered check is on unless the case turns it off.
-    for (const auto* check : CheckRegistry::global().list()) c.checks[check->name()] = true;
+    // Every registered check that applies to the subject and is on by default
+    // is on unless the case turns it off.
+    const auto& info = subject.info();
+    for (const auto* check : CheckRegistry::global().list()) {
+      if (check->applies_to(info) && check->on_by_default()) c.checks[check->name()] = true;
+    }
     if (const auto* checks = r.get("checks")) {
       ObjectReader cr(*checks, r.pointer("checks"));
       for (const auto& item : checks->items()) {
@@ -183,6 +187,12 @@ CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
         if (setting.is_boolean() && !setting.get<bool>()) {
           c.checks.erase(item.key());  // off
           continue;
+        }
+        if (!check->applies_to(info)) {
+          throw FieldError(cr.pointer(item.key()),
+                           fmt::format("the {} check does not apply to {} ({} output)", item.key(),
+                                       c.subject, info.output),
+                           true);
         }
         if (!setting.is_boolean() && !setting.is_object()) {
           throw FieldError(cr.pointer(item.key()),

@@ -367,6 +367,9 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
               ctx.reference_device = ref_target.device;
               ctx.is_reference_row = is_reference_row;
               ctx.trace = trace;
+              ctx.given = &group.given;
+              ctx.input_recipe = &group.input;
+              ctx.seed = group.seed;
               c = check->run(ctx);
               c.name = name;
             } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -65,6 +66,13 @@ Subsampling parse_subsampling(const std::string& text) {
 
 const char* subsampling_name(Subsampling s) { return s == Subsampling::k420 ? "420" : "444"; }
 
+std::vector<std::array<uint16_t, 64>> host_quant_tables(int quality, int components) {
+  if (quality < 1 || quality > 100) throw std::invalid_argument("quality out of 1..100");
+  std::vector<std::array<uint16_t, 64>> out = {scaled_quant_table(kLumaQuant, quality)};
+  if (components == 3) out.push_back(scaled_quant_table(kChromaQuant, quality));
+  return out;
+}
+
 EncoderTables make_tables(int quality, int components) {
   if (quality < 1 || quality > 100) throw std::invalid_argument("quality out of 1..100");
   EncoderTables t;
@@ -75,8 +83,7 @@ EncoderTables make_tables(int quality, int components) {
     const double c = u == 0 ? std::sqrt(0.5) : 1.0;
     for (int x = 0; x < 8; ++x) a[u][x] = std::round(kDctScale * c / 2.0 * std::cos((2 * x + 1) * u * pi / 16.0));
   }
-  t.host_quant.push_back(scaled_quant_table(kLumaQuant, quality));
-  if (components == 3) t.host_quant.push_back(scaled_quant_table(kChromaQuant, quality));
+  t.host_quant = host_quant_tables(quality, components);
   t.quant = at::empty({static_cast<int64_t>(t.host_quant.size()), 8, 8}, at::TensorOptions().dtype(at::kDouble));
   auto q = t.quant.accessor<double, 3>();
   for (size_t i = 0; i < t.host_quant.size(); ++i) {
@@ -93,50 +100,65 @@ QuantizedFrame quantize(const at::Tensor& image, const at::Tensor& dct, const at
   }
   const int64_t channels = image.size(0), h = image.size(1), w = image.size(2);
   if (h < 1 || w < 1 || h > 65535 || w > 65535) throw std::invalid_argument("image size out of 1..65535");
-  // Samples 0..255 as integers: uint8 as is; floats in [0, 1] rounded half to even.
-  const auto levels = image.scalar_type() == at::kByte
-                          ? image.to(at::kDouble)
-                          : at::clamp(at::round(image.to(at::kDouble) * 255.0), 0.0, 255.0);
   const bool color = channels == 3;
   const bool sub = color && options.subsampling == Subsampling::k420;
   const int64_t mcu = sub ? 16 : 8;
   const int64_t ph = (h + mcu - 1) / mcu * mcu, pw = (w + mcu - 1) / mcu * mcu;
-
-  std::vector<at::Tensor> planes;
-  if (color) {
-    DEVPARITY_TRACE_SCOPE("rgb_to_ycbcr");
-    const auto r = levels.select(0, 0), g = levels.select(0, 1), b = levels.select(0, 2);
-    // libjpeg's jccolor.c, 16-bit fixed point: FIX(0.299) = 19595, ...
-    planes.push_back(floor_div(19595.0 * r + 38470.0 * g + 7471.0 * b + 32768.0, 65536.0));
-    planes.push_back(floor_div(-11059.0 * r - 21709.0 * g + 32768.0 * b + 8421375.0, 65536.0));
-    planes.push_back(floor_div(32768.0 * r - 27439.0 * g - 5329.0 * b + 8421375.0, 65536.0));
-  } else {
-    planes.push_back(levels.select(0, 0));
-  }
 
   QuantizedFrame out;
   out.frame.width = static_cast<int>(w);
   out.frame.height = static_cast<int>(h);
   out.frame.optimize_huffman = options.optimize_huffman;
   out.frame.restart_interval = options.restart_interval;
-  std::vector<at::Tensor> parts;
-  int64_t offset = 0;
-  for (size_t c = 0; c < planes.size(); ++c) {
-    auto p = pad_edges(planes[c], ph, pw);
-    const bool chroma = c > 0;
-    if (chroma && sub) p = downsample_2x2(p);
+  for (int64_t c = 0; c < channels; ++c) {
     ComponentData comp;
     comp.id = static_cast<uint8_t>(c + 1);
-    comp.h = comp.v = static_cast<uint8_t>(sub && !chroma ? 2 : 1);
-    comp.quant_table = comp.huffman_table = static_cast<uint8_t>(chroma ? 1 : 0);
-    comp.blocks_w = static_cast<int>(p.size(1) / 8);
-    comp.blocks_h = static_cast<int>(p.size(0) / 8);
-    parts.push_back(dct_quantize(p, dct, quant.select(0, comp.quant_table)));
+    comp.h = comp.v = static_cast<uint8_t>(sub && c == 0 ? 2 : 1);
+    comp.quant_table = comp.huffman_table = static_cast<uint8_t>(c > 0 ? 1 : 0);
+    const int64_t scale = sub && c > 0 ? 2 : 1;
+    comp.blocks_w = static_cast<int>(pw / scale / 8);
+    comp.blocks_h = static_cast<int>(ph / scale / 8);
     out.frame.components.push_back(comp);
-    out.offsets.push_back(offset);
-    offset += parts.back().numel();
   }
-  out.coefficients = parts.size() == 1 ? parts[0] : at::cat(parts);
+
+  // Note [Strips]
+  // Whole MCU rows at a time, about a million samples each: a 4K frame in
+  // float64 is 66 MB per plane, over the size glibc's per-thread arenas
+  // serve, so every temporary would be a fresh mapping that page-faults
+  // again. Blocks stay in raster order: a strip is a run of block rows.
+  const int64_t strip_rows = std::max<int64_t>(mcu, (int64_t{1} << 20) / pw / mcu * mcu);
+  std::vector<std::vector<at::Tensor>> parts(static_cast<size_t>(channels));
+  for (int64_t r0 = 0; r0 < ph; r0 += strip_rows) {
+    const int64_t rows = std::min(strip_rows, ph - r0);           // padded rows in this strip
+    const int64_t have = std::max<int64_t>(0, std::min(rows, h - r0));  // image rows in it
+    // Samples 0..255 as integers: uint8 as is; floats in [0, 1] rounded half to even.
+    auto strip = image.narrow(1, r0, have).to(at::kDouble);
+    if (image.scalar_type() != at::kByte) strip = at::clamp(at::round(strip * 255.0), 0.0, 255.0);
+    std::vector<at::Tensor> planes;
+    if (color) {
+      DEVPARITY_TRACE_SCOPE("rgb_to_ycbcr");
+      const auto r = strip.select(0, 0), g = strip.select(0, 1), b = strip.select(0, 2);
+      // libjpeg's jccolor.c, 16-bit fixed point: FIX(0.299) = 19595, ...
+      planes.push_back(floor_div(19595.0 * r + 38470.0 * g + 7471.0 * b + 32768.0, 65536.0));
+      planes.push_back(floor_div(-11059.0 * r - 21709.0 * g + 32768.0 * b + 8421375.0, 65536.0));
+      planes.push_back(floor_div(32768.0 * r - 27439.0 * g - 5329.0 * b + 8421375.0, 65536.0));
+    } else {
+      planes.push_back(strip.select(0, 0));
+    }
+    for (size_t c = 0; c < planes.size(); ++c) {
+      auto p = pad_edges(planes[c], rows, pw);
+      if (c > 0 && sub) p = downsample_2x2(p);
+      parts[c].push_back(dct_quantize(p, dct, quant.select(0, out.frame.components[c].quant_table)));
+    }
+  }
+  std::vector<at::Tensor> all;
+  int64_t offset = 0;
+  for (auto& component : parts) {
+    all.push_back(component.size() == 1 ? component[0] : at::cat(component));
+    out.offsets.push_back(offset);
+    offset += all.back().numel();
+  }
+  out.coefficients = all.size() == 1 ? all[0] : at::cat(all);
   return out;
 }
 

@@ -31,6 +31,8 @@ struct EncoderTables {
   std::vector<std::array<uint16_t, 64>> host_quant;  ///< the same tables, for DQT
 };
 EncoderTables make_tables(int quality, int components);
+/// The quantization tables alone (luma, and chroma for 3 components), for DQT.
+std::vector<std::array<uint16_t, 64>> host_quant_tables(int quality, int components);
 
 /// The device part's result: every component's blocks, flattened and
 /// concatenated as int16 on the image's device, and where each one is.

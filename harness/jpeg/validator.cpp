@@ -388,8 +388,18 @@ std::vector<std::pair<size_t, size_t>> split_stream(const uint8_t* data, size_t 
     Walker w{data + pos, size - pos, true};
     w.run({});
     if (w.out.verdict == Verdict::kCorrupt || w.out.end == 0) {
-      parts.emplace_back(pos, size);
-      break;
+      // A broken file ends where the next one's SOI (FF D8 FF) begins, if any.
+      size_t next = pos + 2;
+      while (next + 2 < size && !(data[next] == 0xFF && data[next + 1] == marker::kSOI && data[next + 2] == 0xFF)) {
+        ++next;
+      }
+      if (next + 2 >= size) {
+        parts.emplace_back(pos, size);
+        break;
+      }
+      parts.emplace_back(pos, next);
+      pos = next;
+      continue;
     }
     parts.emplace_back(pos, pos + w.out.end);
     pos += w.out.end;

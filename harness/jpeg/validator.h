@@ -60,7 +60,8 @@ Inspection validate(const uint8_t* data, size_t size, const Expectation& expect 
                     Decoded* decoded = nullptr, const DecodeLimits& limits = {});
 
 /// Splits back-to-back JPEG files (the encoder's batched output) at the end
-/// of each one's EOI. A part that does not walk cleanly takes the rest.
+/// of each one's EOI. A part that does not walk cleanly ends where the next
+/// SOI (FF D8 FF) begins, or takes the rest.
 std::vector<std::pair<size_t, size_t>> split_stream(const uint8_t* data, size_t size);
 
 }  // namespace devparity::jpeg

@@ -37,6 +37,8 @@ constexpr const char* kHostHandoverScope = "host_handover";
 
 /// DEVPARITY_HOST_HANDOVER(): the rest of the block moves data between the
 /// device and the host on purpose (a JPEG encoder's entropy coding runs on
-/// the host). Its host_sync and host_to_device_copy findings become notes;
-/// every other finding is judged as usual. Say why in a comment beside it.
+/// the host). Its host_sync and host_to_device_copy findings, and host
+/// buffers made with an explicit CPU device, become notes; every other
+/// finding (a device-less factory included) is judged as usual. Say why in a
+/// comment beside it.
 #define DEVPARITY_HOST_HANDOVER() DEVPARITY_TRACE_SCOPE(::devparity::kHostHandoverScope)

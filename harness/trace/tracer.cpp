@@ -300,7 +300,8 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     // stay visible as notes, and anything else is judged as usual.
     if (!found.empty() && t.in_scope(kHostHandoverScope)) {
       for (auto& f : found) {
-        if (f.kind == finding_kind::kHostSync || f.kind == finding_kind::kHostToDeviceCopy) {
+        const bool host_target = f.kind == finding_kind::kForeignDeviceTarget && f.device == "cpu";
+        if (f.kind == finding_kind::kHostSync || f.kind == finding_kind::kHostToDeviceCopy || host_target) {
           f.severity = Severity::kNote;
           f.message += " (declared host hand-over)";
         }

@@ -3,15 +3,14 @@
 // on it too (as torchvision's encode_jpeg returns CUDA tensors for CUDA
 // input), one file per image, back to back. The jpeg check validates them.
 
+#include "harness/transforms/jpeg_encode.h"
+
 #include "harness/core/error.h"
 #include "harness/core/json_reader.h"
-#include "harness/jpeg/encoder.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/configured.h"
-#include "harness/transforms/jpeg_encode.h"
 #include "harness/transforms/registry.h"
-#include "harness/transforms/state.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -20,8 +19,9 @@
 #include <cstring>
 
 namespace devparity {
+namespace {
 
-jpeg::EncoderOptions jpeg_options_from(const nlohmann::json& params) {
+jpeg::EncoderOptions options_from(const nlohmann::json& params) {
   jpeg::EncoderOptions o;
   o.quality = params.at("quality").get<int>();
   o.subsampling = jpeg::parse_subsampling(params.at("subsampling").get<std::string>());
@@ -30,14 +30,42 @@ jpeg::EncoderOptions jpeg_options_from(const nlohmann::json& params) {
   return o;
 }
 
-nlohmann::json read_jpeg_encode_params(const nlohmann::json& given, c10::IntArrayRef shape,
-                                       const std::string& subject) {
-  require_nchw(shape, subject);
+// The files back to back, made on the host, returned on `device`.
+at::Tensor concat_files(const std::vector<std::vector<uint8_t>>& files, const c10::Device& device) {
+  // The bytes were coded on the host; they go back to the input's device.
+  DEVPARITY_HOST_HANDOVER();
+  size_t total = 0;
+  for (const auto& f : files) total += f.size();
+  auto bytes = at::empty({static_cast<int64_t>(total)}, at::TensorOptions().dtype(at::kByte).device(at::kCPU));
+  size_t at = 0;
+  for (const auto& f : files) {
+    std::memcpy(bytes.data_ptr<uint8_t>() + at, f.data(), f.size());
+    at += f.size();
+  }
+  return bytes.to(device);
+}
+
+}  // namespace
+
+JpegEncoderBase::JpegEncoderBase(TransformInfo info) : info_(std::move(info)) {
+  info_.params = {
+      {"quality", "integer in [1, 100]", "75", "libjpeg's scaling of the Annex K tables"},
+      {"subsampling", "420|444", "\"420\"", "chroma subsampling (RGB input; grey has none)"},
+      {"optimize_huffman", "bool", "false", "Huffman tables built from each image's symbols"},
+      {"restart_interval", "integer in [0, 65535]", "0", "MCUs between RST markers; 0: none"},
+  };
+  info_.dtypes = {at::kByte, at::kFloat};
+  info_.output = "jpeg";
+}
+
+nlohmann::json JpegEncoderBase::sample(const nlohmann::json& given, c10::IntArrayRef shape,
+                                       at::Generator&) const {
+  require_nchw(shape, info_.name);
   if (shape[1] != 1 && shape[1] != 3) {
-    throw InputError(fmt::format("{} takes 1 (grey) or 3 (RGB) channels, got {}", subject, shape[1]));
+    throw InputError(fmt::format("{} takes 1 (grey) or 3 (RGB) channels, got {}", info_.name, shape[1]));
   }
   if (shape[2] > 65535 || shape[3] > 65535) {
-    throw InputError(fmt::format("{}: JPEG sizes stop at 65535, got {}x{}", subject, shape[2], shape[3]));
+    throw InputError(fmt::format("{}: JPEG sizes stop at 65535, got {}x{}", info_.name, shape[2], shape[3]));
   }
   ObjectReader r(given);
   const int quality = static_cast<int>(r.integer("quality", 75, 1, 100));
@@ -49,84 +77,51 @@ nlohmann::json read_jpeg_encode_params(const nlohmann::json& given, c10::IntArra
           {"restart_interval", restart}};
 }
 
-std::vector<ParamDoc> jpeg_encode_param_docs() {
-  return {
-      {"quality", "integer in [1, 100]", "75", "libjpeg's scaling of the Annex K tables"},
-      {"subsampling", "420|444", "\"420\"", "chroma subsampling (RGB input; grey has none)"},
-      {"optimize_huffman", "bool", "false", "Huffman tables built from each image's symbols"},
-      {"restart_interval", "integer in [0, 65535]", "0", "MCUs between RST markers; 0: none"},
-  };
+std::unique_ptr<TransformState> JpegEncoderBase::make_state(const nlohmann::json& params) const {
+  const auto tables = jpeg::make_tables(params.at("quality").get<int>(), 3);
+  auto state = std::make_unique<TransformState>();
+  state->register_tensor("dct", tables.dct);
+  state->register_tensor("quant", tables.quant);
+  return state;
 }
 
-at::Tensor concat_files(const std::vector<std::vector<uint8_t>>& files, const c10::Device& device) {
-  size_t total = 0;
-  for (const auto& f : files) total += f.size();
-  auto bytes = at::empty({static_cast<int64_t>(total)}, at::TensorOptions().dtype(at::kByte));
-  size_t at = 0;
-  for (const auto& f : files) {
-    std::memcpy(bytes.data_ptr<uint8_t>() + at, f.data(), f.size());
-    at += f.size();
+at::Tensor JpegEncoderBase::apply(const at::Tensor& x, const nlohmann::json& params, TransformState& state) const {
+  DEVPARITY_TRACE_SCOPE("jpeg_encode");
+  require_nchw(x.sizes(), info_.name);
+  const auto options = options_from(params);
+  jpeg::EncoderTables tables;
+  tables.dct = state.tensor("dct");
+  tables.quant = state.tensor("quant");
+  tables.host_quant = jpeg::host_quant_tables(options.quality, static_cast<int>(x.size(1)));
+  if (x.device().type() == c10::DeviceType::Meta) {
+    // Meta checks placement only: the device part runs; there are no bytes to code.
+    for (int64_t n = 0; n < x.size(0); ++n) jpeg::quantize(x.select(0, n), tables.dct, tables.quant, options);
+    return at::empty({0}, x.options().dtype(at::kByte));
   }
-  // The bytes were made on the host; they go back to the input's device.
-  DEVPARITY_HOST_HANDOVER();
-  return bytes.to(device);
+  std::vector<std::vector<uint8_t>> files;
+  for (int64_t n = 0; n < x.size(0); ++n) files.push_back(encode_one(x.select(0, n), tables, options));
+  return concat_files(files, x.device());
+}
+
+std::vector<uint8_t> JpegEncoderBase::encode_one(const at::Tensor& image, const jpeg::EncoderTables& tables,
+                                                 const jpeg::EncoderOptions& options) const {
+  return jpeg::encode(image, tables, options);
 }
 
 namespace {
 
-class JpegEncode final : public StatefulTransform {
+TransformInfo jpeg_encode_info() {
+  TransformInfo info;
+  info.name = "jpeg_encode";
+  info.family = "codec";
+  info.description = "Reference baseline JPEG encoder: colour, subsampling, DCT and quantization on the "
+                     "device, exact in integers; Huffman coding on the host";
+  return info;
+}
+
+class JpegEncode final : public JpegEncoderBase {
  public:
-  JpegEncode() {
-    info_.name = "jpeg_encode";
-    info_.family = "codec";
-    info_.description = "Reference baseline JPEG encoder: colour, subsampling, DCT and quantization "
-                        "on the device, exact in integers; Huffman coding on the host";
-    info_.params = jpeg_encode_param_docs();
-    info_.dtypes = {at::kByte, at::kFloat};
-    info_.output = "jpeg";
-  }
-  const TransformInfo& info() const override { return info_; }
-
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
-                        at::Generator&) const override {
-    return read_jpeg_encode_params(given, shape, info_.name);
-  }
-
-  std::unique_ptr<TransformState> make_state(const nlohmann::json& params) const override {
-    // Tables for colour; grey input uses the first (luma) one.
-    const auto tables = jpeg::make_tables(params.at("quality").get<int>(), 3);
-    auto state = std::make_unique<TransformState>();
-    state->register_tensor("dct", tables.dct);
-    state->register_tensor("quant", tables.quant);
-    return state;
-  }
-
-  using StatefulTransform::apply;
-  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params, TransformState& state) const override {
-    DEVPARITY_TRACE_SCOPE("jpeg_encode");
-    require_nchw(x.sizes(), info_.name);
-    const auto options = jpeg_options_from(params);
-    const auto& dct = state.tensor("dct");
-    const auto& quant = state.tensor("quant");
-    const auto host_tables = jpeg::make_tables(options.quality, 3).host_quant;
-    std::vector<std::vector<uint8_t>> files;
-    for (int64_t n = 0; n < x.size(0); ++n) {
-      auto q = jpeg::quantize(x.select(0, n), dct, quant, options);
-      if (x.device().type() == c10::DeviceType::Meta) continue;  // no values to code
-      const auto host = jpeg::hand_over(q.coefficients);
-      std::vector<std::array<uint16_t, 64>> used(host_tables.begin(),
-                                                 host_tables.begin() + (x.size(1) == 3 ? 2 : 1));
-      files.push_back(jpeg::entropy_code(std::move(q), host, used, options));
-    }
-    if (x.device().type() == c10::DeviceType::Meta) {
-      // Meta checks placement only: the device part ran; there are no bytes.
-      return at::empty({0}, x.options().dtype(at::kByte));
-    }
-    return concat_files(files, x.device());
-  }
-
- private:
-  TransformInfo info_;
+  JpegEncode() : JpegEncoderBase(jpeg_encode_info()) {}
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // End-to-end runs of the devparity executable: exit codes, reports, messages.
 
 #include "harness/core/npy.h"
+#include "harness/core/png.h"
 #include "tests/support/cli.h"
 #include "tests/support/schema.h"
 
@@ -47,12 +48,16 @@ TEST_F(CliTest, DefaultAuditPassesAndWritesASchemaValidReport) {
   std::set<std::string> seen;  // subject/device/dtype with a passing row
   for (const auto& result : report["results"]) {
     const auto device = result["device"].get<std::string>();
-    // Every result has a placement check; the reference transforms have no findings.
+    // Every result has a placement check; the reference transforms have no
+    // findings but the JPEG encoder's declared host hand-overs (notes).
     bool placement = false;
     for (const auto& check : result["checks"]) {
       if (check["name"] != "placement") continue;
       placement = true;
-      EXPECT_TRUE(check["findings"].empty()) << result["id"] << ": " << check["findings"].dump();
+      for (const auto& f : check["findings"]) {
+        EXPECT_EQ(f["severity"], "note") << result["id"] << ": " << f.dump();
+        EXPECT_EQ(result["subject"], "jpeg_encode") << result["id"];
+      }
     }
     EXPECT_TRUE(placement) << result["id"];
     if (result["status"] == "pass") {
@@ -73,7 +78,7 @@ TEST_F(CliTest, DefaultAuditPassesAndWritesASchemaValidReport) {
       cuda == 0 ? std::vector<const char*>{"cpu", "meta", "vdev:0", "vdev:1"}
                 : std::vector<const char*>{"cpu", "meta"};
   for (const char* subject : {"resize", "gaussian_blur2d", "rescale", "planckian_jitter",
-                              "gaussian_illumination", "jpeg_codec_differentiable"}) {
+                              "gaussian_illumination", "jpeg_codec_differentiable", "jpeg_encode"}) {
     for (const char* device : devices) {
       for (const char* dtype : {"uint8", "float32"}) {
         if (std::string(subject) == "jpeg_codec_differentiable" && std::string(dtype) == "uint8") {
@@ -100,6 +105,27 @@ TEST_F(CliTest, DefaultAuditPassesAndWritesASchemaValidReport) {
       ++gradients[result["subject"].get<std::string>() + "/" + device];
     }
   }
+  // JPEG encoder rows with values: valid files, the same bytes as the CPU's,
+  // and the opt-in stress check where the case asks for it.
+  int jpeg_rows = 0, stress_rows = 0;
+  for (const auto& result : report["results"]) {
+    if (result["subject"] != "jpeg_encode" || result["status"] == "skip") continue;
+    for (const auto& check : result["checks"]) {
+      if (check["name"] == "stress") {
+        EXPECT_EQ(check["status"], result["device"] == "meta" ? "skip" : "pass") << check["message"];
+        stress_rows += check["status"] == "pass";
+      }
+      if (check["name"] != "jpeg" || result["device"] == "meta") continue;
+      EXPECT_EQ(check["status"], "pass") << result["id"] << ": " << check["message"];
+      for (const auto& f : check["stats"]["files"]) {
+        EXPECT_EQ(f["verdict"], "valid");
+        if (result["device"] != "cpu") EXPECT_EQ(f["identical_to_reference"], true) << result["id"];
+      }
+      ++jpeg_rows;
+    }
+  }
+  EXPECT_GE(jpeg_rows, 24);
+  EXPECT_GE(stress_rows, 1);
   for (const char* subject : {"planckian_jitter", "gaussian_illumination",
                               "jpeg_codec_differentiable", "rescale"}) {
     EXPECT_GT(gradients[std::string(subject) + "/cpu"], 0) << subject;
@@ -311,6 +337,114 @@ TEST_F(CliTest, ApplyTakesExplicitValuesInsteadOfDraws) {
   }
 }
 
+TEST_F(CliTest, JpegCheckGivesOneVerdictPerFile) {
+  // A smooth source, its JPEG from the reference encoder, and broken copies.
+  const auto y = at::arange(96, at::kFloat).reshape({96, 1}).expand({96, 128});
+  const auto x = at::stack({y * 2.0, at::full({96, 128}, 90.0), y + 40.0}, 0).clamp(0, 255).to(at::kByte);
+  write_npy(dir_.file("src.npy"), x.unsqueeze(0));
+  write_png(dir_.file("src.png"), x);
+  const auto enc = cli("apply jpeg_encode --input src.npy --output good.jpg --params '{\"quality\": 90}'");
+  ASSERT_EQ(enc.exit_code, 0) << describe(enc);
+  const auto good = testing::read_text(dir_.file("good.jpg"));
+  dir_.write("cut.jpg", good.substr(0, good.size() * 2 / 3));
+  dir_.write("tail.jpg", good + "xx");
+  // Another image's valid JPEG: structurally fine, far from this source.
+  write_npy(dir_.file("other.npy"), at::randint(0, 256, {1, 3, 96, 128}).to(at::kByte));
+  ASSERT_EQ(cli("apply jpeg_encode --input other.npy --output other.jpg --params '{\"quality\": 90}'").exit_code, 0);
+
+  const auto ok = cli("jpeg-check good.jpg --reference src.npy --expect-size 96x128");
+  EXPECT_EQ(ok.exit_code, 0) << describe(ok);
+  EXPECT_NE(ok.out.find("good.jpg: valid: 128x96, 3 component(s) 4:2:0, baseline"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("quality ~90"), std::string::npos) << ok.out;
+  EXPECT_EQ(cli("jpeg-check good.jpg --reference src.png").exit_code, 0);
+
+  const auto bad = cli("jpeg-check good.jpg cut.jpg tail.jpg other.jpg --reference src.png");
+  EXPECT_EQ(bad.exit_code, 1) << describe(bad);
+  EXPECT_NE(bad.out.find("cut.jpg: corrupt at byte"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("tail.jpg: corrupt at byte " + std::to_string(good.size()) + ": 2 extraneous byte(s) after EOI"),
+            std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("other.jpg: noise: decodes to something far from the source"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("4 file(s): 2 corrupt, 1 noise, 1 valid"), std::string::npos) << bad.out;
+
+  const auto mismatch = cli("jpeg-check good.jpg --expect-size 128x96");
+  EXPECT_EQ(mismatch.exit_code, 1);
+  EXPECT_NE(mismatch.out.find("good.jpg: mismatch: SOF says width 128, expected 96; height 96, expected 128"),
+            std::string::npos) << mismatch.out;
+
+  const auto js = cli("jpeg-check good.jpg cut.jpg --json --reference src.npy --min-psnr 20");
+  EXPECT_EQ(js.exit_code, 1);
+  const auto files = json::parse(js.out);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0]["verdict"], "valid");
+  EXPECT_EQ(files[0]["floor_db"], 20.0);
+  EXPECT_GT(files[0]["psnr_db"].get<double>(), 30.0);
+  EXPECT_EQ(files[1]["verdict"], "corrupt");
+  EXPECT_TRUE(files[1].contains("offset"));
+
+  // Unreadable files and bad options are input errors (exit 2), the others still checked.
+  const auto missing = cli("jpeg-check good.jpg missing.jpg");
+  EXPECT_EQ(missing.exit_code, 2) << describe(missing);
+  EXPECT_NE(missing.out.find("missing.jpg: unreadable: cannot open"), std::string::npos) << missing.out;
+  EXPECT_EQ(cli("jpeg-check good.jpg --expect-size 96by128").exit_code, 2);
+  EXPECT_EQ(cli("jpeg-check good.jpg --reference src.txt").exit_code, 2);
+  EXPECT_EQ(cli("jpeg-check").exit_code, 2);
+}
+
+TEST_F(CliTest, FourKFramesUnderFourThreadsMatchTheSingleThreadedBytes) {
+  // cases/jpeg_stress.json: 3840x2160 through the reference encoder from four threads.
+  const auto r = cli("run --suite " + shell_quote(testing::source_path("cases/jpeg_stress.json")) +
+                     " --devices cpu --report r.json");
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
+  ASSERT_EQ(report["results"].size(), 1u);
+  bool stress = false;
+  for (const auto& check : report["results"][0]["checks"]) {
+    if (check["name"] == "stress") {
+      stress = true;
+      EXPECT_EQ(check["status"], "pass") << check["message"];
+      EXPECT_GE(check["stats"]["threads"].get<int>(), 4);
+      EXPECT_EQ(check["stats"]["shape"], json({1, 3, 2160, 3840}));
+      EXPECT_EQ(check["stats"]["mismatches"], 0);
+    }
+    if (check["name"] == "jpeg") EXPECT_EQ(check["status"], "pass") << check["message"];
+  }
+  EXPECT_TRUE(stress);
+}
+
+TEST_F(CliTest, JpegFaultSuiteIsCaughtCheckByCheck) {
+  const auto suite = testing::source_path("tests/faults/jpeg_faults.json");
+  const auto r = run_cli("run --suite " + shell_quote(suite) + " --devices cpu,vdev:1,meta --report r.json",
+                         dir_.path(), DEVPARITY_FAULTS_BINARY);
+  ASSERT_EQ(r.exit_code, 1) << describe(r);
+  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
+  // case -> the check that must fail it (on every device with values, or on vdev:1 only).
+  const std::map<std::string, std::pair<std::string, bool>> expected = {
+      {"truncated", {"jpeg", false}},     {"missing_eoi", {"jpeg", false}},
+      {"bit_flip", {"jpeg", false}},      {"late_bit_flip", {"jpeg", true}},
+      {"wrong_sof", {"jpeg", false}},     {"read_before_write", {"jpeg", false}},
+      {"shared_scratch", {"stress", false}}};
+  std::set<std::string> caught;
+  for (const auto& result : report["results"]) {
+    const auto name = result["case"].get<std::string>();
+    const bool clean = name.size() > 6 && name.substr(name.size() - 6) == "_clean";
+    const auto device = result["device"].get<std::string>();
+    if (clean || device == "meta") {
+      EXPECT_NE(result["status"], "fail") << result["id"] << ": " << result["message"];
+      continue;
+    }
+    const auto& [check_name, vdev_only] = expected.at(name);
+    const bool should_fail = !vdev_only || device == "vdev:1";
+    for (const auto& check : result["checks"]) {
+      if (check["name"] != check_name) continue;
+      EXPECT_EQ(check["status"] == "fail", should_fail) << result["id"] << ": " << check["message"];
+      if (check["status"] == "fail") caught.insert(name);
+    }
+  }
+  EXPECT_EQ(caught.size(), expected.size());
+}
+
 TEST_F(CliTest, ApplyErrors) {
   write_npy(dir_.file("x.npy"), at::rand({1, 3, 8, 8}));
   write_npy(dir_.file("l.npy"), at::zeros({1, 3, 8, 8}, at::kLong));
@@ -390,7 +524,7 @@ TEST_F(CliTest, ListDocumentsTheParameterInterface) {
   EXPECT_EQ(transforms["rescale"]["random"], false);
   std::set<std::string> checks;
   for (const auto& c : all["checks"]) checks.insert(c["name"].get<std::string>());
-  EXPECT_EQ(checks, (std::set<std::string>{"parity", "placement", "gradient"}));
+  EXPECT_EQ(checks, (std::set<std::string>{"parity", "placement", "gradient", "jpeg", "stress"}));
   EXPECT_FALSE(all["suites"].empty());
   EXPECT_EQ(all["devices"][0]["name"], "cpu");
   const auto text = cli("list");

@@ -152,8 +152,11 @@ TEST_F(CaseTest, ErrorsCarryFileLineColumnAndPointer) {
        " \"checks\": {\"parity\": {\"atol\": 1}}}]}",
        "2:23", "/cases/0/checks/parity", "needs a non-empty \"reason\""},
       {"{\"cases\": [{\"name\": \"a\", \"subject\": \"resize\", \"params\": {\"size\": [5, 5]},\n"
+       " \"checks\": {\"parity\": true, \"jpg\": true}}]}",
+       "2:29", "/cases/0/checks/jpg", "unknown check 'jpg'"},
+      {"{\"cases\": [{\"name\": \"a\", \"subject\": \"resize\", \"params\": {\"size\": [5, 5]},\n"
        " \"checks\": {\"parity\": true, \"jpeg\": true}}]}",
-       "2:29", "/cases/0/checks/jpeg", "unknown check 'jpeg'"},
+       "2:29", "/cases/0/checks/jpeg", "the jpeg check does not apply to resize (image output)"},
       {"{\"cases\": [{\"name\": \"a\", \"subject\": \"resize\", \"params\": {\"size\": [5, 5]},\n"
        " \"dtypes\": [\"uint8\", \"int64\"]}]}",
        "2:22", "/cases/0/dtypes/1", "does not support int64"},

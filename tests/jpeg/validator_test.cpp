@@ -165,10 +165,15 @@ TEST(ValidatorTest, SplitsBackToBackFiles) {
   ASSERT_EQ(parts.size(), 2u);
   EXPECT_EQ(parts[0], std::make_pair(size_t{0}, a.size()));
   EXPECT_EQ(parts[1], std::make_pair(a.size(), both.size()));
-  // A broken first file takes the rest.
+  // A broken first file ends at the next SOI; garbage after the last takes the rest.
   Bytes broken(a.begin(), a.begin() + 40);
   broken.insert(broken.end(), b.begin(), b.end());
-  EXPECT_EQ(split_stream(broken.data(), broken.size()).size(), 1u);
+  const auto resync = split_stream(broken.data(), broken.size());
+  ASSERT_EQ(resync.size(), 2u);
+  EXPECT_EQ(resync[1], std::make_pair(size_t{40}, broken.size()));
+  Bytes tail = a;
+  tail.insert(tail.end(), {1, 2, 3});
+  EXPECT_EQ(split_stream(tail.data(), tail.size()).size(), 2u);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "harness/core/device.h"
 #include "harness/core/dtype.h"
 #include "harness/core/error.h"
+#include "harness/core/atomic_file.h"
 #include "harness/core/npy.h"
+#include "harness/jpeg/validator.h"
 #include "harness/core/text.h"
 #include "harness/transforms/registry.h"
 #include "tools/devparity/commands.h"
@@ -14,6 +16,34 @@
 #include <iostream>
 
 namespace devparity::cli {
+namespace {
+
+bool is_jpeg_path(const std::string& path) {
+  for (const char* ext : {".jpg", ".jpeg", ".JPG", ".JPEG"}) {
+    const std::string e(ext);
+    if (path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0) return true;
+  }
+  return false;
+}
+
+// A JPEG subject's output (the files back to back) as .jpg files: `path`
+// for one image, `stem-<n>.ext` for several.
+nlohmann::json write_jpeg_files(const std::string& path, const at::Tensor& bytes) {
+  const auto b = bytes.contiguous();
+  const auto* data = b.data_ptr<uint8_t>();
+  const auto parts = jpeg::split_stream(data, static_cast<size_t>(b.numel()));
+  auto written = nlohmann::json::array();
+  const auto dot = path.find_last_of('.');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string name = parts.size() == 1 ? path : fmt::format("{}-{}{}", path.substr(0, dot), i, path.substr(dot));
+    write_file_atomic(name, std::string(reinterpret_cast<const char*>(data) + parts[i].first,
+                                        parts[i].second - parts[i].first));
+    written.push_back(name);
+  }
+  return written;
+}
+
+}  // namespace
 
 int cmd_apply(const Options& options) {
   const auto& o = options.apply;
@@ -67,7 +97,12 @@ int cmd_apply(const Options& options) {
                failure_kind_name(err.kind), err.message);
     return 1;
   }
-  write_npy(o.output, output);
+  auto written = nlohmann::json::array({o.output});
+  if (subject->info().output == "jpeg" && is_jpeg_path(o.output)) {
+    written = write_jpeg_files(o.output, output);
+  } else {
+    write_npy(o.output, output);
+  }
 
   const nlohmann::json summary = {
       {"subject", o.subject},
@@ -76,7 +111,7 @@ int cmd_apply(const Options& options) {
       {"input", {{"path", o.input}, {"shape", input.sizes().vec()},
                  {"dtype", dtype_name(input.scalar_type())}}},
       {"output", {{"path", o.output}, {"shape", output.sizes().vec()},
-                  {"dtype", dtype_name(output.scalar_type())}}}};
+                  {"dtype", dtype_name(output.scalar_type())}, {"files", written}}}};
   std::cout << summary.dump() << "\n";
   return 0;
 }

@@ -11,5 +11,7 @@ int cmd_run(const Options& options);
 int cmd_list(const Options& options);
 /// `devparity apply`.
 int cmd_apply(const Options& options);
+/// `devparity jpeg-check`.
+int cmd_jpeg_check(const Options& options);
 
 }  // namespace devparity::cli

@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
     if (options.command == "run") return cli::cmd_run(options);
     if (options.command == "list") return cli::cmd_list(options);
     if (options.command == "apply") return cli::cmd_apply(options);
-    fmt::print(stderr, "devparity: error: no command given (run, list, apply; see --help)\n");
+    if (options.command == "jpeg-check") return cli::cmd_jpeg_check(options);
+    fmt::print(stderr, "devparity: error: no command given (run, list, apply, jpeg-check; see --help)\n");
     return 2;
   } catch (const UsageError& e) {
     fmt::print(stderr, "devparity: error: {}\n", e.what());

@@ -84,6 +84,19 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 
+  auto* jpeg = app.add_subcommand("jpeg-check", "Validate JPEG files: markers, segment lengths and a "
+                                                "strict libjpeg-turbo decode; with --reference, also "
+                                                "how close each decodes to its source");
+  jpeg->add_option("files", o.jpeg_check.files, "JPEG files")->required();
+  jpeg->add_option("--reference", o.jpeg_check.reference,
+                   "The source image (.npy CHW or HWC, uint8 or float in [0, 1]; or .png): a file "
+                   "that decodes far from it is reported as noise");
+  jpeg->add_option("--min-psnr", o.jpeg_check.min_psnr,
+                   "PSNR floor in dB (default: by quality, estimated from the file's tables)")
+      ->check(CLI::Range(0.0, 200.0));
+  jpeg->add_option("--expect-size", o.jpeg_check.expect_size, "HxW the files must have, e.g. 2160x3840");
+  jpeg->add_flag("--json", o.jpeg_check.json, "One JSON object per file, as an array");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -99,6 +112,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   if (run->parsed()) o.command = "run";
   if (list->parsed()) o.command = "list";
   if (apply->parsed()) o.command = "apply";
+  if (jpeg->parsed()) o.command = "jpeg-check";
   return std::nullopt;
 }
 

@@ -40,12 +40,22 @@ struct ApplyOptions {
   uint64_t seed = 0;
 };
 
+/// `devparity jpeg-check`.
+struct JpegCheckOptions {
+  std::vector<std::string> files;
+  std::string reference;             ///< source image, .npy or .png; empty: none
+  std::optional<double> min_psnr;    ///< replaces the quality floor
+  std::string expect_size;           ///< "HxW"; empty: any
+  bool json = false;
+};
+
 /// Everything the command line said.
 struct Options {
-  std::string command;  ///< run | list | apply
+  std::string command;  ///< run | list | apply | jpeg-check
   RunOptions run;
   ListOptions list;
   ApplyOptions apply;
+  JpegCheckOptions jpeg_check;
   std::vector<std::string> argv;
 };
 

@@ -1,0 +1,157 @@
+// devparity jpeg-check: the validator the runner's jpeg check uses, on files.
+
+#include "harness/core/error.h"
+#include "harness/core/npy.h"
+#include "harness/core/png.h"
+#include "harness/jpeg/assess.h"
+#include "tools/devparity/commands.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <regex>
+
+namespace devparity::cli {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The reference as HWC uint8: .png, or .npy in CHW, HWC, NCHW (N = 1) or HW.
+at::Tensor load_reference(const std::string& path) {
+  at::Tensor x;
+  if (ends_with(path, ".png") || ends_with(path, ".PNG")) {
+    x = read_png(path);
+  } else if (ends_with(path, ".npy")) {
+    x = read_npy(path);
+    if (x.dim() == 4 && x.size(0) == 1) x = x.select(0, 0);
+    if (x.dim() == 2) x = x.unsqueeze(0);
+    if (x.dim() != 3) {
+      throw InputError(fmt::format("{}: expected an image (HW, CHW, HWC or 1xCxHxW), got {} dimensions", path, x.dim()));
+    }
+    const bool chw = x.size(0) == 1 || x.size(0) == 3;
+    const bool hwc = x.size(2) == 1 || x.size(2) == 3;
+    if (!chw && !hwc) {
+      throw InputError(fmt::format("{}: shape [{}] has no 1- or 3-channel axis first or last", path,
+                                   fmt::join(x.sizes(), ", ")));
+    }
+    if (!chw) x = x.permute({2, 0, 1});
+    if (x.is_floating_point()) {
+      x = at::clamp(at::round(x.to(at::kDouble) * 255.0), 0, 255).to(at::kByte);
+    } else if (x.scalar_type() != at::kByte) {
+      throw InputError(fmt::format("{}: dtype must be uint8 or floating (in [0, 1])", path));
+    }
+  } else {
+    throw InputError(fmt::format("{}: the reference must be a .png or .npy file", path));
+  }
+  return x.permute({1, 2, 0}).contiguous();
+}
+
+std::optional<std::pair<int, int>> parse_size(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  static const std::regex pattern("([0-9]{1,5})x([0-9]{1,5})");
+  std::smatch m;
+  if (!std::regex_match(text, m, pattern)) {
+    throw UsageError(fmt::format("--expect-size '{}': expected HxW, e.g. 2160x3840", text));
+  }
+  return std::make_pair(std::stoi(m[1]), std::stoi(m[2]));
+}
+
+nlohmann::json number_or_inf(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); }
+
+}  // namespace
+
+int cmd_jpeg_check(const Options& options) {
+  const auto& o = options.jpeg_check;
+  const auto size = parse_size(o.expect_size);
+  at::Tensor reference;
+  jpeg::SourceImage source;
+  if (!o.reference.empty()) {
+    reference = load_reference(o.reference);
+    source = {reference.data_ptr<uint8_t>(), static_cast<int>(reference.size(1)),
+              static_cast<int>(reference.size(0)), static_cast<int>(reference.size(2))};
+  }
+  jpeg::AssessOptions assess_options;
+  if (size) {
+    assess_options.expect.height = size->first;
+    assess_options.expect.width = size->second;
+  }
+  if (reference.defined()) assess_options.source = &source;
+  assess_options.min_psnr = o.min_psnr;
+
+  auto all = nlohmann::json::array();
+  std::map<std::string, int> counts;
+  bool unreadable = false;
+  for (const auto& path : o.files) {
+    nlohmann::json j = {{"file", path}};
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      unreadable = true;
+      ++counts["unreadable"];
+      j["verdict"] = "unreadable";
+      j["reason"] = fmt::format("cannot open: {}", std::strerror(errno));
+      if (!o.json) fmt::print("{}: unreadable: {}\n", path, j["reason"].get<std::string>());
+      all.push_back(j);
+      continue;
+    }
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto a = jpeg::assess(bytes.data(), bytes.size(), assess_options);
+    ++counts[a.verdict];
+    const auto& in_ = a.inspection;
+    j["verdict"] = a.verdict;
+    j["bytes"] = bytes.size();
+    if (!a.ok()) j["reason"] = a.reason;
+    if (a.verdict == "corrupt") j["offset"] = a.offset;
+    if (in_.width > 0) {
+      j["width"] = in_.width;
+      j["height"] = in_.height;
+      j["components"] = in_.components.size();
+      j["subsampling"] = in_.subsampling();
+      j["progressive"] = in_.progressive;
+      j["markers"] = in_.markers;
+    }
+    if (a.quality > 0) j["quality"] = {{"value", a.quality}, {"estimated", a.quality_estimated}};
+    if (a.psnr) {
+      j["psnr_db"] = number_or_inf(*a.psnr);
+      j["floor_db"] = a.floor->floor_db;
+      j["floor_basis"] = a.floor->basis;
+    }
+    all.push_back(j);
+    if (o.json) continue;
+    if (a.verdict == "corrupt") {
+      fmt::print("{}: corrupt at byte {}: {}\n", path, a.offset, a.reason);
+    } else if (!a.ok()) {
+      fmt::print("{}: {}: {}\n", path, a.verdict, a.reason);
+    } else {
+      std::string line = fmt::format("{}: valid: {}x{}, {} component(s) {}, {}, {} bytes", path, in_.width,
+                                     in_.height, in_.components.size(), in_.subsampling(),
+                                     in_.progressive ? "progressive" : "baseline", bytes.size());
+      if (a.psnr) {
+        line += fmt::format("; PSNR {} dB (floor {:.2f}, quality {}{})",
+                            std::isfinite(*a.psnr) ? fmt::format("{:.2f}", *a.psnr) : "inf", a.floor->floor_db,
+                            a.quality_estimated ? "~" : "", a.quality);
+      }
+      fmt::print("{}\n", line);
+    }
+  }
+  if (o.json) {
+    std::cout << all.dump(2) << "\n";
+  } else if (o.files.size() > 1) {
+    std::vector<std::string> parts;
+    for (const auto& [verdict, n] : counts) parts.push_back(fmt::format("{} {}", n, verdict));
+    fmt::print("{} file(s): {}\n", o.files.size(), fmt::join(parts, ", "));
+  }
+  if (unreadable) return 2;
+  return counts["valid"] == static_cast<int>(o.files.size()) ? 0 : 1;
+}
+
+}  // namespace devparity::cli
