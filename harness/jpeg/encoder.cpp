@@ -48,7 +48,10 @@ at::Tensor dct_quantize(const at::Tensor& plane, const at::Tensor& dct, const at
   DEVPARITY_TRACE_SCOPE("dct");
   const int64_t hb = plane.size(0) / 8, wb = plane.size(1) / 8;
   const auto blocks = (plane - 128.0).reshape({hb, 8, wb, 8}).permute({0, 2, 1, 3});
-  const auto f = at::matmul(at::matmul(dct, blocks), dct.t());  // x 2^32
+  // F = A B A^T as two plain GEMMs over all blocks at once, (B A^T), then
+  // F^T = (B A^T)^T A^T: a batch of 8x8 products would be a slow bmm.
+  const auto ct = at::matmul(blocks, dct.t()).transpose(-1, -2);
+  const auto f = at::matmul(ct.contiguous(), dct.t()).transpose(-1, -2);  // x 2^32
   const auto den = quant * (kDctScale * kDctScale);
   // Round half away from zero, as libjpeg's quantizer.
   const auto sign = (f >= 0.0).to(f.scalar_type()) * 2.0 - 1.0;

@@ -1,10 +1,14 @@
 #include "harness/trace/tracer.h"
 
+#include "harness/builtins.h"
+#include "harness/core/vdev.h"
 #include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <map>
 
 namespace devparity {
 namespace {
@@ -189,6 +193,36 @@ TEST(TracerTest, OnePerThreadAndNothingAfterIt) {
 }
 
 TEST(TracerTest, SelfTestSeesInputs) { EXPECT_NO_THROW(Tracer::self_test()); }
+
+TEST(TracerTest, ADeclaredHandOverTurnsHostTransfersIntoNotesOnly) {
+  register_builtins();  // vdev:0
+  if (vdev::device_count() < 1) GTEST_SKIP() << "this build has no virtual device";
+  const auto dev = vdev::device(0);
+  const auto x = at::ones({4}, at::TensorOptions().device(dev));
+  auto severities = [](const std::vector<Finding>& findings) {
+    std::map<std::string, std::string> out;
+    for (const auto& f : findings) out[f.kind] = severity_name(f.severity);
+    return out;
+  };
+  {
+    Tracer tracer(dev);
+    (void)x.to(at::kCPU);  // not declared: a warning
+    EXPECT_EQ(severities(tracer.findings())["host_sync"], "warning");
+  }
+  Tracer tracer(dev);
+  {
+    DEVPARITY_HOST_HANDOVER();
+    const auto host = x.to(at::kCPU);
+    const auto buffer = at::empty({4}, at::TensorOptions().device(at::kCPU));
+    (void)buffer.to(dev);
+    (void)at::zeros({4});  // a device-less factory stays an error even here
+  }
+  const auto s = severities(tracer.findings());
+  EXPECT_EQ(s.at("host_sync"), "note");
+  EXPECT_EQ(s.at("foreign_device_target"), "note");
+  EXPECT_EQ(s.at("host_to_device_copy"), "note");
+  EXPECT_EQ(s.at("implicit_device_factory"), "error");
+}
 
 TEST(FindingTest, DeduplicationAndJson) {
   FindingSet set;

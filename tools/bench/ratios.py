@@ -2,7 +2,8 @@
 """Runs devparity_bench once and prints each benchmark's time as a ratio to
 its baseline, as a Markdown table (the README's numbers): LibTorch's own op
 for resize and blur, the untraced run for BM_trace_*_traced, the forward
-(no autograd) run for BM_*_forward_backward.
+(no autograd) run for BM_*_forward_backward, libjpeg-turbo for BM_jpeg_*
+(with MB/s of JPEG file where a benchmark counts bytes).
 
 usage: tools/bench/ratios.py [BENCH_BINARY] [-- extra benchmark flags]
        tools/bench/ratios.py --json results.json   (a saved --benchmark_format=json run)
@@ -18,6 +19,10 @@ BASELINES = {
 
 
 def baseline_of(name):
+    if name.startswith("BM_jpeg_encode"):
+        return "BM_jpeg_encode_4k_q90_libjpeg_turbo"
+    if name.startswith("BM_jpeg_validate") or name.startswith("BM_jpeg_decode"):
+        return "BM_jpeg_decode_4k_libjpeg_turbo"
     if name.endswith("_forward") or name.endswith("_forward_backward"):
         return name.removesuffix("_backward")
     if name.startswith("BM_trace_"):
@@ -38,17 +43,20 @@ def load(argv):
 
 def main(argv):
     data = load(argv)
-    times = {b["name"]: b["real_time"] for b in data["benchmarks"] if b.get("run_type") != "aggregate"}
+    runs = [b for b in data["benchmarks"] if b.get("run_type") != "aggregate"]
+    times = {b["name"]: b["real_time"] for b in runs}
+    rates = {b["name"]: b["bytes_per_second"] / 1e6 for b in runs if b.get("bytes_per_second")}
     ctx = data.get("context", {})
     print(f"host: {ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz, "
           f"{ctx.get('date', '')}")
     print()
-    print("| benchmark | time (ms) | ratio to baseline |")
-    print("|---|---:|---:|")
+    print("| benchmark | time (ms) | ratio to baseline | MB/s |")
+    print("|---|---:|---:|---:|")
     for name, t in times.items():
         base = times.get(baseline_of(name))
         ratio = f"{t / base:.2f}x" if base else "n/a"
-        print(f"| {name} | {t:.1f} | {ratio} |")
+        rate = f"{rates[name]:.1f}" if name in rates else ""
+        print(f"| {name} | {t:.1f} | {ratio} | {rate} |")
     return 0
 
 
