@@ -82,88 +82,78 @@ bool too_large(const Session& s, const DecodeLimits& limits) {
   return static_cast<int64_t>(s.cinfo.image_width) * s.cinfo.image_height > limits.max_pixels;
 }
 
-}  // namespace
-
-Decoded decode_strict(const uint8_t* data, size_t size, const DecodeLimits& limits) {
+// Reads the header, runs `body` (which decodes what it needs), finishes.
+// setjmp lives here, so a longjmp from libjpeg anywhere in `body` lands in
+// this frame; `body` keeps no C++ object with a destructor across libjpeg calls.
+template <typename Result, typename Body>
+Result run_strict(const uint8_t* data, size_t size, const DecodeLimits& limits, Body body) {
   // Heap-held, so that what longjmp leaves behind is well defined (Note [Strict libjpeg]).
-  auto result = std::make_unique<Decoded>();
-  Decoded& out = *result;
+  auto result = std::make_unique<Result>();
   auto session = std::make_unique<Session>();
+  Result& out = *result;
   Session& s = *session;
   setup(s, data, size, limits);
   if (setjmp(s.err.jump) != 0) {
-    out.ok = false;
-    out.error = s.err.message;
-    out.offset = consumed(s, size);
-    out.pixels.clear();
-    return std::move(out);
+    Result failed;
+    failed.error = s.err.message;
+    failed.offset = consumed(s, size);
+    return failed;
   }
   jpeg_read_header(&s.cinfo, TRUE);
   if (too_large(s, limits)) {
     out.error = "frame larger than the decode limit";
     return std::move(out);
   }
-  s.cinfo.out_color_space = s.cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  jpeg_start_decompress(&s.cinfo);
-  out.width = static_cast<int>(s.cinfo.output_width);
-  out.height = static_cast<int>(s.cinfo.output_height);
-  out.components = s.cinfo.output_components;
-  const size_t stride = static_cast<size_t>(out.width) * out.components;
-  out.pixels.resize(stride * out.height);
-  while (s.cinfo.output_scanline < s.cinfo.output_height) {
-    JSAMPROW row = out.pixels.data() + stride * s.cinfo.output_scanline;
-    jpeg_read_scanlines(&s.cinfo, &row, 1);
-  }
+  body(s, out);
   jpeg_finish_decompress(&s.cinfo);
   out.offset = consumed(s, size);
   out.ok = true;
   return std::move(out);
 }
 
+}  // namespace
+
+Decoded decode_strict(const uint8_t* data, size_t size, const DecodeLimits& limits) {
+  return run_strict<Decoded>(data, size, limits, [](Session& s, Decoded& out) {
+    s.cinfo.out_color_space = s.cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_start_decompress(&s.cinfo);
+    out.width = static_cast<int>(s.cinfo.output_width);
+    out.height = static_cast<int>(s.cinfo.output_height);
+    out.components = s.cinfo.output_components;
+    const size_t stride = static_cast<size_t>(out.width) * out.components;
+    out.pixels.resize(stride * out.height);
+    while (s.cinfo.output_scanline < s.cinfo.output_height) {
+      JSAMPROW row = out.pixels.data() + stride * s.cinfo.output_scanline;
+      jpeg_read_scanlines(&s.cinfo, &row, 1);
+    }
+  });
+}
+
 Coefficients read_coefficients_strict(const uint8_t* data, size_t size, const DecodeLimits& limits) {
-  auto result = std::make_unique<Coefficients>();
-  Coefficients& out = *result;
-  auto session = std::make_unique<Session>();
-  Session& s = *session;
-  setup(s, data, size, limits);
-  if (setjmp(s.err.jump) != 0) {
-    out.ok = false;
-    out.error = s.err.message;
-    out.offset = consumed(s, size);
-    out.components.clear();
-    return std::move(out);
-  }
-  jpeg_read_header(&s.cinfo, TRUE);
-  if (too_large(s, limits)) {
-    out.error = "frame larger than the decode limit";
-    return std::move(out);
-  }
-  jvirt_barray_ptr* arrays = jpeg_read_coefficients(&s.cinfo);
-  out.width = static_cast<int>(s.cinfo.image_width);
-  out.height = static_cast<int>(s.cinfo.image_height);
-  out.components.resize(static_cast<size_t>(s.cinfo.num_components));
-  for (int c = 0; c < s.cinfo.num_components; ++c) {
-    const jpeg_component_info& info = s.cinfo.comp_info[c];
-    auto& comp = out.components[static_cast<size_t>(c)];
-    comp.id = info.component_id;
-    comp.h = info.h_samp_factor;
-    comp.v = info.v_samp_factor;
-    comp.blocks_w = static_cast<int>(info.width_in_blocks);
-    comp.blocks_h = static_cast<int>(info.height_in_blocks);
-    comp.values.resize(static_cast<size_t>(comp.blocks_w) * comp.blocks_h * 64);
-    for (int by = 0; by < comp.blocks_h; ++by) {
-      JBLOCKARRAY rows = (*s.cinfo.mem->access_virt_barray)(
-          reinterpret_cast<j_common_ptr>(&s.cinfo), arrays[c], static_cast<JDIMENSION>(by), 1, FALSE);
-      for (int bx = 0; bx < comp.blocks_w; ++bx) {
-        const JCOEF* block = rows[0][bx];
-        std::copy(block, block + 64, comp.values.begin() + (static_cast<size_t>(by) * comp.blocks_w + bx) * 64);
+  return run_strict<Coefficients>(data, size, limits, [](Session& s, Coefficients& out) {
+    jvirt_barray_ptr* arrays = jpeg_read_coefficients(&s.cinfo);
+    out.width = static_cast<int>(s.cinfo.image_width);
+    out.height = static_cast<int>(s.cinfo.image_height);
+    out.components.resize(static_cast<size_t>(s.cinfo.num_components));
+    for (int c = 0; c < s.cinfo.num_components; ++c) {
+      const jpeg_component_info& info = s.cinfo.comp_info[c];
+      auto& comp = out.components[static_cast<size_t>(c)];
+      comp.id = info.component_id;
+      comp.h = info.h_samp_factor;
+      comp.v = info.v_samp_factor;
+      comp.blocks_w = static_cast<int>(info.width_in_blocks);
+      comp.blocks_h = static_cast<int>(info.height_in_blocks);
+      comp.values.resize(static_cast<size_t>(comp.blocks_w) * comp.blocks_h * 64);
+      for (int by = 0; by < comp.blocks_h; ++by) {
+        JBLOCKARRAY rows = (*s.cinfo.mem->access_virt_barray)(
+            reinterpret_cast<j_common_ptr>(&s.cinfo), arrays[c], static_cast<JDIMENSION>(by), 1, FALSE);
+        for (int bx = 0; bx < comp.blocks_w; ++bx) {
+          const JCOEF* block = rows[0][bx];
+          std::copy(block, block + 64, comp.values.begin() + (static_cast<size_t>(by) * comp.blocks_w + bx) * 64);
+        }
       }
     }
-  }
-  jpeg_finish_decompress(&s.cinfo);
-  out.offset = consumed(s, size);
-  out.ok = true;
-  return std::move(out);
+  });
 }
 
 }  // namespace devparity::jpeg

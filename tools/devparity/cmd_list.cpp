@@ -82,7 +82,7 @@ int cmd_list(const Options& options) {
 
   nlohmann::json checks = nlohmann::json::array();
   for (const auto* c : CheckRegistry::global().list()) {
-    checks.push_back({{"name", c->name()}, {"description", c->description()}});
+    checks.push_back({{"name", c->name()}, {"description", c->description()}, {"on_by_default", c->on_by_default()}});
   }
   nlohmann::json reporters = nlohmann::json::array();
   for (const auto& name : ReporterRegistry::global().names()) {
