@@ -79,7 +79,8 @@ std::vector<std::array<uint16_t, 64>> host_quant_tables(int quality, int compone
 EncoderTables make_tables(int quality, int components) {
   if (quality < 1 || quality > 100) throw std::invalid_argument("quality out of 1..100");
   EncoderTables t;
-  t.dct = at::empty({8, 8}, at::TensorOptions().dtype(at::kDouble));
+  // Built on the host on purpose (Note [Exact JPEG arithmetic]); callers move them.
+  t.dct = at::empty({8, 8}, at::TensorOptions().dtype(at::kDouble).device(at::kCPU));
   auto a = t.dct.accessor<double, 2>();
   const double pi = std::acos(-1.0);
   for (int u = 0; u < 8; ++u) {
@@ -87,7 +88,8 @@ EncoderTables make_tables(int quality, int components) {
     for (int x = 0; x < 8; ++x) a[u][x] = std::round(kDctScale * c / 2.0 * std::cos((2 * x + 1) * u * pi / 16.0));
   }
   t.host_quant = host_quant_tables(quality, components);
-  t.quant = at::empty({static_cast<int64_t>(t.host_quant.size()), 8, 8}, at::TensorOptions().dtype(at::kDouble));
+  t.quant = at::empty({static_cast<int64_t>(t.host_quant.size()), 8, 8},
+                      at::TensorOptions().dtype(at::kDouble).device(at::kCPU));
   auto q = t.quant.accessor<double, 3>();
   for (size_t i = 0; i < t.host_quant.size(); ++i) {
     for (int k = 0; k < 64; ++k) q[static_cast<int64_t>(i)][k / 8][k % 8] = t.host_quant[i][k];
@@ -199,11 +201,31 @@ std::vector<uint8_t> encode(const at::Tensor& image, const EncoderTables& tables
   return entropy_code(std::move(q), host, tables.host_quant, options);
 }
 
+EncoderTables device_tables(int quality, int components, const c10::Device& device) {
+  // Eighty constants, made on the host and moved once.
+  DEVPARITY_HOST_HANDOVER();
+  auto tables = make_tables(quality, components);
+  tables.dct = tables.dct.to(device);
+  tables.quant = tables.quant.to(device);
+  return tables;
+}
+
 std::vector<uint8_t> encode_image(const at::Tensor& image, const EncoderOptions& options) {
-  auto tables = make_tables(options.quality, static_cast<int>(image.size(0)));
-  tables.dct = tables.dct.to(image.device());
-  tables.quant = tables.quant.to(image.device());
-  return encode(image, tables, options);
+  return encode(image, device_tables(options.quality, static_cast<int>(image.size(0)), image.device()), options);
+}
+
+at::Tensor bytes_on(const std::vector<std::vector<uint8_t>>& files, const c10::Device& device) {
+  // The bytes were coded on the host; they go back to the device.
+  DEVPARITY_HOST_HANDOVER();
+  size_t total = 0;
+  for (const auto& f : files) total += f.size();
+  auto bytes = at::empty({static_cast<int64_t>(total)}, at::TensorOptions().dtype(at::kByte).device(at::kCPU));
+  size_t at = 0;
+  for (const auto& f : files) {
+    std::copy(f.begin(), f.end(), bytes.data_ptr<uint8_t>() + at);
+    at += f.size();
+  }
+  return bytes.to(device);
 }
 
 }  // namespace devparity::jpeg

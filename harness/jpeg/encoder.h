@@ -7,6 +7,7 @@
 #include "harness/jpeg/writer.h"
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 
 #include <cstdint>
 #include <string>
@@ -60,8 +61,19 @@ std::vector<uint8_t> entropy_code(QuantizedFrame q, const at::Tensor& host,
 std::vector<uint8_t> encode(const at::Tensor& image, const EncoderTables& tables_on_device,
                             const EncoderOptions& options);
 
-/// encode() with tables made for the image's device (for tools and tests).
+/// make_tables() moved to `device`: built on the host and moved inside a
+/// declared hand-over, for callers without a subject's registered state.
+EncoderTables device_tables(int quality, int components, const c10::Device& device);
+
+/// encode() with device_tables() for the image's device (tools, tests, operators).
 std::vector<uint8_t> encode_image(const at::Tensor& image, const EncoderOptions& options);
+
+/// Files made on the host, back to back in a 1-D uint8 tensor on `device`
+/// (a declared hand-over): what a JPEG subject returns.
+at::Tensor bytes_on(const std::vector<std::vector<uint8_t>>& files, const c10::Device& device);
+inline at::Tensor bytes_on(const std::vector<uint8_t>& file, const c10::Device& device) {
+  return bytes_on(std::vector<std::vector<uint8_t>>{file}, device);
+}
 
 /// "420" / "444".
 Subsampling parse_subsampling(const std::string& text);

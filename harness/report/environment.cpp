@@ -1,10 +1,12 @@
 #include "harness/report/environment.h"
 
 #include "harness/core/cuda_support.h"
+#include "harness/core/plugin.h"
 #include "harness/core/device.h"
 #include "harness/core/vdev.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <ATen/Parallel.h>
 #include <torch/version.h>
 
@@ -88,6 +90,8 @@ nlohmann::json describe_environment(const DeviceInventory& inventory) {
       {"vdev_count", inventory.vdev_count},
       {"tf32", {{"cublas", ctx.allowTF32CuBLAS()}, {"cudnn", ctx.allowTF32CuDNN()}}},
       {"deterministic_algorithms", ctx.deterministicAlgorithms()},
+      {"plugins", plugins_json()},
+      {"torchscript", {{"graph_executor_optimize", torch::jit::getGraphExecutorOptimize()}}},
       {"devices", devices},
       {"host",
        {{"hostname", host},

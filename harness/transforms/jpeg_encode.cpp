@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <cstring>
 
 namespace devparity {
 namespace {
@@ -28,21 +27,6 @@ jpeg::EncoderOptions options_from(const nlohmann::json& params) {
   o.optimize_huffman = params.at("optimize_huffman").get<bool>();
   o.restart_interval = params.at("restart_interval").get<int>();
   return o;
-}
-
-// The files back to back, made on the host, returned on `device`.
-at::Tensor concat_files(const std::vector<std::vector<uint8_t>>& files, const c10::Device& device) {
-  // The bytes were coded on the host; they go back to the input's device.
-  DEVPARITY_HOST_HANDOVER();
-  size_t total = 0;
-  for (const auto& f : files) total += f.size();
-  auto bytes = at::empty({static_cast<int64_t>(total)}, at::TensorOptions().dtype(at::kByte).device(at::kCPU));
-  size_t at = 0;
-  for (const auto& f : files) {
-    std::memcpy(bytes.data_ptr<uint8_t>() + at, f.data(), f.size());
-    at += f.size();
-  }
-  return bytes.to(device);
 }
 
 }  // namespace
@@ -100,7 +84,7 @@ at::Tensor JpegEncoderBase::apply(const at::Tensor& x, const nlohmann::json& par
   }
   std::vector<std::vector<uint8_t>> files;
   for (int64_t n = 0; n < x.size(0); ++n) files.push_back(encode_one(x.select(0, n), tables, options));
-  return concat_files(files, x.device());
+  return jpeg::bytes_on(files, x.device());
 }
 
 std::vector<uint8_t> JpegEncoderBase::encode_one(const at::Tensor& image, const jpeg::EncoderTables& tables,

@@ -58,7 +58,9 @@ void expect_clean(const EventRecorder& r) {
     EXPECT_EQ(c.status, Status::kPass) << c.message;
     for (const auto& f : c.stats["files"]) {
       EXPECT_EQ(f["verdict"], "valid");
-      if (result.device != "cpu") EXPECT_EQ(f["identical_to_reference"], true);
+      if (result.device != "cpu") {
+        EXPECT_EQ(f["identical_to_reference"], true);
+      }
     }
   }
   EXPECT_EQ(r.summary.exit_code(), 0);

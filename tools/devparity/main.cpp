@@ -4,6 +4,7 @@
 #include "harness/builtins.h"
 #include "harness/core/error.h"
 #include "harness/core/host_memory.h"
+#include "harness/core/plugin.h"
 #include "tools/devparity/commands.h"
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
     register_builtins();
     cli::Options options;
     if (const auto code = cli::parse_command_line(argc, argv, options)) return *code;
+    for (const auto& plugin : options.plugins) load_plugin(plugin);
     if (options.command == "run") return cli::cmd_run(options);
     if (options.command == "list") return cli::cmd_list(options);
     if (options.command == "apply") return cli::cmd_apply(options);

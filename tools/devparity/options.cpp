@@ -15,6 +15,13 @@ std::string default_suite_path() {
   const std::string built_from = std::string(DEVPARITY_SOURCE_DIR) + "/" + relative;
   if (std::filesystem::exists(built_from)) return built_from;
 #endif
+  // Installed: <prefix>/bin/devparity and <prefix>/share/devparity/cases/.
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = exe.parent_path().parent_path() / "share/devparity" / relative;
+    if (std::filesystem::exists(installed)) return installed.string();
+  }
   return relative;
 }
 
@@ -65,10 +72,15 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
       ->envname("DEVPARITY_VDEV_COUNT")
       ->capture_default_str();
 
+  const std::string plugin_help =
+      "Shared library to load first (repeatable): it registers transforms or custom operators";
+  run->add_option("--plugin", o.plugins, plugin_help);
+
   auto* list = app.add_subcommand("list", "List transforms (with parameters), checks, reporters, "
                                           "devices and the cases of suites");
   list->add_option("--suite", o.list.suites, "Case file (repeatable); default: cases/default.json");
   list->add_flag("--json", o.list.json, "Machine-readable output");
+  list->add_option("--plugin", o.plugins, plugin_help);
 
   auto* apply = app.add_subcommand("apply", "Run one subject once on a .npy input and write the "
                                             "output as .npy (reproduce a trial, or compare with "
@@ -83,6 +95,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   apply->add_option("--seed", o.apply.seed, "Seed for random parameters")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  apply->add_option("--plugin", o.plugins, plugin_help);
 
   auto* jpeg = app.add_subcommand("jpeg-check", "Validate JPEG files: markers, segment lengths and a "
                                                 "strict libjpeg-turbo decode; with --reference, also "

@@ -56,6 +56,7 @@ struct Options {
   ListOptions list;
   ApplyOptions apply;
   JpegCheckOptions jpeg_check;
+  std::vector<std::string> plugins;  ///< --plugin libraries, loaded before anything else
   std::vector<std::string> argv;
 };
 
