@@ -3,8 +3,10 @@
 #include "harness/checks/registry.h"
 #include "harness/core/vdev.h"
 #include "harness/report/reporter_registry.h"
+#include "harness/torchscript/subject.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/registry.h"
+#include "harness/transforms/subject_kind.h"
 
 #include <mutex>
 
@@ -22,6 +24,9 @@ void register_builtins() {
     register_codec_transforms(transforms);
     register_jpeg_encoder(transforms);
     register_native_transforms(transforms);
+    register_native_ops(transforms);
+
+    register_torchscript_subjects(SubjectKindRegistry::global());
 
     register_parity_check(CheckRegistry::global());
     register_placement_check(CheckRegistry::global());

@@ -7,6 +7,7 @@
 #include "harness/core/json_reader.h"
 #include "harness/core/text.h"
 #include "harness/transforms/registry.h"
+#include "harness/transforms/subject_kind.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
@@ -32,20 +33,6 @@ auto located(const JsonDocument& doc, const std::string& base, Fn&& fn) -> declt
   }
 }
 
-InputRecipe read_input(ObjectReader& r) {
-  InputRecipe in;
-  in.pattern = r.string("pattern", std::string("noise"), input_patterns());
-  if (r.has("shape")) in.shape = r.integers("shape", 0, 1, 1 << 16);
-  if (in.shape.size() != 4) {
-    throw FieldError(r.pointer("shape"), fmt::format("expected an NCHW shape of 4 integers, got {}",
-                                                     join_shape(in.shape)));
-  }
-  in.value = r.number("value", 0.5, 0.0, 1.0);
-  in.cell = r.integer("cell", 4, 1, 1 << 16);
-  r.finish();
-  return in;
-}
-
 std::string value_label(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
@@ -59,8 +46,26 @@ const Transform& find_subject(const std::string& name, const std::string& pointe
   return *t;
 }
 
+// A declared subject: an object whose one known key names its kind.
+std::shared_ptr<const Transform> declare_subject(const nlohmann::json& value, const std::string& pointer,
+                                                 const std::string& base_dir) {
+  ObjectReader r(value, pointer);
+  const SubjectKind* kind = nullptr;
+  for (const auto& item : value.items()) {
+    if (const auto* k = SubjectKindRegistry::global().find(item.key())) kind = k;
+  }
+  if (kind == nullptr) {
+    throw FieldError(pointer, fmt::format("unknown subject kind: expected a transform name or an "
+                                          "object with one of the keys {}",
+                                          fmt::join(SubjectKindRegistry::global().names(), ", ")));
+  }
+  auto subject = kind->load(r, base_dir);
+  r.finish();
+  return subject;
+}
+
 CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
-                   const DeviceInventory& inventory) {
+                   const std::string& base_dir, const DeviceInventory& inventory) {
   const auto& value = doc.value.at(nlohmann::json::json_pointer(pointer));
   CaseSpec c;
   c.suite = doc.path;
@@ -73,8 +78,15 @@ CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
                        fmt::format("case name '{}' must be an identifier ([A-Za-z0-9_])", c.name));
     }
     c.description = r.string("description", std::string());
-    c.subject = r.string("subject", std::nullopt);
-    const Transform& subject = find_subject(c.subject, r.pointer("subject"));
+    const auto& declared = r.require("subject", "a transform name or a subject declaration");
+    if (declared.is_object()) {
+      c.declared_subject = declare_subject(declared, r.pointer("subject"), base_dir);
+      c.subject = c.declared_subject->info().name;
+    } else {
+      c.subject = r.string("subject", std::nullopt);
+      find_subject(c.subject, r.pointer("subject"));
+    }
+    const Transform& subject = c.subject_transform();
 
     if (const auto* p = r.get("params")) {
       (void)ObjectReader(*p, r.pointer("params"));  // must be an object
@@ -104,7 +116,7 @@ CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
       for (size_t i = 0; i < in->size(); ++i) {
         const auto p = r.pointer("inputs") + "/" + std::to_string(i);
         ObjectReader ir((*in)[i], p);
-        c.inputs.push_back(read_input(ir));
+        c.inputs.push_back(read_input_recipe(ir, base_dir));
         if (!labels.insert(c.inputs.back().label()).second) {
           throw FieldError(p, fmt::format("input {} is listed twice", c.inputs.back().label()));
         }
@@ -218,7 +230,7 @@ CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
 // Samples every variant for every input shape so that parameter errors stop
 // the run before it starts, at the field that caused them.
 void validate_params(const JsonDocument& doc, const CaseSpec& c) {
-  const Transform& subject = *TransformRegistry::global().find(c.subject);
+  const Transform& subject = c.subject_transform();
   const Transform& reference = c.reference.subject.empty()
                                    ? subject
                                    : *TransformRegistry::global().find(c.reference.subject);
@@ -286,9 +298,24 @@ std::vector<std::pair<std::string, nlohmann::json>> case_variants(const CaseSpec
   return out;
 }
 
+const Transform& CaseSpec::subject_transform() const {
+  if (declared_subject) return *declared_subject;
+  const auto* t = TransformRegistry::global().find(subject);
+  if (t == nullptr) throw std::logic_error("case '" + name + "' names an unregistered subject");
+  return *t;
+}
+
 Suite load_suite(const std::string& path, const DeviceInventory& inventory) {
+  const auto slash = path.find_last_of('/');
+  return load_suite(load_json_file(path), slash == std::string::npos ? "." : path.substr(0, slash),
+                    inventory);
+}
+
+Suite load_suite(JsonDocument document, const std::string& base_dir,
+                 const DeviceInventory& inventory) {
   Suite suite;
-  suite.document = load_json_file(path);
+  suite.document = std::move(document);
+  const auto path = suite.document.path;
   suite.path = path;
   const auto& doc = suite.document;
   std::vector<std::string> case_pointers;
@@ -311,7 +338,7 @@ Suite load_suite(const std::string& path, const DeviceInventory& inventory) {
   });
   std::set<std::string> names;
   for (const auto& pointer : case_pointers) {
-    auto c = read_case(doc, pointer, inventory);
+    auto c = read_case(doc, pointer, base_dir, inventory);
     if (!names.insert(c.name).second) {
       throw InputError(doc.error(pointer + "/name", fmt::format("duplicate case name '{}'", c.name)));
     }

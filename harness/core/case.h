@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 namespace devparity {
 
 struct DeviceInventory;
+class Transform;
 
 /// Where a trial's expected values come from.
 struct ReferenceSpec {
@@ -39,7 +41,10 @@ struct CaseSpec {
   std::string pointer;      ///< JSON pointer of the case in that file ("/cases/3")
   std::string name;         ///< identifier, unique in the run
   std::string description;  ///< free text
-  std::string subject;      ///< transform name
+  std::string subject;      ///< transform name (a declared subject's own name)
+  /// A subject declared in the file ({"torchscript": ...}), owned by the case;
+  /// null for registered transforms.
+  std::shared_ptr<const Transform> declared_subject;
   nlohmann::json params = nlohmann::json::object();  ///< fixed parameters
   /// Cartesian grid: parameter name -> values, in name order.
   std::vector<std::pair<std::string, std::vector<nlohmann::json>>> grid;
@@ -51,6 +56,9 @@ struct CaseSpec {
   /// case turned it off with false.
   std::map<std::string, nlohmann::json> checks;
   std::optional<uint64_t> seed;             ///< base seed unless --seed is given
+
+  /// The subject: the declared one, else the registered transform `subject`.
+  const Transform& subject_transform() const;
 };
 
 /// A loaded, validated suite.
@@ -66,6 +74,11 @@ struct Suite {
 /// settings, dtypes, device names, and every parameter combination of the
 /// grid against every input shape (by sampling them). Throws InputError.
 Suite load_suite(const std::string& path, const DeviceInventory& inventory);
+
+/// The same for a suite already parsed (`devparity run --torchscript` builds
+/// one); relative paths in it are resolved against `base_dir`.
+Suite load_suite(JsonDocument document, const std::string& base_dir,
+                 const DeviceInventory& inventory);
 
 /// The variants of a case: the fixed params merged with each grid combination,
 /// with a label "k=v,k=v" (empty without a grid).

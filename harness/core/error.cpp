@@ -2,6 +2,7 @@
 
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <regex>
 
 namespace devparity {
@@ -16,7 +17,9 @@ std::string strip_backtrace(std::string text) {
     text.replace(at, 13, "vdev");
   }
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
+  // TorchScript's ErrorReport starts with a newline.
+  const auto start = text.find_first_not_of("\n ");
+  return start == std::string::npos ? std::string() : text.substr(start);
 }
 
 std::string first_line(const std::string& text) {
@@ -36,6 +39,36 @@ const char* const kDeviceMismatchPatterns[] = {
     "to be on the same device",
     "Unhandled FakeTensor Device Propagation",
 };
+
+// Note [TorchScript tracebacks]
+// The interpreter's message starts with "The following operation failed in
+// the TorchScript interpreter.", then a traceback (most recent call last) of
+// `File "...", line N` entries (the original Python source when the archive
+// kept its debug information, else the serialized code), and ends with the
+// original error. The first line says nothing; the last error line does.
+constexpr const char* kInterpreterPreamble = "The following operation failed in the TorchScript interpreter.";
+
+std::string interpreter_error_line(const std::string& text) {
+  std::string last;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const auto end = std::min(text.find('\n', start), text.size());
+    const auto line = text.substr(start, end - start);
+    const auto colon = line.find("Error: ");
+    if (colon != std::string::npos && line.find(' ') > colon) last = line.substr(colon + 7);
+    start = end + 1;
+  }
+  return last;
+}
+
+std::string traceback_source(const std::string& text) {
+  static const std::regex entry(R"re(File "([^"]+)", line ([0-9]+))re");
+  std::string out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), entry); it != std::sregex_iterator(); ++it) {
+    out = (*it).str(1) + ":" + (*it).str(2);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -60,6 +93,12 @@ std::string trim_boilerplate(std::string line) {
 ClassifiedError classify_message(const std::string& text) {
   ClassifiedError out;
   out.message = trim_boilerplate(first_line(text));
+  if (text.rfind(kInterpreterPreamble, 0) == 0) {
+    const auto line = interpreter_error_line(text);
+    if (!line.empty()) out.message = trim_boilerplate(line);
+    out.source = traceback_source(text);
+    if (!out.source.empty()) out.message += " (TorchScript, " + out.source + ")";
+  }
   static const std::regex op_name(R"((aten|prim|torchvision|devparity)::[A-Za-z0-9_.]+)");
   std::smatch match;
   if (std::regex_search(text, match, op_name)) out.op = match.str();

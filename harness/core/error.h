@@ -58,6 +58,8 @@ struct ClassifiedError {
   FailureKind kind = FailureKind::kException;
   std::string message;  ///< first line of the original text (backtrace removed)
   std::string op;       ///< "aten::index_select" when the message names one
+  /// "file.py:42": the innermost source line of a TorchScript traceback, if any.
+  std::string source;
 };
 
 /// Classifies an exception from a subject. LibTorch words device errors in

@@ -2,11 +2,19 @@
 
 #include "harness/core/dtype.h"
 #include "harness/core/error.h"
+#include "harness/core/json_reader.h"
+#include "harness/core/png.h"
 #include "harness/core/rng.h"
 #include "harness/core/text.h"
 
+#include "harness/jpeg/decode.h"
+
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include <algorithm>
 #include <cmath>
@@ -83,9 +91,78 @@ void fill(T* data, const InputRecipe& r, c10::ScalarType dtype, uint64_t seed,
   }
 }
 
+std::string file_stem(const std::string& path) {
+  auto stem = path.substr(path.find_last_of('/') + 1);
+  if (const auto dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
+  for (auto& c : stem) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+  }
+  return stem;
+}
+
+bool ends_with(const std::string& text, const std::string& tail) {
+  if (text.size() < tail.size()) return false;
+  return std::equal(tail.rbegin(), tail.rend(), text.rbegin(),
+                    [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+}
+
 }  // namespace
 
-std::string InputRecipe::label() const { return pattern + "-" + join_shape(shape); }
+std::string InputRecipe::label() const {
+  if (!file.empty()) return "file-" + file_stem(file) + "-" + join_shape(shape);
+  return pattern + "-" + join_shape(shape);
+}
+
+at::Tensor read_image_file(const std::string& path) {
+  if (ends_with(path, ".png")) return read_png(path);
+  if (!ends_with(path, ".jpg") && !ends_with(path, ".jpeg")) {
+    throw InputError(fmt::format("{}: not an image devparity reads (.png, .jpg, .jpeg)", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open", path));
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto decoded = jpeg::decode_strict(bytes.data(), bytes.size());
+  if (!decoded.ok) {
+    throw InputError(fmt::format("{}: not a JPEG file libjpeg-turbo decodes cleanly: {} (byte {})", path,
+                                 decoded.error, decoded.offset));
+  }
+  auto hwc = at::empty({decoded.height, decoded.width, decoded.components}, at::TensorOptions().dtype(at::kByte));
+  std::memcpy(hwc.data_ptr<uint8_t>(), decoded.pixels.data(), decoded.pixels.size());
+  return hwc.permute({2, 0, 1}).contiguous();
+}
+
+InputRecipe read_input_recipe(ObjectReader& r, const std::string& base_dir) {
+  InputRecipe in;
+  if (r.has("file")) {
+    const auto given = r.string("file", std::nullopt);
+    in.file = given.empty() || given[0] == '/' || base_dir.empty() ? given : base_dir + "/" + given;
+    for (const char* field : {"pattern", "shape", "value", "cell"}) {
+      if (r.has(field)) {
+        throw FieldError(r.pointer(field), fmt::format("'{}' does not go with 'file' (the file "
+                                                       "gives the image)", field), true);
+      }
+    }
+    try {
+      const auto image = read_image_file(in.file);
+      in.pattern = "file";
+      in.shape = {1, image.size(0), image.size(1), image.size(2)};
+    } catch (const InputError& e) {
+      throw FieldError(r.pointer("file"), e.what());
+    }
+    r.finish();
+    return in;
+  }
+  in.pattern = r.string("pattern", std::string("noise"), input_patterns());
+  if (r.has("shape")) in.shape = r.integers("shape", 0, 1, 1 << 16);
+  if (in.shape.size() != 4) {
+    throw FieldError(r.pointer("shape"), fmt::format("expected an NCHW shape of 4 integers, got {}",
+                                                     join_shape(in.shape)));
+  }
+  in.value = r.number("value", 0.5, 0.0, 1.0);
+  in.cell = r.integer("cell", 4, 1, 1 << 16);
+  r.finish();
+  return in;
+}
 
 const std::vector<std::string>& input_patterns() {
   static const std::vector<std::string> names = {"noise", "ramp", "checkerboard", "constant",
@@ -94,6 +171,15 @@ const std::vector<std::string>& input_patterns() {
 }
 
 at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed) {
+  if (!r.file.empty()) {
+    const auto image = read_image_file(r.file).unsqueeze(0);
+    if (dtype == c10::ScalarType::Byte) return image.contiguous();
+    if (dtype != c10::ScalarType::Float && dtype != c10::ScalarType::Double) {
+      throw InputError(fmt::format("cannot make {} inputs from {} (supported: uint8, float32, float64)",
+                                   dtype_name(dtype), r.file));
+    }
+    return (image.to(dtype) / 255.0).contiguous();
+  }
   const auto& names = input_patterns();
   if (std::find(names.begin(), names.end(), r.pattern) == names.end()) {
     throw InputError(fmt::format("unknown input pattern '{}' (known: {})", r.pattern,

@@ -10,8 +10,13 @@
 
 namespace devparity {
 
+class ObjectReader;
+
 /// How to make one input image.
 struct InputRecipe {
+  /// An image file (.png, .jpg/.jpeg) instead of a pattern; the shape is
+  /// 1 x C x H x W from the file. Resolved path; empty for patterns.
+  std::string file;
   /// noise | ramp | checkerboard | constant | edges
   std::string pattern = "noise";
   /// NCHW; the default is odd-sized on purpose (torchvision's 17x11).
@@ -21,7 +26,7 @@ struct InputRecipe {
   /// checkerboard: the side of one cell, in pixels.
   int64_t cell = 4;
 
-  /// "noise-1x3x17x11": names the input in result ids.
+  /// "noise-1x3x17x11" or "file-photo-1x3x480x640": names the input in result ids.
   std::string label() const;
 };
 
@@ -32,5 +37,14 @@ const std::vector<std::string>& input_patterns();
 /// values [0, 1]. Throws InputError for an unknown pattern, a bad shape or an
 /// unsupported dtype.
 at::Tensor make_input(const InputRecipe& recipe, c10::ScalarType dtype, uint64_t seed);
+
+/// Reads a recipe from a case file: {"pattern", "shape", "value", "cell"} or
+/// {"file"} (relative to `base_dir`; read once here for its shape). Throws
+/// FieldError at the field that is wrong.
+InputRecipe read_input_recipe(ObjectReader& reader, const std::string& base_dir);
+
+/// An 8-bit PNG or baseline/progressive JPEG as a CHW uint8 tensor (grey or
+/// RGB). Throws InputError naming the file and what was wrong.
+at::Tensor read_image_file(const std::string& path);
 
 }  // namespace devparity

@@ -42,7 +42,10 @@ const LoadedPlugin& load_plugin(const std::string& path) {
   const auto transforms_before = TransformRegistry::global().names();
   const auto checks_before = CheckRegistry::global().names();
   // A path with a slash makes dlopen take it as given, not search LD_LIBRARY_PATH.
-  const auto resolved = std::filesystem::absolute(path).string();
+  const auto resolved = std::filesystem::canonical(path).string();
+  for (const auto& p : plugins()) {
+    if (p.path == resolved) return p;  // dlopen would hand back the same library
+  }
   // RTLD_GLOBAL: the plugin's custom operators and symbols serve later
   // libraries and TorchScript modules too. The handle is never closed: the
   // registries hold objects whose code lives in the library.

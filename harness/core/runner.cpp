@@ -63,6 +63,7 @@ Finding mismatch_finding(const ClassifiedError& err, const Finding& failed_op) {
   f.op = err.op;
   f.scopes = failed_op.scopes;
   f.message = err.message;
+  f.source = failed_op.source.empty() ? err.source : failed_op.source;
   // The tracer saw the failing op's tensors; LibTorch's wordings do not all
   // name both devices.
   f.device = failed_op.device;
@@ -91,9 +92,12 @@ Execution execute(const Transform& subject, const at::Tensor& input, const nlohm
   try {
     std::unique_ptr<TransformState> state;
     if (stateful != nullptr) {
-      state = stateful->make_state(params);
+      state = stateful->make_state(params, input.scalar_type());
       state->to(device);
       check_state(*state, device, "after the move to", found);
+      std::vector<Finding> audited;
+      state->audit(device, audited);
+      found.merge(audited);
     }
     const auto x = input.to(device);
     if (trace) tracer = std::make_unique<Tracer>(device);

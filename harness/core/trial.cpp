@@ -32,7 +32,7 @@ Plan make_plan(const std::vector<Suite>& suites, const PlanOptions& options,
   std::map<std::string, std::string> seen;  // id -> suite
   for (const auto& suite : suites) {
     for (const auto& spec : suite.cases) {
-      const Transform* subject = TransformRegistry::global().find(spec.subject);
+      const Transform* subject = &spec.subject_transform();
       const Transform* reference = spec.reference.subject.empty()
                                        ? subject
                                        : TransformRegistry::global().find(spec.reference.subject);

@@ -19,12 +19,13 @@ const char* severity_name(Severity severity) {
 std::string Finding::describe() const {
   std::string where = fmt::format("{}", fmt::join(scopes, " > "));
   if (!where.empty()) where += ": ";
-  return where + message + (count > 1 ? fmt::format(" (x{})", count) : "");
+  return where + message + (source.empty() ? "" : " [" + source + "]") +
+         (count > 1 ? fmt::format(" (x{})", count) : "");
 }
 
 std::string Finding::key() const {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}", kind, op, fmt::join(scopes, ">"), message, device,
-                     join_shape(shape), dtype);
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", kind, op, fmt::join(scopes, ">"), message, device,
+                     join_shape(shape), dtype, source);
 }
 
 nlohmann::json Finding::to_json() const {
@@ -32,6 +33,7 @@ nlohmann::json Finding::to_json() const {
                       {"op", op},           {"scopes", scopes},
                       {"message", message}, {"device", device},
                       {"count", count}};
+  if (!source.empty()) j["source"] = source;
   if (!shape.empty() || !dtype.empty()) {
     j["shape"] = shape;
     j["dtype"] = dtype;

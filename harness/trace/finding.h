@@ -29,6 +29,12 @@ constexpr const char* kHostToDeviceCopy = "host_to_device_copy";
 constexpr const char* kStateOffDevice = "state_off_device";
 /// An op threw LibTorch's "same device" error (in any of its wordings).
 constexpr const char* kDeviceMismatchError = "device_mismatch_error";
+/// A tensor the subject keeps that is neither a parameter nor a buffer (a
+/// TorchScript attribute): moving the subject leaves it where it was made.
+constexpr const char* kUnregisteredTensorState = "unregistered_tensor_state";
+/// The subject's code branches on the device it runs on (`x.is_cuda`,
+/// `x.device.type == "cpu"`): each device runs different code.
+constexpr const char* kDeviceDependentCode = "device_dependent_code";
 }  // namespace finding_kind
 
 /// How bad a finding is: errors fail the placement check; warnings fail it
@@ -46,6 +52,7 @@ struct Finding {
   std::string device;               ///< device of the offending tensor or argument
   std::vector<int64_t> shape;       ///< shape of the offending tensor, if any
   std::string dtype;                ///< dtype of the offending tensor, if any
+  std::string source;               ///< "file.py:42" when the subject has source (TorchScript)
   int64_t count = 1;                ///< occurrences merged into this finding
 
   /// "jpeg > subsample > blur > gaussian_kernel: aten::arange with no device".

@@ -156,8 +156,9 @@ namespace {
 
 // What the tracer needs from an op's schema, looked up once per op.
 struct SchemaInfo {
-  int device_index = -1;  // position of the `device` argument
-  bool factory = false;   // no tensor argument at all
+  int device_index = -1;   // position of the `device` argument
+  bool factory = false;    // no tensor argument at all
+  int num_arguments = -1;  // -1: unknown or variadic
 };
 
 SchemaInfo schema_info(const c10::OperatorName& name, const std::string& qualified) {
@@ -169,6 +170,7 @@ SchemaInfo schema_info(const c10::OperatorName& name, const std::string& qualifi
   SchemaInfo info;
   if (const auto handle = c10::Dispatcher::singleton().findSchema(name)) {
     const auto& args = handle->schema().arguments();
+    if (!handle->schema().is_vararg()) info.num_arguments = static_cast<int>(args.size());
     bool any_tensor = false;
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i].name() == "device") info.device_index = static_cast<int>(i);
@@ -220,6 +222,12 @@ namespace {
 // state). So the active tracer is process-wide and each thread keeps its own
 // stack of scopes and ops. One tracer at a time.
 std::atomic<Tracer::State*> g_active{nullptr};
+std::atomic<SourceLocator> g_locator{nullptr};
+
+std::string current_source() {
+  const auto locate = g_locator.load();
+  return locate == nullptr ? std::string() : locate();
+}
 
 struct ThreadFrames {
   const Tracer::State* owner = nullptr;
@@ -237,7 +245,8 @@ struct ThreadFrames {
   std::vector<std::string> scopes() const {
     std::vector<std::string> out;
     for (const auto& f : frames) {
-      if (!f.op && !f.hidden) out.push_back(f.name);
+      // A scripted method records itself twice (the Method, then its function).
+      if (!f.op && !f.hidden && (out.empty() || out.back() != f.name)) out.push_back(f.name);
     }
     return out;
   }
@@ -277,7 +286,14 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     if (!top) return nullptr;
     OpCall call;
     call.op = t.frames.back().name;
-    const auto inputs = fn.inputs();
+    const auto info = schema_info(*fn.operator_name(), call.op);
+    // The dispatcher records the caller's whole
+    // stack; the TorchScript interpreter's holds live values below the op's
+    // arguments, so an op's arguments are the last ones.
+    auto inputs = fn.inputs();
+    if (info.num_arguments >= 0 && inputs.size() > static_cast<size_t>(info.num_arguments)) {
+      inputs = inputs.slice(inputs.size() - static_cast<size_t>(info.num_arguments));
+    }
     for (const auto& v : inputs) collect_tensors(v, call.tensors);
     t.top_devices.clear();
     for (const auto& tensor : call.tensors) {
@@ -286,8 +302,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
         t.top_devices.push_back(tensor.device);
       }
     }
-    if (const auto name = fn.operator_name()) {
-      const auto info = schema_info(*name, call.op);
+    {
       call.factory = info.factory;
       if (info.device_index >= 0 && static_cast<size_t>(info.device_index) < inputs.size()) {
         call.has_device_argument = true;
@@ -308,11 +323,13 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
       }
     }
     const auto scopes = found.empty() ? std::vector<std::string>{} : t.scopes();
+    const auto source = found.empty() ? std::string() : current_source();
     std::lock_guard<std::mutex> lock(s->mutex);
     ++s->ops;
     s->tensors += static_cast<int64_t>(call.tensors.size());
     for (auto& f : found) {
       f.scopes = scopes;
+      f.source = source;
       s->findings.add(f);
     }
   } catch (...) {
@@ -336,6 +353,7 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
       if (!s->failed.op.empty()) return;
       s->failed.op = frame.name;
       s->failed.scopes = t.scopes();
+      s->failed.source = current_source();
       // "vdev:1 and vdev:0": the target first, then the others the op received.
       std::vector<std::string> labels = {device_label(s->target)};
       for (const auto& d : t.top_devices) {
@@ -348,6 +366,8 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
 }
 
 }  // namespace
+
+void set_source_locator(SourceLocator locator) { g_locator.store(locator); }
 
 Tracer::Tracer(const c10::Device& target) : state_(std::make_unique<State>()) {
   state_->target = target;

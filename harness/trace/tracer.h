@@ -46,6 +46,13 @@ struct OpCall {
 /// (scopes are filled in by the tracer). Pure: tested directly.
 std::vector<Finding> classify_op(const OpCall& call, const c10::Device& target);
 
+/// Names the subject's source line while an op runs ("file.py:42"), for
+/// subjects that have source (TorchScript); "" when there is none.
+using SourceLocator = std::string (*)();
+/// Installs the locator findings are stamped with (process-wide; the
+/// TorchScript subject kind installs its own when registered).
+void set_source_locator(SourceLocator locator);
+
 /// Observes the ops of this thread (and of the threads LibTorch runs its work
 /// on, such as autograd's) while it lives. One at a time per process.
 class Tracer {

@@ -17,5 +17,7 @@ void register_codec_transforms(TransformRegistry& registry);
 void register_jpeg_encoder(TransformRegistry& registry);
 /// interpolate: LibTorch's own op as a subject (transforms/interpolate.cpp).
 void register_native_transforms(TransformRegistry& registry);
+/// grid_sample, conv2d, avg_pool2d, conv_blur (native_ops.cpp).
+void register_native_ops(TransformRegistry& registry);
 
 }  // namespace devparity

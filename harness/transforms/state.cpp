@@ -28,8 +28,15 @@ void TransformState::to(const c10::Device& device) {
   for (auto& entry : tensors_) entry.second = entry.second.to(device);
 }
 
+void TransformState::audit(const c10::Device&, std::vector<Finding>&) const {}
+
+std::unique_ptr<TransformState> StatefulTransform::make_state(const nlohmann::json& params,
+                                                              c10::ScalarType) const {
+  return make_state(params);
+}
+
 at::Tensor StatefulTransform::apply(const at::Tensor& input, const nlohmann::json& params) const {
-  auto state = make_state(params);
+  auto state = make_state(params, input.scalar_type());
   state->to(input.device());
   return apply(input, params, *state);
 }

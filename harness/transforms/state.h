@@ -11,6 +11,7 @@
 /// tensor type), and apply() must read state through tensor() on every call:
 /// a handle cached before the move still points at the old device.
 
+#include "harness/trace/finding.h"
 #include "harness/transforms/transform.h"
 
 #include <c10/core/Device.h>
@@ -38,6 +39,11 @@ class TransformState {
   /// that keep more (generators, sub-states) override and call this.
   virtual void to(const c10::Device& device);
 
+  /// Adds findings about state the registry does not hold (a TorchScript
+  /// module's unregistered tensor attributes, code that branches on the
+  /// device), judged for a run on `target`, after the move.
+  virtual void audit(const c10::Device& target, std::vector<Finding>& out) const;
+
  private:
   std::vector<std::pair<std::string, at::Tensor>> tensors_;
 };
@@ -49,6 +55,10 @@ class StatefulTransform : public Transform {
  public:
   /// Builds the state for `params` (what sample() returned), on the CPU.
   virtual std::unique_ptr<TransformState> make_state(const nlohmann::json& params) const = 0;
+  /// The same for an input of `input_dtype` (subjects whose state depends on
+  /// it, such as extra tensor arguments, override this one).
+  virtual std::unique_ptr<TransformState> make_state(const nlohmann::json& params,
+                                                     c10::ScalarType input_dtype) const;
 
   /// Runs with `state`, already moved to `input`'s device.
   virtual at::Tensor apply(const at::Tensor& input, const nlohmann::json& params,

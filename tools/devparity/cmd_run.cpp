@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
@@ -39,6 +40,49 @@ nlohmann::json devices_json(const std::vector<DeviceTarget>& devices) {
   return out;
 }
 
+std::vector<int64_t> parse_shape(const std::string& text) {
+  std::vector<int64_t> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const auto end = std::min(text.find('x', start), text.size());
+    const auto piece = text.substr(start, end - start);
+    if (piece.empty() || piece.find_first_not_of("0123456789") != std::string::npos ||
+        piece.size() > 5 || std::stoll(piece) == 0) {
+      out.clear();
+      break;
+    }
+    out.push_back(std::stoll(piece));
+    start = end + 1;
+  }
+  if (out.size() != 4) {
+    throw UsageError(fmt::format("--shape '{}': expected BxCxHxW, four positive integers", text));
+  }
+  return out;
+}
+
+// `--torchscript FILE`: a one-case suite auditing forward(image) -> image on
+// the default patterns, in the dtypes asked for (float32 by default).
+Suite torchscript_suite(const RunOptions& o, const DeviceInventory& inventory) {
+  if (!std::filesystem::is_regular_file(o.torchscript)) {
+    throw UsageError(fmt::format("--torchscript: cannot read '{}'", o.torchscript));
+  }
+  const auto shape = parse_shape(o.shape);
+  std::vector<std::string> dtypes = {"float32"};
+  if (!o.dtypes.empty()) {
+    dtypes.clear();
+    for (auto t : parse_dtype_list(o.dtypes)) dtypes.push_back(dtype_name(t));
+  }
+  const auto path = std::filesystem::absolute(o.torchscript).lexically_normal().string();
+  nlohmann::json subject = {{"torchscript", path}, {"dtypes", dtypes}};
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const char* pattern : {"noise", "edges"}) inputs.push_back({{"pattern", pattern}, {"shape", shape}});
+  const nlohmann::json suite = {
+      {"suite", "torchscript"},
+      {"description", "devparity run --torchscript " + o.torchscript},
+      {"cases", {{{"name", "torchscript"}, {"subject", subject}, {"inputs", inputs}, {"dtypes", dtypes}}}}};
+  return load_suite(parse_json_text("--torchscript " + o.torchscript, suite.dump(2)), ".", inventory);
+}
+
 }  // namespace
 
 int cmd_run(const Options& options) {
@@ -55,9 +99,14 @@ int cmd_run(const Options& options) {
   plan_options.seed = o.seed;
 
   std::vector<std::string> paths = o.suites;
-  if (paths.empty()) paths.push_back(default_suite_path());
   std::vector<Suite> suites;
-  for (const auto& path : paths) suites.push_back(load_suite(path, inventory));
+  if (!o.torchscript.empty()) {
+    paths = {o.torchscript};
+    suites.push_back(torchscript_suite(o, inventory));
+  } else {
+    if (paths.empty()) paths.push_back(default_suite_path());
+    for (const auto& path : paths) suites.push_back(load_suite(path, inventory));
+  }
 
   const auto plan = make_plan(suites, plan_options, inventory);
   if (plan.trial_count() == 0) {

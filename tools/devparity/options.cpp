@@ -36,8 +36,16 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   app.require_subcommand(1);
 
   auto* run = app.add_subcommand("run", "Run suites of cases on the device matrix and write a report");
-  run->add_option("--suite", o.run.suites,
-                  "Case file (repeatable); default: cases/default.json");
+  auto* suite = run->add_option("--suite", o.run.suites,
+                                "Case file (repeatable); default: cases/default.json");
+  auto* torchscript =
+      run->add_option("--torchscript", o.run.torchscript,
+                      "Audit one TorchScript module whose forward takes one NCHW image and returns "
+                      "one, with the default input patterns and tolerances (no case file)")
+          ->excludes(suite);
+  run->add_option("--shape", o.run.shape, "BxCxHxW of the --torchscript inputs")
+      ->needs(torchscript)
+      ->capture_default_str();
   run->add_option("--filter", o.run.filter,
                   "Keep result ids matching POS[:POS]...[-NEG[:NEG]...] (globs with * and ?)");
   run->add_option("--devices", o.run.devices,

@@ -12,6 +12,8 @@ namespace devparity::cli {
 /// `devparity run`.
 struct RunOptions {
   std::vector<std::string> suites;                   ///< empty: the default suite
+  std::string torchscript;                           ///< --torchscript: audit one module, no suite
+  std::string shape = "2x3x17x11";                   ///< --shape for --torchscript inputs
   std::string filter;                                ///< gtest-style globs on result ids
   std::string devices = "auto";                      ///< device list (DEVPARITY_DEVICES)
   std::string dtypes;                                ///< dtype list or "all" (DEVPARITY_DTYPES)
