@@ -200,6 +200,23 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
       .to(input.device());
 }
 
+std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
+    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight,
+    at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
+    at::IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
+  for (const auto* t : {&grad_output, &weight}) {
+    TORCH_CHECK(t->device() == input.device(),
+                "Expected all tensors to be on the same device, but found at least two devices, ",
+                label(input.device()), " and ", label(t->device()), "!");
+  }
+  const std::vector<int64_t> bias_sizes = {transposed ? weight.size(1) * groups : weight.size(0)};
+  auto grads = at::convolution_backward(host_view(grad_output), host_view(input), host_view(weight),
+                                        at::IntArrayRef(bias_sizes), stride, padding, dilation,
+                                        transposed, output_padding, groups, output_mask);
+  auto home = [&](const at::Tensor& t) { return t.defined() ? t.to(input.device()) : t; };
+  return {home(std::get<0>(grads)), home(std::get<1>(grads)), home(std::get<2>(grads))};
+}
+
 void collect_devices(const c10::IValue& v, std::vector<at::Tensor>& out) {
   if (v.isTensor()) {
     if (v.toTensor().defined()) out.push_back(v.toTensor());
@@ -274,6 +291,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_", TORCH_FN(set_empty));
   m.impl("fill_.Scalar", TORCH_FN(fill));
   m.impl("convolution_overrideable", TORCH_FN(convolution));
+  m.impl("convolution_backward_overrideable", TORCH_FN(convolution_backward));
 }
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {

@@ -1,6 +1,12 @@
 #include "harness/core/input.h"
 
 #include "harness/core/error.h"
+#include "harness/core/json_reader.h"
+#include "harness/core/png.h"
+#include "tests/support/schema.h"
+#include "tests/support/temp_dir.h"
+
+#include <nlohmann/json.hpp>
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -82,6 +88,44 @@ TEST(InputTest, BadRecipesAreInputErrors) {
   auto board = recipe("checkerboard");
   board.cell = 0;
   EXPECT_THROW(make_input(board, at::kFloat, 0), InputError);
+}
+
+TEST(InputTest, ImageFilesAreInputsWithTheirOwnShape) {
+  testing::TempDir dir;
+  const auto chw = at::randint(0, 256, {3, 6, 5}).to(at::kByte);
+  write_png(dir.file("x.png"), chw);
+  const nlohmann::json given = {{"file", "x.png"}};
+  ObjectReader reader(given, "/inputs/0");
+  const auto r = read_input_recipe(reader, dir.path());
+  EXPECT_EQ(r.shape, (std::vector<int64_t>{1, 3, 6, 5}));
+  EXPECT_EQ(r.label(), "file-x-1x3x6x5");
+  EXPECT_TRUE(at::equal(make_input(r, at::kByte, 0), chw.unsqueeze(0)));
+  EXPECT_TRUE(at::allclose(make_input(r, at::kFloat, 0), chw.unsqueeze(0).to(at::kFloat) / 255.0));
+  // JPEG through the strict decoder.
+  const nlohmann::json jpeg = {{"file", testing::source_path("tests/fuzz/corpus/colour_444_optimized.jpg")}};
+  ObjectReader jr(jpeg, "/inputs/1");
+  const auto j = read_input_recipe(jr, "");
+  EXPECT_EQ(j.shape.size(), 4u);
+  EXPECT_EQ(j.shape[1], 3);
+  EXPECT_EQ(make_input(j, at::kByte, 0).sizes(), c10::IntArrayRef(j.shape));
+}
+
+TEST(InputTest, BadImageFilesAreFieldErrors) {
+  testing::TempDir dir;
+  dir.write("bad.png", "not a png");
+  for (const nlohmann::json& given :
+       {nlohmann::json{{"file", "missing.png"}}, nlohmann::json{{"file", "bad.png"}},
+        nlohmann::json{{"file", "x.gif"}},
+        nlohmann::json{{"file", testing::source_path("tests/fuzz/corpus/truncated.jpg")}},
+        nlohmann::json{{"file", "bad.png"}, {"shape", {1, 3, 4, 4}}}}) {
+    ObjectReader reader(given, "/inputs/0");
+    try {
+      (void)read_input_recipe(reader, dir.path());
+      ADD_FAILURE() << given.dump();
+    } catch (const FieldError& e) {
+      EXPECT_EQ(e.pointer().rfind("/inputs/0/", 0), 0u) << e.pointer();
+    }
+  }
 }
 
 }  // namespace
