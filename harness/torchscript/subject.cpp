@@ -37,6 +37,9 @@ struct Argument {
 
 std::string state_name(size_t index) { return fmt::format("argument{}", index); }
 
+// The parameter holding the extra tensor arguments' seed.
+constexpr const char* kSeedKey = "argument_seed";
+
 bool is_tensor_type(const c10::TypePtr& type) {
   if (type->kind() == c10::TypeKind::TensorType) return true;
   if (const auto optional = type->cast<c10::OptionalType>()) {
@@ -188,6 +191,9 @@ class ScriptSubject final : public StatefulTransform {
       (void)to_ivalue(given.at(a.param), a.type, "/" + a.param);
       out[a.param] = given.at(a.param);
     }
+    // A report's parameters replay as given (devparity apply).
+    const auto replayed_seed = reader.has(kSeedKey) ? std::optional<int64_t>(reader.integer(kSeedKey, std::nullopt, 0))
+                                                    : std::nullopt;
     try {
       reader.finish();
     } catch (const FieldError& e) {
@@ -195,11 +201,13 @@ class ScriptSubject final : public StatefulTransform {
                                         param_names() + ")",
                        true);
     }
-    if (tensors) {
+    if (tensors && replayed_seed) {
+      out[kSeedKey] = *replayed_seed;
+    } else if (tensors) {
       // The extra tensors' seed: drawn, so that it is a parameter, replayed
       // on every device like any other.
       std::lock_guard<std::mutex> lock(generator.mutex());
-      out["argument_seed"] = generator.get<at::CPUGeneratorImpl>()->random64() >> 11;
+      out[kSeedKey] = generator.get<at::CPUGeneratorImpl>()->random64() >> 11;
     }
     return out;
   }
@@ -214,7 +222,7 @@ class ScriptSubject final : public StatefulTransform {
     for (size_t i = 0; i < arguments_.size(); ++i) {
       const auto& a = arguments_[i];
       if (a.kind != Argument::Kind::kTensor) continue;
-      const auto seed = params.at("argument_seed").get<uint64_t>() + i;
+      const auto seed = params.at(kSeedKey).get<uint64_t>() + i;
       state->register_tensor(state_name(i), make_input(a.recipe, a.dtype.value_or(input_dtype), seed));
     }
     return state;
@@ -429,7 +437,10 @@ class TorchScriptKind final : public SubjectKind {
     info.description = fmt::format("TorchScript {}::{}", given_path, method);
     for (const auto& a : arguments) {
       if (a.kind == Argument::Kind::kParam) info.params.push_back({a.param, a.type->str(), "required", "argument of " + method});
-      if (a.kind == Argument::Kind::kTensor) info.random = true;
+      if (a.kind == Argument::Kind::kTensor && !info.random) {
+        info.random = true;
+        info.params.push_back({kSeedKey, "integer >= 0", "drawn", "seed of the extra tensor arguments"});
+      }
     }
     return std::make_shared<ScriptSubject>(std::move(info), std::move(module), method, std::move(arguments));
   }

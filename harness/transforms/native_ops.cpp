@@ -132,6 +132,8 @@ class Conv2d final : public StatefulTransform {
         {"dilation", "d or [dh, dw]", "1", "dilation"},
         {"groups", "integer dividing both channel counts", "1", "groups"},
         {"bias", "boolean", "true", "add a bias"},
+        {"weight_seed", "integer >= 0", "drawn", "seed of the weights and bias (reports give it, to replay)"},
+        {"in_channels", "integer", "the input's channels", "written by sampling; must match the input"},
     };
     info_.dtypes = {at::kFloat, at::kDouble};
     info_.random = true;  // the weights' seed
@@ -169,8 +171,13 @@ class Conv2d final : public StatefulTransform {
     out["dilation"] = {dilation.first, dilation.second};
     out["groups"] = groups;
     out["bias"] = r.boolean("bias", true);
+    if (r.integer("in_channels", in_channels, 1) != in_channels) {
+      throw FieldError("/in_channels", fmt::format("in_channels {} does not match the input's {} channels",
+                                                   given.at("in_channels").dump(), in_channels));
+    }
     out["in_channels"] = in_channels;
-    out["weight_seed"] = draw_seed(generator);
+    out["weight_seed"] = r.has("weight_seed") ? static_cast<uint64_t>(r.integer("weight_seed", std::nullopt, 0))
+                                              : draw_seed(generator);
     r.finish();
     return out;
   }

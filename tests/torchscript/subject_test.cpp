@@ -97,10 +97,12 @@ TEST(TorchScriptSubject, ExtraArgumentsAreStateAndParameters) {
   const json declaration = {{"torchscript", fixture("blend")},
                             {"arguments", {"image", {{"tensor", {{"pattern", "constant"}, {"value", 1.0}, {"shape", {1, 3, 5, 4}}}}}, {{"param", "alpha"}}}}};
   const auto subject = load(declaration);
-  ASSERT_EQ(subject->info().params.size(), 1u);
-  EXPECT_EQ(subject->info().params[0].name, "alpha");
+  ASSERT_EQ(subject->info().params.size(), 2u);
+  EXPECT_EQ(subject->info().params[0].name, "argument_seed");  // argument order
+  EXPECT_EQ(subject->info().params[1].name, "alpha");
   const auto params = sample(*subject, {{"alpha", 0.25}});
-  EXPECT_TRUE(params.contains("argument_seed"));
+  ASSERT_TRUE(params.contains("argument_seed"));
+  EXPECT_EQ(sample(*subject, params), params);  // a report's parameters replay as they are
   const auto x = at::zeros({1, 3, 5, 4});
   const auto y = subject->apply(x, params);
   EXPECT_TRUE(at::allclose(y, at::full_like(x, 0.25)));  // 0 * 0.75 + 1 * 0.25

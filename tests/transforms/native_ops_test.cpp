@@ -67,6 +67,8 @@ TEST(NativeOps, Conv2dMatchesAnExplicitSum) {
     }
   }
   EXPECT_THROW(sample(t, {{"groups", 3}}, x.sizes()), FieldError);
+  EXPECT_EQ(sample(t, p, x.sizes()), p);  // a report's parameters replay as they are
+  EXPECT_THROW(sample(t, {{"in_channels", 3}}, x.sizes()), FieldError);
 }
 
 TEST(NativeOps, AvgPoolAveragesWindows) {

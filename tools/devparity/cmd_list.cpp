@@ -5,6 +5,7 @@
 #include "harness/core/input.h"
 #include "harness/report/reporter_registry.h"
 #include "harness/transforms/registry.h"
+#include "harness/transforms/subject_kind.h"
 #include "tools/devparity/commands.h"
 
 #include <fmt/format.h>
@@ -89,7 +90,12 @@ int cmd_list(const Options& options) {
     reporters.push_back({{"name", name},
                          {"description", ReporterRegistry::global().find(name)->description}});
   }
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const auto* k : SubjectKindRegistry::global().list()) {
+    kinds.push_back({{"name", k->name()}, {"description", k->description()}});
+  }
   const nlohmann::json all = {{"transforms", transforms_json()},
+                              {"subject_kinds", kinds},
                               {"checks", checks},
                               {"reporters", reporters},
                               {"devices", devices_json(inventory)},
@@ -114,6 +120,11 @@ int cmd_list(const Options& options) {
                                p["description"].get<std::string>());
     }
   }
+  std::cout << "declared subjects (case files: \"subject\": {KIND: ...}):\n";
+  for (const auto& k : kinds) {
+    std::cout << fmt::format("  {:<18} {}\n", k["name"].get<std::string>(),
+                             k["description"].get<std::string>());
+  }
   std::cout << "checks:\n";
   for (const auto& c : checks) {
     std::cout << fmt::format("  {:<18} {}\n", c["name"].get<std::string>(),
@@ -131,7 +142,8 @@ int cmd_list(const Options& options) {
                                  ? "present as " + d["resolved"].get<std::string>()
                                  : "absent: " + d["reason"].get<std::string>());
   }
-  std::cout << fmt::format("input patterns: {}\n", fmt::join(input_patterns(), ", "));
+  std::cout << fmt::format("input patterns: {} (or an image file: {{\"file\": \"x.png|x.jpg\"}})\n",
+                           fmt::join(input_patterns(), ", "));
   for (const auto& s : all["suites"]) {
     std::cout << fmt::format("suite {} ({}):\n", s["name"].get<std::string>(),
                              s["path"].get<std::string>());
