@@ -49,7 +49,18 @@ const LoadedPlugin& load_plugin(const std::string& path) {
   // RTLD_GLOBAL: the plugin's custom operators and symbols serve later
   // libraries and TorchScript modules too. The handle is never closed: the
   // registries hold objects whose code lives in the library.
-  void* handle = dlopen(resolved.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  void* handle = nullptr;
+  // glibc declares dlopen noexcept, yet a plugin's static initialiser may
+  // throw through it; calling through a plain pointer keeps the handler.
+  void* (*volatile open)(const char*, int) = &dlopen;
+  try {
+    handle = open(resolved.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  } catch (const std::exception& e) {
+    // A static initialiser threw (LibTorch's TORCH_LIBRARY does, for a
+    // namespace registered twice).
+    take_registration_errors();
+    throw InputError(fmt::format("--plugin {}: its registration threw: {}", path, torch_message(e)));
+  }
   if (handle == nullptr) {
     const char* why = dlerror();
     throw InputError(fmt::format("--plugin {}: cannot load: {}", path, why != nullptr ? why : "unknown error"));

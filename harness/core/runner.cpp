@@ -99,7 +99,9 @@ Execution execute(const Transform& subject, const at::Tensor& input, const nlohm
       state->audit(device, audited);
       found.merge(audited);
     }
-    const auto x = input.to(device);
+    // A copy even on the CPU: a subject that writes into its input (in place)
+    // must not change the next device's.
+    const auto x = input.to(device, input.scalar_type(), /*non_blocking=*/false, /*copy=*/true);
     if (trace) tracer = std::make_unique<Tracer>(device);
     const auto start = Clock::now();
     const auto y = stateful != nullptr ? stateful->apply(x, params, *state) : subject.apply(x, params);

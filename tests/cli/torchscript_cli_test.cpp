@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -290,6 +291,13 @@ TEST_F(TorchScriptCli, PluginErrors) {
   r = cli("list " + plugin_flag());
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_NE(r.out.find("example_channel_gain_plain"), std::string::npos) << r.out;
+  // A second copy of the library registers the same names again: refused
+  // with LibTorch's reason (its operator namespace is taken).
+  std::filesystem::copy_file(DEVPARITY_EXAMPLE_PLUGIN, dir_.file("copy.so"));
+  r = cli("list " + plugin_flag() + " --plugin ./copy.so");
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("copy.so: its registration threw: Only a single TORCH_LIBRARY"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -90,3 +90,24 @@ TEST(RegistryTest, EveryBuiltinDocumentsItsParameters) {
 
 }  // namespace
 }  // namespace devparity
+
+namespace devparity {
+namespace {
+
+TEST(RegistryTest, PluginRegistrationsThatFailAreCollectedNotThrown) {
+  register_builtins();
+  (void)take_registration_errors();
+  auto clash = [](const at::Tensor& x, const nlohmann::json&) { return x; };
+  // A name taken by a built-in, and one that is not an identifier.
+  EXPECT_FALSE(register_transform(std::make_unique<testing::LambdaTransform>("resize", clash)));
+  EXPECT_FALSE(register_transform(std::make_unique<testing::LambdaTransform>("bad name", clash)));
+  EXPECT_FALSE(register_transform(nullptr));
+  const auto errors = take_registration_errors();
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_NE(errors[0].find("'resize' is already registered"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("not an identifier"), std::string::npos) << errors[1];
+  EXPECT_TRUE(take_registration_errors().empty());
+}
+
+}  // namespace
+}  // namespace devparity
