@@ -38,6 +38,10 @@ const char* const kDeviceMismatchPatterns[] = {
     "Expected tensor for argument",
     "to be on the same device",
     "Unhandled FakeTensor Device Propagation",
+    // A hard-coded "cuda" met a machine (or build) without it.
+    "Cannot initialize CUDA without ATen_cuda library",
+    "Torch not compiled with CUDA enabled",
+    "Found no NVIDIA driver on your system",
 };
 
 // Note [TorchScript tracebacks]

@@ -152,7 +152,8 @@ class ScriptState final : public TransformState {
 
  private:
   void add_module_tensor(const std::string& name, const at::Tensor& tensor) {
-    if (!module_tensors_.insert(name).second) return;
+    // An Optional[Tensor] buffer left at None is nothing to move.
+    if (!tensor.defined() || !module_tensors_.insert(name).second) return;
     register_tensor(name, tensor.detach());
   }
 
