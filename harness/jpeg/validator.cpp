@@ -224,6 +224,7 @@ struct Walker {
   // The scan header, then its entropy-coded data up to the next marker.
   bool sos_segment(size_t at, size_t body, size_t end, size_t* next) {
     if (!sof) return fail(at, "SOS before SOF");
+    if (end <= body) return fail(at, "SOS: empty segment");
     const int ns = d[body];
     if (ns < 1 || ns > 4) return fail(body, "SOS: " + std::to_string(ns) + " components");
     if (end - body != static_cast<size_t>(4 + 2 * ns)) {

@@ -127,6 +127,11 @@ TEST(ValidatorTest, NamesEachKindOfDamageWithItsOffset) {
   with("second SOI", "second SOI", [&](Bytes& b) { b.insert(b.begin() + 2, {0xFF, 0xD8}); });
   with("garbage between segments", "expected a marker", [&](Bytes& b) { b.insert(b.begin() + static_cast<long>(dqt), 0x42); });
   with("arithmetic", "not supported", [&](Bytes& b) { b[sof + 1] = 0xC9; });
+  // Found by the fuzzer: an SOS of length 2 as the file's last bytes.
+  with("empty SOS at the end", "SOS: empty segment", [&](Bytes& b) {
+    b.resize(sos);
+    b.insert(b.end(), {0xFF, 0xDA, 0x00, 0x02});
+  });
   for (const auto& c : cases) {
     const auto r = check(c.bytes);
     EXPECT_EQ(r.verdict, Verdict::kCorrupt) << c.name;
