@@ -91,15 +91,6 @@ void fill(T* data, const InputRecipe& r, c10::ScalarType dtype, uint64_t seed,
   }
 }
 
-std::string file_stem(const std::string& path) {
-  auto stem = path.substr(path.find_last_of('/') + 1);
-  if (const auto dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
-  for (auto& c : stem) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
-  }
-  return stem;
-}
-
 bool ends_with(const std::string& text, const std::string& tail) {
   if (text.size() < tail.size()) return false;
   return std::equal(tail.rbegin(), tail.rend(), text.rbegin(),
@@ -109,7 +100,7 @@ bool ends_with(const std::string& text, const std::string& tail) {
 }  // namespace
 
 std::string InputRecipe::label() const {
-  if (!file.empty()) return "file-" + file_stem(file) + "-" + join_shape(shape);
+  if (!file.empty()) return "file-" + file_stem_identifier(file, "-") + "-" + join_shape(shape);
   return pattern + "-" + join_shape(shape);
 }
 

@@ -1,5 +1,6 @@
 #include "harness/core/text.h"
 
+#include <cctype>
 #include <cstdint>
 
 namespace devparity {
@@ -83,6 +84,17 @@ bool is_identifier(const std::string& name) {
     if (!ok) return false;
   }
   return true;
+}
+
+std::string file_stem_identifier(const std::string& path, const std::string& keep) {
+  auto stem = path.substr(path.find_last_of('/') + 1);
+  if (const auto dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
+  for (auto& c : stem) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                    keep.find(c) != std::string::npos;
+    if (!ok) c = '_';
+  }
+  return stem;
 }
 
 }  // namespace devparity

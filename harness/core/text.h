@@ -21,4 +21,9 @@ std::string join_shape(const std::vector<int64_t>& shape);
 /// True when `name` is a non-empty identifier of [A-Za-z0-9_].
 bool is_identifier(const std::string& name);
 
+/// A file's name without folders and extension, with every character but
+/// [A-Za-z0-9_] and those in `keep` replaced by '_': "models/jit-ter.pt" ->
+/// "jit_ter".
+std::string file_stem_identifier(const std::string& path, const std::string& keep = "");
+
 }  // namespace devparity

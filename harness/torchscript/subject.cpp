@@ -5,8 +5,10 @@
 #include "harness/core/error.h"
 #include "harness/core/input.h"
 #include "harness/core/json_reader.h"
+#include "harness/core/text.h"
 #include "harness/torchscript/script_source.h"
 #include "harness/trace/tracer.h"
+#include "harness/transforms/sampling.h"
 #include "harness/transforms/state.h"
 #include "harness/transforms/subject_kind.h"
 
@@ -207,8 +209,7 @@ class ScriptSubject final : public StatefulTransform {
     } else if (tensors) {
       // The extra tensors' seed: drawn, so that it is a parameter, replayed
       // on every device like any other.
-      std::lock_guard<std::mutex> lock(generator.mutex());
-      out[kSeedKey] = generator.get<at::CPUGeneratorImpl>()->random64() >> 11;
+      out[kSeedKey] = sampling::seed(generator);
     }
     return out;
   }
@@ -371,11 +372,7 @@ void match_schema(std::vector<Argument>& arguments, const c10::FunctionSchema& s
 }
 
 std::string identifier_from(const std::string& path) {
-  auto stem = path.substr(path.find_last_of('/') + 1);
-  if (const auto dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
-  for (auto& c : stem) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-  }
+  const auto stem = file_stem_identifier(path);
   return stem.empty() ? "torchscript" : stem;
 }
 

@@ -11,6 +11,7 @@
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/configured.h"
 #include "harness/transforms/registry.h"
+#include "harness/transforms/sampling.h"
 #include "harness/transforms/state.h"
 
 #include <ATen/ATen.h>
@@ -36,11 +37,6 @@ std::pair<int64_t, int64_t> read_pair(ObjectReader& r, const std::string& key, i
   }
   const auto both = r.integers(key, 2, lo, hi);
   return {both[0], both[1]};
-}
-
-uint64_t draw_seed(at::Generator& generator) {
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  return generator.get<at::CPUGeneratorImpl>()->random64() >> 11;
 }
 
 // ---------------------------------------------------------------- grid_sample
@@ -177,7 +173,7 @@ class Conv2d final : public StatefulTransform {
     }
     out["in_channels"] = in_channels;
     out["weight_seed"] = r.has("weight_seed") ? static_cast<uint64_t>(r.integer("weight_seed", std::nullopt, 0))
-                                              : draw_seed(generator);
+                                              : sampling::seed(generator);
     r.finish();
     return out;
   }

@@ -4,8 +4,11 @@
 #include "harness/core/json_reader.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <mutex>
 
 namespace devparity::sampling {
 
@@ -20,6 +23,11 @@ std::vector<float> uniform(at::Generator& generator, int64_t batch, float low, f
   std::vector<float> out;
   for (int64_t i = 0; i < batch; ++i) out.push_back(p[same_on_batch ? 0 : i]);
   return out;
+}
+
+uint64_t seed(at::Generator& generator) {
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return generator.get<at::CPUGeneratorImpl>()->random64() >> 11;
 }
 
 std::vector<bool> gate(at::Generator& generator, int64_t batch, double p, bool same_on_batch) {

@@ -23,6 +23,10 @@ namespace sampling {
 std::vector<float> uniform(at::Generator& generator, int64_t batch, float low, float high,
                            bool same_on_batch);
 
+/// A seed for tensors a subject makes from a recipe (weights, extra
+/// arguments): 53 bits of one draw, so it survives JSON numbers exactly.
+uint64_t seed(at::Generator& generator);
+
 /// Kornia's per-sample gate: p == 1 gives all true and p == 0 all false
 /// without drawing; otherwise rand(batch) < p (rand(1) repeated with
 /// same_on_batch).

@@ -20,12 +20,9 @@ namespace {
 
 using nlohmann::json;
 using testing::CliResult;
+using testing::describe;
 using testing::run_cli;
 using testing::shell_quote;
-
-std::string describe(const CliResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
 
 class CliTest : public ::testing::Test {
  protected:

@@ -15,6 +15,11 @@ struct CliResult {
   std::string err;  ///< stderr
 };
 
+/// Exit code and both streams, for assertion messages.
+inline std::string describe(const CliResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
 /// Single-quotes an argument for /bin/sh.
 inline std::string shell_quote(const std::string& s) {
   std::string out = "'";
