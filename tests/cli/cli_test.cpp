@@ -576,3 +576,34 @@ TEST_F(CliTest, PlacementFaultSuiteFailsWithTheFindingsInTheReport) {
 
 }  // namespace
 }  // namespace devparity
+
+namespace devparity {
+namespace {
+
+TEST(CliInputFiles, PngAndJpegFilesAreInputs) {
+  testing::TempDir dir;
+  write_png(dir.file("photo.png"), at::randint(0, 256, {3, 12, 9}).to(at::kByte));
+  const auto jpeg = testing::source_path("tests/fuzz/corpus/colour_444_optimized.jpg");
+  dir.write("files.json", json({{"cases",
+                                 {{{"name", "files"}, {"subject", "resize"},
+                                   {"params", {{"size", {7, 5}}, {"interpolation", "bilinear"}}},
+                                   {"inputs", {{{"file", "photo.png"}}, {{"file", jpeg}}}}}}}})
+                              .dump());
+  const auto r = run_cli("run --suite files.json --devices cpu,meta --report r.json", dir.path());
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  const auto report = json::parse(testing::read_text(dir.file("r.json")));
+  std::set<std::string> inputs;
+  for (const auto& result : report["results"]) inputs.insert(result["input"].get<std::string>());
+  EXPECT_EQ(inputs.count("file-photo-1x3x12x9"), 1u);
+  EXPECT_EQ(inputs.size(), 2u);
+  // A broken file stops the run at the field.
+  dir.write("broken.png", "no");
+  dir.write("bad.json", json({{"cases", {{{"name", "f"}, {"subject", "resize"}, {"inputs", {{{"file", "broken.png"}}}}}}}}).dump());
+  const auto bad = run_cli("run --suite bad.json --devices cpu", dir.path());
+  EXPECT_EQ(bad.exit_code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("/cases/0/inputs/0/file: "), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("broken.png"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace devparity
