@@ -3,7 +3,8 @@
 its baseline, as a Markdown table (the README's numbers): LibTorch's own op
 for resize and blur, the untraced run for BM_trace_*_traced, the forward
 (no autograd) run for BM_*_forward_backward, libjpeg-turbo for BM_jpeg_*
-(with MB/s of JPEG file where a benchmark counts bytes).
+(with MB/s of JPEG file where a benchmark counts bytes), the module's own
+forward for BM_torchscript_*.
 
 usage: tools/bench/ratios.py [BENCH_BINARY] [-- extra benchmark flags]
        tools/bench/ratios.py --json results.json   (a saved --benchmark_format=json run)
@@ -19,6 +20,8 @@ BASELINES = {
 
 
 def baseline_of(name):
+    if name.startswith("BM_torchscript_"):
+        return "BM_torchscript_gain_module"
     if name.startswith("BM_jpeg_encode"):
         return "BM_jpeg_encode_4k_q90_libjpeg_turbo"
     if name.startswith("BM_jpeg_validate") or name.startswith("BM_jpeg_decode"):
