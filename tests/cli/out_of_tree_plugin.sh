@@ -3,15 +3,20 @@
 # plugin out of tree against it with find_package(devparity), and audits the
 # plugin with the installed executable: the clean transform and the custom
 # JPEG operator pass, the plain-member twin fails on meta and vdev:1.
-#   out_of_tree_plugin.sh BUILD_DIR SOURCE_DIR
+#   out_of_tree_plugin.sh BUILD_DIR SOURCE_DIR GENERATOR CXX_COMPILER
+# (the generator and compiler of the main build: a machine with Ninja may
+# have no make).
 set -eu
 build=$1
 src=$2
+generator=$3
+cxx=$4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
-cmake -S "$src/examples/plugin" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
+cmake -S "$src/examples/plugin" -B "$work/build" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" \
+      -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
 cmake --build "$work/build" -j2 >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 plugin="$work/build/libdevparity_example_plugin.so"
