@@ -37,6 +37,7 @@ void register_builtins() {
     auto& reporters = ReporterRegistry::global();
     register_console_reporter(reporters);
     register_json_reporter(reporters);
+    register_junit_reporter(reporters);
   });
 }
 

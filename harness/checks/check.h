@@ -18,6 +18,8 @@
 
 namespace devparity {
 
+class ArtifactStore;
+
 /// What a check sees of one trial.
 struct CheckContext {
   const TrialResult& result;     ///< identity of the trial (id, subject, dtype, device)
@@ -46,6 +48,8 @@ struct CheckContext {
   const nlohmann::json* given = nullptr;         ///< the case's parameters, before sampling
   const InputRecipe* input_recipe = nullptr;     ///< how the input was made
   uint64_t seed = 0;                             ///< the trial group's seed
+  /// Where failing checks save evidence (.npy); null when the run keeps none.
+  ArtifactStore* artifacts = nullptr;
 };
 
 /// Interface of a check.

@@ -11,6 +11,7 @@
 #include "harness/core/error.h"
 #include "harness/core/text.h"
 #include "harness/core/tolerance.h"
+#include "harness/report/artifacts.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -97,6 +98,14 @@ class ParityCheck final : public Check {
       return out;
     }
     out.status = Status::kFail;
+    if (ctx.artifacts != nullptr && ref.sizes() == got.sizes()) {
+      out.artifacts = ctx.artifacts->save(
+          ctx.result.id, {{"reference", ref}, {"output", got}, {"abs_diff", abs_difference(got, ref)}});
+      if (out.artifacts.empty()) {
+        out.stats["artifacts_skipped"] = fmt::format("over the artifact budget of {} bytes",
+                                                     ctx.artifacts->budget_bytes());
+      }
+    }
     std::string where;
     if (!stats.worst_index.empty()) {
       where = fmt::format("; worst at {}: {:g} vs reference {:g}", format_index(stats.worst_index),

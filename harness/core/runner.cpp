@@ -5,6 +5,7 @@
 #include "harness/core/cuda_support.h"
 #include "harness/core/dtype.h"
 #include "harness/core/error.h"
+#include "harness/report/report_file.h"
 #include "harness/trace/tracer.h"
 #include "harness/transforms/state.h"
 #include "harness/transforms/transform.h"
@@ -17,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <set>
 
 namespace devparity {
 namespace {
@@ -214,6 +216,12 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
   for (const auto& g : plan.groups) planned[g.spec] += static_cast<int64_t>(g.trials.size());
 
   RunSummary summary;
+  std::map<std::string, std::set<std::string>> baseline_failures;
+  std::map<std::string, Status> statuses;  // with a baseline, for "fixed"
+  if (options_.baseline) {
+    baseline_failures = failing_checks(*options_.baseline);
+    summary.baseline = BaselineSummary{options_.baseline_path, {}, {}, {}};
+  }
   const CaseSpec* current = nullptr;
   CaseInfo case_info;
   StatusCounts case_counts;
@@ -376,6 +384,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
               ctx.given = &group.given;
               ctx.input_recipe = &group.input;
               ctx.seed = group.seed;
+              ctx.artifacts = options_.artifacts;
               c = check->run(ctx);
               c.name = name;
             } catch (const std::exception& e) {
@@ -387,12 +396,27 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
         }
       }
       r.finalize();
+      if (summary.baseline) {
+        statuses[r.id] = r.status;
+        if (r.status == Status::kFail || r.status == Status::kError) {
+          const auto it = baseline_failures.find(r.id);
+          bool known = it != baseline_failures.end();
+          for (const auto& c : r.checks) {
+            if (known && c.status == r.status) known = it->second.count(c.name) != 0;
+          }
+          r.baseline = known ? "known" : "new";
+        }
+      }
       summary.add(r);
       case_counts.add(r.status);
       listener_.on_trial_end(r);
     }
   }
   end_case();
+  for (const auto& [id, checks] : baseline_failures) {
+    const auto it = statuses.find(id);
+    if (it != statuses.end() && it->second == Status::kPass) summary.baseline->fixed.push_back(id);
+  }
   summary.duration_s = std::chrono::duration<double>(Clock::now() - run_start).count();
   summary.unsupported_ops = Capabilities::global().to_json();
   listener_.on_run_end(summary);

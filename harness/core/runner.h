@@ -14,10 +14,14 @@
 #include "harness/core/run_listener.h"
 #include "harness/core/trial.h"
 
+#include <nlohmann/json.hpp>
+
+#include <optional>
 #include <string>
 
 namespace devparity {
 
+class ArtifactStore;
 class CheckRegistry;
 
 /// How the runner runs.
@@ -26,6 +30,12 @@ struct RunnerOptions {
   /// "strict" (placement warnings fail everywhere), "off" (no tracing; the
   /// placement check is skipped).
   std::string placement = "warn";
+  /// --baseline: a previous report (load_report()); its failures that recur
+  /// with the same failing checks are "known" and do not fail the run.
+  std::optional<nlohmann::json> baseline;
+  std::string baseline_path;  ///< for messages and the report
+  /// Failing checks save their evidence here; null keeps none.
+  ArtifactStore* artifacts = nullptr;
 };
 
 /// The "run" verdict for a subject that threw `error` on `target`: a missing

@@ -30,6 +30,11 @@ Plan make_plan(const std::vector<Suite>& suites, const PlanOptions& options,
                const DeviceInventory& inventory) {
   Plan plan;
   std::map<std::string, std::string> seen;  // id -> suite
+  int64_t position = 0;
+  if (options.shard_count < 1 || options.shard_index < 0 || options.shard_index >= options.shard_count) {
+    throw UsageError(fmt::format("shard {}/{}: expected I/N with 0 <= I < N", options.shard_index,
+                                 options.shard_count));
+  }
   for (const auto& suite : suites) {
     for (const auto& spec : suite.cases) {
       const Transform* subject = &spec.subject_transform();
@@ -82,7 +87,12 @@ Plan make_plan(const std::vector<Suite>& suites, const PlanOptions& options,
               }
               group.trials.push_back({id, target});
             }
-            if (!group.trials.empty()) plan.groups.push_back(std::move(group));
+            if (group.trials.empty()) continue;
+            // Note [Shards]: position in the unsharded plan, so the same
+            // command line on N machines partitions it exactly.
+            if (position++ % options.shard_count == options.shard_index) {
+              plan.groups.push_back(std::move(group));
+            }
           }
         }
       }

@@ -47,6 +47,9 @@ struct PlanOptions {
   std::optional<std::vector<c10::ScalarType>> dtypes; ///< keep only these dtypes
   std::string filter;                                 ///< gtest-style glob filter on ids
   std::optional<uint64_t> seed;                       ///< overrides every case's seed
+  /// --shard I/N: keep the groups whose position in the unsharded plan is I
+  /// modulo N (whole groups, so each shard computes its own references).
+  int shard_index = 0, shard_count = 1;
 };
 
 /// The groups of a run, in execution order.

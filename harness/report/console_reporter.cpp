@@ -104,6 +104,13 @@ class ConsoleReporter final : public RunListener {
       }
       if (failures_.size() > 20) out_ << fmt::format("  ... and {} more\n", failures_.size() - 20);
     }
+    if (s.baseline) {
+      const auto& b = *s.baseline;
+      out_ << fmt::format("\nbaseline {}: {} known failure(s) (not gating), {} new, {} fixed\n", b.path,
+                          b.known.size(), b.fresh.size(), b.fixed.size());
+      for (size_t i = 0; i < b.fresh.size() && i < 20; ++i) out_ << "  NEW    " << b.fresh[i] << "\n";
+      for (size_t i = 0; i < b.fixed.size() && i < 20; ++i) out_ << "  FIXED  " << b.fixed[i] << "\n";
+    }
     const auto& c = s.results;
     const bool ok = s.exit_code() == 0;
     out_ << "\n"

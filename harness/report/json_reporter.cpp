@@ -11,6 +11,7 @@
 
 #include "harness/core/atomic_file.h"
 #include "harness/core/error.h"
+#include "harness/report/document.h"
 #include "harness/report/reporter_registry.h"
 
 #include <fmt/format.h>
@@ -21,8 +22,6 @@
 
 namespace devparity {
 namespace {
-
-constexpr int kSchemaVersion = 1;
 
 class JsonReporter final : public RunListener {
  public:
@@ -39,7 +38,7 @@ class JsonReporter final : public RunListener {
       throw InputError(fmt::format("{}: cannot write the report (cannot create {})", path_,
                                    partial_path_));
     }
-    write_line({{"type", "run_start"}, {"schema_version", kSchemaVersion}, {"tool", info.tool},
+    write_line({{"type", "run_start"}, {"schema_version", kReportSchemaVersion}, {"tool", info.tool},
                 {"run", info.run}, {"environment", info.environment}});
   }
 
@@ -51,15 +50,7 @@ class JsonReporter final : public RunListener {
   }
 
   void on_run_end(const RunSummary& summary) override {
-    auto run = info_.run;
-    run["duration_s"] = summary.duration_s;
-    run["planned_trials"] = info_.planned_trials;
-    const nlohmann::json report = {{"schema_version", kSchemaVersion},
-                                   {"tool", info_.tool},
-                                   {"run", run},
-                                   {"environment", info_.environment},
-                                   {"summary", summary.to_json()},
-                                   {"results", results_}};
+    const auto report = assemble_report(info_, summary, results_);
     write_file_atomic(path_, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     partial_.close();
     std::remove(partial_path_.c_str());

@@ -86,7 +86,7 @@ void TrialResult::finalize() {
 nlohmann::json TrialResult::to_json() const {
   auto checks_json = nlohmann::json::array();
   for (const auto& c : checks) checks_json.push_back(c.to_json());
-  return {{"id", id},
+  nlohmann::json j = {{"id", id},
           {"suite", suite},
           {"case", case_name},
           {"subject", subject},
@@ -105,6 +105,8 @@ nlohmann::json TrialResult::to_json() const {
           {"message", message},
           {"duration_ms", duration_ms},
           {"checks", checks_json}};
+  if (!baseline.empty()) j["baseline"] = baseline;
+  return j;
 }
 
 TrialResult TrialResult::from_json(const nlohmann::json& j) {
@@ -127,6 +129,7 @@ TrialResult TrialResult::from_json(const nlohmann::json& j) {
   r.status = status_from(j, "status");
   r.message = j.value("message", "");
   r.duration_ms = j.value("duration_ms", 0.0);
+  r.baseline = j.value("baseline", "");
   for (const auto& c : j.at("checks")) r.checks.push_back(CheckOutcome::from_json(c));
   return r;
 }
@@ -145,13 +148,22 @@ nlohmann::json StatusCounts::to_json() const {
           {"skipped", skipped}};
 }
 
+nlohmann::json BaselineSummary::to_json() const {
+  return {{"path", path}, {"known_failures", known}, {"new_failures", fresh}, {"fixed", fixed}};
+}
+
 void RunSummary::add(const TrialResult& result) {
+  if (baseline && result.baseline == "known") baseline->known.push_back(result.id);
+  if (baseline && result.baseline == "new") baseline->fresh.push_back(result.id);
   results.add(result.status);
   by_device[result.device].add(result.status);
   for (const auto& c : result.checks) by_check[c.name].add(c.status);
 }
 
-int RunSummary::exit_code() const { return results.failed + results.errored > 0 ? 1 : 0; }
+int RunSummary::exit_code() const {
+  if (baseline) return baseline->fresh.empty() ? 0 : 1;
+  return results.failed + results.errored > 0 ? 1 : 0;
+}
 
 nlohmann::json RunSummary::to_json() const {
   auto j = results.to_json();
@@ -161,6 +173,7 @@ nlohmann::json RunSummary::to_json() const {
   for (const auto& [name, counts] : by_device) j["by_device"][name] = counts.to_json();
   j["duration_s"] = duration_s;
   j["unsupported_ops"] = unsupported_ops;
+  if (baseline) j["baseline"] = baseline->to_json();
   return j;
 }
 

@@ -57,6 +57,9 @@ struct TrialResult {
   std::string message;            ///< the deciding check's message
   double duration_ms = 0.0;       ///< time spent in the subject
   std::vector<CheckOutcome> checks;
+  /// Against a --baseline: "known" (the baseline's row with this id failed
+  /// the same checks), "new" (any other failure or error); empty otherwise.
+  std::string baseline;
 
   /// Sets status and message from the checks: fail > error > pass > skip,
   /// where a passing "run" alone counts only when it is the only check.
@@ -73,6 +76,15 @@ struct StatusCounts {
   nlohmann::json to_json() const;
 };
 
+/// A run measured against a previous report (--baseline).
+struct BaselineSummary {
+  std::string path;                ///< the baseline report
+  std::vector<std::string> known;  ///< failing again as before: not gating
+  std::vector<std::string> fresh;  ///< new failures: gating
+  std::vector<std::string> fixed;  ///< failed in the baseline, pass now
+  nlohmann::json to_json() const;
+};
+
 /// Totals of a run so far.
 struct RunSummary {
   StatusCounts results;                         ///< by trial
@@ -82,9 +94,13 @@ struct RunSummary {
   /// Ops found without a kernel per device type: {"meta": ["aten::conv2d"]}.
   nlohmann::json unsupported_ops = nlohmann::json::object();
 
+  /// Set when the run is measured against a baseline.
+  std::optional<BaselineSummary> baseline;
+
   /// Counts one finished result.
   void add(const TrialResult& result);
-  /// 0 when nothing failed or errored, else 1 (DESIGN.md exit codes).
+  /// 0 when nothing failed or errored, else 1 (DESIGN.md exit codes); with a
+  /// baseline, 1 only for new failures.
   int exit_code() const;
   nlohmann::json to_json() const;
 };

@@ -50,5 +50,7 @@ class ReporterRegistry : public NamedRegistry<ReporterEntry> {
 void register_console_reporter(ReporterRegistry& registry);
 /// Adds "json" (report/json_reporter.cpp).
 void register_json_reporter(ReporterRegistry& registry);
+/// Adds "junit" (report/junit.cpp).
+void register_junit_reporter(ReporterRegistry& registry);
 
 }  // namespace devparity

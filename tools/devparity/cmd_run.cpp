@@ -4,7 +4,9 @@
 #include "harness/core/error.h"
 #include "harness/core/runner.h"
 #include "harness/core/trial.h"
+#include "harness/report/artifacts.h"
 #include "harness/report/environment.h"
+#include "harness/report/report_file.h"
 #include "harness/report/reporter_registry.h"
 #include "harness/trace/tracer.h"
 #include "harness/core/vdev.h"
@@ -97,6 +99,19 @@ int cmd_run(const Options& options) {
   if (!o.dtypes.empty()) plan_options.dtypes = parse_dtype_list(o.dtypes);
   plan_options.filter = o.filter;
   plan_options.seed = o.seed;
+  if (!o.shard.empty()) {
+    const auto slash = o.shard.find('/');
+    const auto digits = [](const std::string& t) {
+      return !t.empty() && t.size() < 7 && t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    const auto i = o.shard.substr(0, slash == std::string::npos ? 0 : slash);
+    const auto n = slash == std::string::npos ? std::string() : o.shard.substr(slash + 1);
+    if (!digits(i) || !digits(n) || std::stoi(n) < 1 || std::stoi(i) >= std::stoi(n)) {
+      throw UsageError(fmt::format("--shard '{}': expected I/N with 0 <= I < N, e.g. 0/4", o.shard));
+    }
+    plan_options.shard_index = std::stoi(i);
+    plan_options.shard_count = std::stoi(n);
+  }
 
   std::vector<std::string> paths = o.suites;
   std::vector<Suite> suites;
@@ -127,6 +142,11 @@ int cmd_run(const Options& options) {
   ReporterOptions json;
   json.path = o.report;
   listeners.add(ReporterRegistry::global().make("json", json));
+  if (!o.junit.empty()) {
+    ReporterOptions junit;
+    junit.path = o.junit;
+    listeners.add(ReporterRegistry::global().make("junit", junit));
+  }
 
   RunInfo info;
   info.tool = describe_tool();
@@ -142,11 +162,26 @@ int cmd_run(const Options& options) {
               {"dtypes", dtype_names},
               {"filter", o.filter},
               {"placement", o.placement},
-              {"report", o.report}};
+              {"report", o.report},
+              {"junit", o.junit.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.junit)},
+              {"baseline", o.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.baseline)}};
+  if (!o.shard.empty()) info.run["shard"] = o.shard;
   info.environment = describe_environment(inventory);
 
   RunnerOptions runner_options;
   runner_options.placement = o.placement;
+  std::unique_ptr<ArtifactStore> artifacts;
+  if (o.artifacts_budget_mb > 0) {
+    const std::filesystem::path report(o.report);
+    const auto folder = o.artifacts.empty() ? report.stem().string() + "-artifacts" : o.artifacts;
+    artifacts = std::make_unique<ArtifactStore>(report.parent_path().string(), folder,
+                                                static_cast<int64_t>(o.artifacts_budget_mb * 1024 * 1024));
+    runner_options.artifacts = artifacts.get();
+  }
+  if (!o.baseline.empty()) {
+    runner_options.baseline = load_report(o.baseline);
+    runner_options.baseline_path = o.baseline;
+  }
   Runner runner(listeners, runner_options);
   const auto summary = runner.run(plan, info);
   if (!o.quiet) std::cout << "report: " << o.report << "\n";

@@ -13,5 +13,9 @@ int cmd_list(const Options& options);
 int cmd_apply(const Options& options);
 /// `devparity jpeg-check`.
 int cmd_jpeg_check(const Options& options);
+/// `devparity diff`.
+int cmd_diff(const Options& options);
+/// `devparity merge`.
+int cmd_merge(const Options& options);
 
 }  // namespace devparity::cli

@@ -23,7 +23,9 @@ int main(int argc, char** argv) {
     if (options.command == "list") return cli::cmd_list(options);
     if (options.command == "apply") return cli::cmd_apply(options);
     if (options.command == "jpeg-check") return cli::cmd_jpeg_check(options);
-    fmt::print(stderr, "devparity: error: no command given (run, list, apply, jpeg-check; see --help)\n");
+    if (options.command == "diff") return cli::cmd_diff(options);
+    if (options.command == "merge") return cli::cmd_merge(options);
+    fmt::print(stderr, "devparity: error: no command given (run, list, apply, jpeg-check, diff, merge; see --help)\n");
     return 2;
   } catch (const UsageError& e) {
     fmt::print(stderr, "devparity: error: {}\n", e.what());

@@ -57,6 +57,21 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
                   "all | comma list of uint8, float32, float64 (default: each case's)")
       ->envname("DEVPARITY_DTYPES");
   run->add_option("--report", o.run.report, "JSON report path")->capture_default_str();
+  run->add_option("--junit", o.run.junit, "Also write JUnit XML (a testsuite per case, a testcase per trial)");
+  run->add_option("--artifacts", o.run.artifacts,
+                  "Folder for failing parity trials' reference, output and |diff| (.npy), relative "
+                  "to the report's folder (default: REPORT_STEM-artifacts)");
+  run->add_option("--artifacts-budget", o.run.artifacts_budget_mb,
+                  "Megabytes of artifacts at most; 0 writes none")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  run->add_option("--shard", o.run.shard,
+                  "I/N: run only the I-th of N deterministic parts of the plan (0 <= I < N; whole "
+                  "trial groups); `devparity merge` combines the parts' reports")
+      ->envname("DEVPARITY_SHARD");
+  run->add_option("--baseline", o.run.baseline,
+                  "A previous report: its failures that recur with the same failing checks do not "
+                  "fail the run; new failures do; fixed ones are listed");
   run->add_option("--seed", o.run.seed, "Base seed for inputs and parameters (default: each case's)")
       ->check(CLI::NonNegativeNumber);
   auto* quiet = run->add_flag("-q,--quiet", o.run.quiet, "Print failures and the final line only");
@@ -118,6 +133,28 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   jpeg->add_option("--expect-size", o.jpeg_check.expect_size, "HxW the files must have, e.g. 2160x3840");
   jpeg->add_flag("--json", o.jpeg_check.json, "One JSON object per file, as an array");
 
+  auto* diff = app.add_subcommand("diff", "Compare two reports result by result: new failures, "
+                                          "fixes, status changes and statistics that moved; exit 1 "
+                                          "on regressions");
+  diff->add_option("old", o.diff.old_report, "The older report")->required();
+  diff->add_option("new", o.diff.new_report, "The newer report")->required();
+  diff->add_option("--format", o.diff.format, "text | md (for a pull-request comment) | json")
+      ->check(CLI::IsMember({"text", "md", "json"}))
+      ->capture_default_str();
+  diff->add_option("--max-abs-growth", o.diff.max_abs_growth,
+                   "Report a check's max |diff| that grew by more than this fraction")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  diff->add_option("--psnr-drop", o.diff.psnr_drop, "Report a PSNR that fell by more than this many dB")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+
+  auto* merge = app.add_subcommand("merge", "Combine shard reports (run --shard I/N) into one; exit "
+                                            "code as for run");
+  merge->add_option("output", o.merge.output, "The merged report")->required();
+  merge->add_option("inputs", o.merge.inputs, "Shard reports")->required();
+  merge->add_option("--junit", o.merge.junit, "Also write JUnit XML of the merged report");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -134,6 +171,8 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   if (list->parsed()) o.command = "list";
   if (apply->parsed()) o.command = "apply";
   if (jpeg->parsed()) o.command = "jpeg-check";
+  if (diff->parsed()) o.command = "diff";
+  if (merge->parsed()) o.command = "merge";
   return std::nullopt;
 }
 

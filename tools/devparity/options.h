@@ -18,6 +18,11 @@ struct RunOptions {
   std::string devices = "auto";                      ///< device list (DEVPARITY_DEVICES)
   std::string dtypes;                                ///< dtype list or "all" (DEVPARITY_DTYPES)
   std::string report = "reports/out/report.json";    ///< JSON report path
+  std::string junit;                                 ///< JUnit XML path; empty: none
+  std::string baseline;                              ///< previous report; empty: none
+  std::string shard;                                 ///< "I/N"; empty: the whole plan
+  std::string artifacts;                             ///< folder for failing trials' .npy; empty: next to the report
+  double artifacts_budget_mb = 256.0;                ///< 0 keeps none
   std::optional<uint64_t> seed;                      ///< overrides every case's seed
   bool quiet = false;
   bool verbose = false;
@@ -42,6 +47,21 @@ struct ApplyOptions {
   uint64_t seed = 0;
 };
 
+/// `devparity diff`.
+struct DiffOptions {
+  std::string old_report, new_report;
+  std::string format = "text";  ///< text | md | json
+  double max_abs_growth = 0.1;
+  double psnr_drop = 1.0;
+};
+
+/// `devparity merge`.
+struct MergeOptions {
+  std::string output;
+  std::vector<std::string> inputs;
+  std::string junit;  ///< also write JUnit XML of the merged report
+};
+
 /// `devparity jpeg-check`.
 struct JpegCheckOptions {
   std::vector<std::string> files;
@@ -53,11 +73,13 @@ struct JpegCheckOptions {
 
 /// Everything the command line said.
 struct Options {
-  std::string command;  ///< run | list | apply | jpeg-check
+  std::string command;  ///< run | list | apply | jpeg-check | diff | merge
   RunOptions run;
   ListOptions list;
   ApplyOptions apply;
   JpegCheckOptions jpeg_check;
+  DiffOptions diff;
+  MergeOptions merge;
   std::vector<std::string> plugins;  ///< --plugin libraries, loaded before anything else
   std::vector<std::string> argv;
 };

@@ -1,0 +1,173 @@
+#include "harness/report/diff.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <sstream>
+
+namespace devparity {
+namespace {
+
+bool failing(const std::string& status) { return status == "fail" || status == "error"; }
+
+std::string failing_check_names(const nlohmann::json& r) {
+  std::string out;
+  const auto status = r.value("status", "");
+  for (const auto& c : r.at("checks")) {
+    if (c.value("status", "") != status) continue;
+    out += (out.empty() ? "" : ",") + c.value("name", "");
+  }
+  return out;
+}
+
+std::optional<double> number_at(const nlohmann::json& stats, const char* key) {
+  if (!stats.contains(key) || !stats[key].is_number()) return std::nullopt;
+  return stats[key].get<double>();
+}
+
+// A table cell: no pipes or newlines.
+std::string cell(std::string s) {
+  for (auto& c : s) {
+    if (c == '|') c = '/';
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  if (s.size() > 160) s = s.substr(0, 157) + "...";
+  return s;
+}
+
+}  // namespace
+
+ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& new_report,
+                        const DiffThresholds& t) {
+  ReportDiff d;
+  std::map<std::string, const nlohmann::json*> older;
+  for (const auto& r : old_report.at("results")) older[r.at("id").get<std::string>()] = &r;
+  d.old_results = older.size();
+  std::map<std::string, bool> seen;
+  for (const auto& r : new_report.at("results")) {
+    const auto id = r.at("id").get<std::string>();
+    ++d.new_results;
+    const auto it = older.find(id);
+    const auto to = r.at("status").get<std::string>();
+    if (it == older.end()) {
+      d.only_new.push_back(id);
+      if (failing(to)) d.new_failures.push_back({id, "absent", to, failing_check_names(r), r.value("message", "")});
+      continue;
+    }
+    seen[id] = true;
+    ++d.paired;
+    const auto& o = *it->second;
+    const auto from = o.at("status").get<std::string>();
+    StatusChange change{id, from, to, failing_check_names(r), r.value("message", "")};
+    if (failing(to) && !failing(from)) {
+      d.new_failures.push_back(change);
+    } else if (failing(from) && to == "pass") {
+      change.message = o.value("message", "");
+      d.fixed.push_back(change);
+    } else if (from != to) {
+      d.changed.push_back(change);
+    }
+    // Statistics of checks present on both sides.
+    for (const auto& c : r.at("checks")) {
+      const auto name = c.value("name", "");
+      for (const auto& oc : o.at("checks")) {
+        if (oc.value("name", "") != name) continue;
+        const auto& ns = c.value("stats", nlohmann::json::object());
+        const auto& os = oc.value("stats", nlohmann::json::object());
+        const auto a = number_at(os, "max_abs"), b = number_at(ns, "max_abs");
+        if (a && b && *b > *a * (1.0 + t.max_abs_growth) && *b - *a > t.max_abs_floor) {
+          d.moved.push_back({id, name, "max_abs", *a, *b});
+        }
+        const auto pa = number_at(os, "psnr_db"), pb = number_at(ns, "psnr_db");
+        if (pa && pb && std::isfinite(*pa) && *pa - *pb > t.psnr_drop_db) {
+          d.moved.push_back({id, name, "psnr_db", *pa, *pb});
+        }
+      }
+    }
+  }
+  for (const auto& [id, r] : older) {
+    if (seen.count(id) == 0) d.only_old.push_back(id);
+  }
+  return d;
+}
+
+nlohmann::json ReportDiff::to_json() const {
+  auto changes = [](const std::vector<StatusChange>& v) {
+    auto out = nlohmann::json::array();
+    for (const auto& c : v) {
+      out.push_back({{"id", c.id}, {"from", c.from}, {"to", c.to}, {"checks", c.checks}, {"message", c.message}});
+    }
+    return out;
+  };
+  auto moves = nlohmann::json::array();
+  for (const auto& m : moved) {
+    moves.push_back({{"id", m.id}, {"check", m.check}, {"stat", m.stat}, {"from", m.from}, {"to", m.to}});
+  }
+  return {{"old", old_path},
+          {"new", new_path},
+          {"old_results", old_results},
+          {"new_results", new_results},
+          {"paired", paired},
+          {"regressed", regressed()},
+          {"new_failures", changes(new_failures)},
+          {"fixed", changes(fixed)},
+          {"status_changes", changes(changed)},
+          {"only_old", only_old},
+          {"only_new", only_new},
+          {"stats_moved", moves}};
+}
+
+std::string ReportDiff::to_text() const {
+  std::ostringstream out;
+  out << fmt::format("{} -> {}: {} paired result(s), {} only in the old, {} only in the new\n", old_path,
+                     new_path, paired, only_old.size(), only_new.size());
+  auto list = [&](const char* title, const std::vector<StatusChange>& v) {
+    if (v.empty()) return;
+    out << fmt::format("\n{} ({}):\n", title, v.size());
+    for (const auto& c : v) {
+      out << fmt::format("  {}  {} -> {}{}\n", c.id, c.from, c.to, c.checks.empty() ? "" : " [" + c.checks + "]");
+      if (!c.message.empty()) out << "      " << c.message << "\n";
+    }
+  };
+  list("new failures", new_failures);
+  list("fixed", fixed);
+  list("other status changes", changed);
+  if (!moved.empty()) {
+    out << fmt::format("\nstatistics that moved ({}):\n", moved.size());
+    for (const auto& m : moved) {
+      out << fmt::format("  {}  {}.{}: {:g} -> {:g}\n", m.id, m.check, m.stat, m.from, m.to);
+    }
+  }
+  out << (regressed() ? "\nREGRESSED\n" : "\nno regression\n");
+  return out.str();
+}
+
+std::string ReportDiff::to_markdown() const {
+  std::ostringstream out;
+  out << "### devparity: " << (regressed() ? "regressions" : "no regression") << "\n\n";
+  out << fmt::format("`{}` → `{}`: {} paired results; **{} new failure(s)**, {} fixed, {} other status "
+                     "change(s), {} statistic(s) moved; {} only in the old report, {} only in the new.\n",
+                     cell(old_path), cell(new_path), paired, new_failures.size(), fixed.size(), changed.size(),
+                     moved.size(), only_old.size(), only_new.size());
+  auto table = [&](const char* title, const std::vector<StatusChange>& v) {
+    if (v.empty()) return;
+    out << "\n#### " << title << "\n\n| result | was | now | checks | message |\n|---|---|---|---|---|\n";
+    for (const auto& c : v) {
+      out << fmt::format("| `{}` | {} | {} | {} | {} |\n", cell(c.id), c.from, c.to, cell(c.checks), cell(c.message));
+    }
+  };
+  table("New failures", new_failures);
+  table("Fixed", fixed);
+  table("Other status changes", changed);
+  if (!moved.empty()) {
+    out << "\n#### Statistics that moved\n\n| result | check | statistic | was | now |\n|---|---|---|---:|---:|\n";
+    for (const auto& m : moved) {
+      out << fmt::format("| `{}` | {} | {} | {:g} | {:g} |\n", cell(m.id), m.check, m.stat, m.from, m.to);
+    }
+  }
+  return out.str();
+}
+
+}  // namespace devparity

@@ -1,0 +1,55 @@
+#pragma once
+/// Two reports compared result by result (`devparity diff OLD NEW`): new
+/// failures, fixes, other status changes, results only in one report, and
+/// statistics that moved beyond a threshold (max |diff| grew, PSNR fell).
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace devparity {
+
+/// When a statistic has moved enough to report.
+struct DiffThresholds {
+  double max_abs_growth = 0.1;   ///< relative growth of a check's max |diff|
+  double max_abs_floor = 1e-6;   ///< ... and by more than this, absolutely
+  double psnr_drop_db = 1.0;     ///< PSNR fell by more than this
+};
+
+/// One result whose status changed.
+struct StatusChange {
+  std::string id;
+  std::string from, to;   ///< statuses; "absent" when missing on one side
+  std::string checks;     ///< failing checks in the newer report
+  std::string message;    ///< the newer report's message (or the older one's)
+};
+
+/// One statistic that moved.
+struct StatMove {
+  std::string id, check, stat;
+  double from = 0.0, to = 0.0;
+};
+
+/// The comparison.
+struct ReportDiff {
+  std::string old_path, new_path;
+  size_t old_results = 0, new_results = 0, paired = 0;
+  std::vector<StatusChange> new_failures;  ///< failing now, not before (absent included)
+  std::vector<StatusChange> fixed;         ///< failing before, passing now
+  std::vector<StatusChange> changed;       ///< every other status change
+  std::vector<std::string> only_old, only_new;
+  std::vector<StatMove> moved;             ///< statistics beyond the thresholds
+
+  /// New failures or statistics that moved the wrong way.
+  bool regressed() const { return !new_failures.empty() || !moved.empty(); }
+  nlohmann::json to_json() const;
+  std::string to_text() const;
+  /// For a pull-request comment.
+  std::string to_markdown() const;
+};
+
+ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& new_report,
+                        const DiffThresholds& thresholds = {});
+
+}  // namespace devparity

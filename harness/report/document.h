@@ -1,0 +1,41 @@
+#pragma once
+/// The report document: assembled once from the run's header, totals and
+/// results, and the base of every reporter that writes a whole file at the
+/// end (JSON, JUnit, HTML), so that they all describe the same run.
+
+#include "harness/core/run_listener.h"
+
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+
+/// reports/schema/report.schema.json's version.
+constexpr int kReportSchemaVersion = 1;
+
+/// The report: schema_version, tool, run (with duration and planned trials),
+/// environment, summary and results.
+nlohmann::json assemble_report(const RunInfo& info, const RunSummary& summary,
+                               nlohmann::json results);
+
+/// Collects the run's results and hands the assembled report to write() when
+/// the run ends.
+class ReportCollector : public RunListener {
+ public:
+  void on_run_start(const RunInfo& info) override { info_ = info; }
+  void on_trial_end(const TrialResult& result) override { results_.push_back(result.to_json()); }
+  void on_run_end(const RunSummary& summary) override {
+    write(assemble_report(info_, summary, std::move(results_)));
+    results_ = nlohmann::json::array();
+  }
+
+ protected:
+  /// Writes the finished report in the reporter's format.
+  virtual void write(const nlohmann::json& report) = 0;
+  const RunInfo& info() const { return info_; }
+
+ private:
+  RunInfo info_;
+  nlohmann::json results_ = nlohmann::json::array();
+};
+
+}  // namespace devparity

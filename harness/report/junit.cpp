@@ -1,0 +1,192 @@
+#include "harness/report/junit.h"
+
+#include "harness/core/atomic_file.h"
+#include "harness/report/document.h"
+#include "harness/report/markup.h"
+#include "harness/report/reporter_registry.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace devparity {
+namespace {
+
+std::string text_of(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string attribute(const std::string& name, const std::string& value) {
+  return " " + name + "=\"" + escape_markup(value) + "\"";
+}
+
+// JUnit timestamps are xs:dateTime; reports write "2026-11-22T08:30:00Z".
+std::string timestamp_of(const nlohmann::json& report) {
+  return report.at("run").value("started_at", "1970-01-01T00:00:00Z");
+}
+
+void properties(std::ostringstream& out, const nlohmann::json& report) {
+  std::vector<std::pair<std::string, std::string>> props = {
+      {"devparity.version", text_of(report["tool"].value("version", ""))},
+      {"devparity.git", text_of(report["tool"].value("git", ""))},
+      {"run.argv", text_of(report["run"].value("argv", nlohmann::json::array()))},
+      {"run.seed", text_of(report["run"].value("seed", nlohmann::json()))},
+  };
+  for (const auto& [key, value] : report.at("environment").items()) {
+    props.emplace_back("environment." + key, text_of(value));
+  }
+  out << "    <properties>\n";
+  for (const auto& [name, value] : props) {
+    out << "      <property" << attribute("name", name) << attribute("value", value) << "/>\n";
+  }
+  out << "    </properties>\n";
+}
+
+std::string first_failing_check(const nlohmann::json& result, const char* status) {
+  for (const auto& check : result.at("checks")) {
+    if (check.at("status") == status) return check.at("name").get<std::string>();
+  }
+  return "run";
+}
+
+}  // namespace
+
+std::string check_evidence(const nlohmann::json& check) {
+  std::string out = check.value("name", "check") + ": " + check.value("message", "");
+  const auto& s = check.value("stats", nlohmann::json::object());
+  std::vector<std::string> stats;
+  if (s.contains("max_abs")) stats.push_back(fmt::format("max |diff| {}", text_of(s["max_abs"])));
+  if (s.contains("mismatches") && s.contains("numel")) {
+    stats.push_back(fmt::format("{} of {} elements outside tolerance", text_of(s["mismatches"]),
+                                text_of(s["numel"])));
+  }
+  if (s.contains("psnr_db") && !s["psnr_db"].is_null()) {
+    stats.push_back(fmt::format("PSNR {} dB", text_of(s["psnr_db"])));
+  }
+  if (s.contains("worst") && s["worst"].is_object()) {
+    const auto& w = s["worst"];
+    stats.push_back(fmt::format("worst at {}: {} vs reference {}", text_of(w.value("index", nlohmann::json())),
+                                text_of(w.value("output", nlohmann::json())),
+                                text_of(w.value("reference", nlohmann::json()))));
+  }
+  if (s.contains("tolerance") && s["tolerance"].is_object()) {
+    stats.push_back("tolerance " + text_of(s["tolerance"]));
+  }
+  for (const auto& line : stats) out += "\n  " + line;
+  const auto& findings = check.value("findings", nlohmann::json::array());
+  for (size_t i = 0; i < findings.size() && i < 5; ++i) {
+    const auto& f = findings[i];
+    out += fmt::format("\n  [{}] {}{}{}", f.value("kind", ""), f.value("op", "").empty() ? "" : f.value("op", "") + ": ",
+                       f.value("message", ""), f.value("source", "").empty() ? "" : " (" + f.value("source", "") + ")");
+  }
+  if (findings.size() > 5) out += fmt::format("\n  ... and {} more finding(s)", findings.size() - 5);
+  return out;
+}
+
+std::string junit_xml(const nlohmann::json& report) {
+  // Cases in order of first appearance.
+  std::vector<std::pair<std::string, std::vector<const nlohmann::json*>>> cases;
+  std::map<std::string, size_t> index;
+  for (const auto& r : report.at("results")) {
+    const auto key = r.value("suite", "") + "\n" + r.value("case", "");
+    auto it = index.find(key);
+    if (it == index.end()) {
+      it = index.emplace(key, cases.size()).first;
+      cases.push_back({key, {}});
+    }
+    cases[it->second].second.push_back(&r);
+  }
+  const auto& summary = report.at("summary");
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites" << attribute("name", "devparity")
+      << attribute("tests", std::to_string(summary.value("total", int64_t{0})))
+      << attribute("failures", std::to_string(summary.value("failed", int64_t{0})))
+      << attribute("errors", std::to_string(summary.value("errored", int64_t{0})))
+      << attribute("skipped", std::to_string(summary.value("skipped", int64_t{0})))
+      << attribute("time", fmt::format("{:.3f}", summary.value("duration_s", 0.0))) << ">\n";
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& rows = cases[i].second;
+    int64_t failures = 0, errors = 0, skipped = 0;
+    double seconds = 0.0;
+    for (const auto* r : rows) {
+      const auto status = r->value("status", "");
+      failures += status == "fail";
+      errors += status == "error";
+      skipped += status == "skip";
+      seconds += r->value("duration_ms", 0.0) / 1000.0;
+    }
+    const auto& first = *rows.front();
+    out << "  <testsuite" << attribute("name", first.value("case", "")) << attribute("tests", std::to_string(rows.size()))
+        << attribute("failures", std::to_string(failures)) << attribute("errors", std::to_string(errors))
+        << attribute("skipped", std::to_string(skipped)) << attribute("time", fmt::format("{:.6f}", seconds))
+        << attribute("timestamp", timestamp_of(report))
+        << attribute("hostname", report.at("environment").value("host", nlohmann::json::object()).value("hostname", "localhost"))
+        << attribute("id", std::to_string(i)) << attribute("package", first.value("suite", "")) << ">\n";
+    properties(out, report);
+    for (const auto* r : rows) {
+      const auto id = r->value("id", "");
+      const auto case_name = r->value("case", "");
+      // The id without its case: subject[variant]/dtype/device/input.
+      const auto name = id.rfind(case_name + "/", 0) == 0 ? id.substr(case_name.size() + 1) : id;
+      out << "    <testcase" << attribute("name", name) << attribute("classname", case_name)
+          << attribute("time", fmt::format("{:.6f}", r->value("duration_ms", 0.0) / 1000.0));
+      const auto status = r->value("status", "");
+      if (status == "pass") {
+        out << "/>\n";
+        continue;
+      }
+      out << ">\n";
+      if (status == "skip") {
+        out << "      <skipped" << attribute("message", r->value("message", "")) << "/>\n";
+      } else {
+        const char* tag = status == "fail" ? "failure" : "error";
+        std::string body;
+        for (const auto& check : r->at("checks")) {
+          if (check.value("status", "") != status) continue;
+          body += (body.empty() ? "" : "\n") + check_evidence(check);
+        }
+        out << "      <" << tag << attribute("message", r->value("message", ""))
+            << attribute("type", first_failing_check(*r, status.c_str())) << ">" << escape_markup(body)
+            << "</" << tag << ">\n";
+      }
+      out << "    </testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+  return out.str();
+}
+
+namespace {
+
+class JunitReporter final : public ReportCollector {
+ public:
+  explicit JunitReporter(std::string path) : path_(std::move(path)) {
+    if (path_.empty()) throw std::invalid_argument("the junit reporter needs a path");
+  }
+  void on_run_start(const RunInfo& info) override {
+    ensure_parent_directory(path_);
+    ReportCollector::on_run_start(info);
+  }
+
+ protected:
+  void write(const nlohmann::json& report) override { write_file_atomic(path_, junit_xml(report)); }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+void register_junit_reporter(ReporterRegistry& registry) {
+  registry.add("junit", "JUnit XML: a testsuite per case, a testcase per trial (tests/junit/junit.xsd)",
+               [](const ReporterOptions& o) { return std::make_unique<JunitReporter>(o.path); });
+}
+
+}  // namespace devparity

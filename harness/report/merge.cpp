@@ -1,0 +1,85 @@
+#include "harness/report/merge.h"
+
+#include "harness/core/error.h"
+#include "harness/report/document.h"
+#include "harness/report/model.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace devparity {
+
+nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
+  if (reports.empty()) throw InputError("merge: no reports given");
+  const auto& [first_path, first] = reports.front();
+  const auto version = first.at("tool").value("version", "");
+  std::map<std::string, std::string> owner;  // id -> path
+  RunSummary summary;
+  std::set<std::string> unsupported_keys;
+  nlohmann::json unsupported = nlohmann::json::object();
+  nlohmann::json results = nlohmann::json::array();
+  nlohmann::json merged_from = nlohmann::json::array();
+  nlohmann::json environments = nlohmann::json::array();
+  bool environments_differ = false;
+  std::optional<BaselineSummary> baseline;
+  for (const auto& [path, report] : reports) {
+    const auto v = report.at("tool").value("version", "");
+    if (v != version) {
+      throw InputError(fmt::format("merge: {} was written by devparity {} and {} by devparity {}; "
+                                   "merge reports of one version",
+                                   first_path, version, path, v));
+    }
+    if (report.at("schema_version") != first.at("schema_version")) {
+      throw InputError(fmt::format("merge: {} has report schema {} and {} schema {}", first_path,
+                                   first.at("schema_version").dump(), path, report.at("schema_version").dump()));
+    }
+    merged_from.push_back({{"path", path}, {"shard", report.at("run").value("shard", nlohmann::json())},
+                           {"started_at", report.at("run").value("started_at", "")}});
+    environments.push_back(report.at("environment"));
+    environments_differ = environments_differ || report.at("environment") != first.at("environment");
+    for (const auto& r : report.at("results")) {
+      const auto id = r.at("id").get<std::string>();
+      const auto [it, inserted] = owner.emplace(id, path);
+      if (!inserted) {
+        throw InputError(fmt::format("merge: result '{}' is in both {} and {}: shards must not "
+                                     "overlap (same suites, filter and dtypes, different --shard I/N)",
+                                     id, it->second, path));
+      }
+      summary.add(TrialResult::from_json(r));
+      results.push_back(r);
+    }
+    const auto& s = report.at("summary");
+    summary.duration_s += s.value("duration_s", 0.0);
+    for (const auto& [device, ops] : s.value("unsupported_ops", nlohmann::json::object()).items()) {
+      for (const auto& op : ops) {
+        auto& list = unsupported[device];
+        if (std::find(list.begin(), list.end(), op) == list.end()) list.push_back(op);
+      }
+    }
+    if (s.contains("baseline")) {
+      if (!baseline) baseline = BaselineSummary{s["baseline"].value("path", ""), {}, {}, {}};
+      for (const auto& id : s["baseline"].value("known_failures", std::vector<std::string>{})) baseline->known.push_back(id);
+      for (const auto& id : s["baseline"].value("new_failures", std::vector<std::string>{})) baseline->fresh.push_back(id);
+      for (const auto& id : s["baseline"].value("fixed", std::vector<std::string>{})) baseline->fixed.push_back(id);
+    }
+  }
+  summary.unsupported_ops = unsupported;
+  summary.baseline = baseline;
+  RunInfo info;
+  info.tool = first.at("tool");
+  info.environment = first.at("environment");
+  info.run = first.at("run");
+  info.run.erase("shard");
+  info.run["merged_from"] = merged_from;
+  if (environments_differ) info.run["merged_environments"] = environments;
+  int64_t planned = 0;
+  for (const auto& [path, report] : reports) planned += report.at("run").value("planned_trials", int64_t{0});
+  info.planned_trials = planned;
+  auto out = assemble_report(info, summary, std::move(results));
+  out["run"]["duration_s"] = summary.duration_s;
+  return out;
+}
+
+}  // namespace devparity

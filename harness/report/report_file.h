@@ -1,0 +1,23 @@
+#pragma once
+/// Reading reports back (--baseline, diff, merge): the file is checked for
+/// the fields those commands rely on, and a bad one is an InputError naming
+/// the file, the position and the field.
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace devparity {
+
+/// Loads a report written by devparity. Throws InputError when the file is
+/// unreadable, not JSON, of another schema version, or lacks a result's id,
+/// status or checks.
+nlohmann::json load_report(const std::string& path);
+
+/// The ids of a report's failing (fail or error) results -> the names of
+/// their failing checks.
+std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report);
+
+}  // namespace devparity

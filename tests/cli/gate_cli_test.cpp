@@ -1,0 +1,283 @@
+// CI gates through the executable: JUnit XML (validated with xmllint against
+// tests/junit/junit.xsd).
+
+#include "tests/support/cli.h"
+#include "tests/support/schema.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+namespace devparity {
+namespace {
+
+using nlohmann::json;
+using testing::CliResult;
+using testing::describe;
+using testing::run_cli;
+using testing::shell_quote;
+
+// One case that fails on the CPU (nearest against a bilinear reference), one
+// that passes, on cpu and an absent CUDA device (skipped, with the reason).
+json seeded_failure_suite() {
+  return {{"cases",
+           {{{"name", "seeded_failure"}, {"subject", "resize"},
+             {"params", {{"size", {9, 9}}, {"interpolation", "nearest"}}},
+             {"reference", {{"params", {{"interpolation", "bilinear"}}}}},
+             {"dtypes", {"float32"}}},
+            {{"name", "clean"}, {"subject", "resize"},
+             {"params", {{"size", {9, 9}}, {"interpolation", "bilinear"}}},
+             {"dtypes", {"float32"}}}}}};
+}
+
+bool have(const char* tool) {
+  return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+class GateCli : public ::testing::Test {
+ protected:
+  CliResult cli(const std::string& args) { return run_cli(args, dir_.path()); }
+  testing::TempDir dir_;
+};
+
+TEST_F(GateCli, JunitValidatesAndCarriesFailuresSkipsAndEnvironment) {
+  if (!have("xmllint")) GTEST_SKIP() << "xmllint is not installed (Debian: libxml2-utils; tools/setup.sh installs it)";
+  dir_.write("suite.json", seeded_failure_suite().dump());
+  const auto r = cli("run --suite suite.json --devices cpu,cuda:0 --report r.json --junit out/j.xml");
+  ASSERT_EQ(r.exit_code, 1) << describe(r);
+  const auto xml = testing::read_text(dir_.file("out/j.xml"));
+  const auto lint = run_cli("--noout --schema " + shell_quote(testing::source_path("tests/junit/junit.xsd")) +
+                                " out/j.xml",
+                            dir_.path(), "xmllint");
+  EXPECT_EQ(lint.exit_code, 0) << describe(lint) << "\n" << xml;
+  EXPECT_NE(xml.find("<testsuite name=\"seeded_failure\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\""),
+            std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase name=\"resize/float32/cpu/noise-1x3x17x11\" classname=\"seeded_failure\""),
+            std::string::npos) << xml;
+  EXPECT_NE(xml.find("parity: seeded_failure/resize/float32/cpu/noise-1x3x17x11: 243 of 243 elements"),
+            std::string::npos) << xml;
+  EXPECT_NE(xml.find("max |diff| "), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<skipped message=\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<property name=\"environment.torch_version\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testsuite name=\"clean\" tests=\"2\" failures=\"0\""), std::string::npos) << xml;
+  // The JSON report says where the JUnit went.
+  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  EXPECT_EQ(report["run"]["junit"], "out/j.xml");
+}
+
+TEST_F(GateCli, FailingParityTrialsLeaveNpyArtifactsNumpyLoads) {
+  dir_.write("suite.json", seeded_failure_suite().dump());
+  const auto r = cli("run --suite suite.json --devices cpu --report reports/r.json");
+  ASSERT_EQ(r.exit_code, 1) << describe(r);
+  const auto report = json::parse(testing::read_text(dir_.file("reports/r.json")));
+  EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
+  std::vector<std::string> paths;
+  for (const auto& result : report["results"]) {
+    for (const auto& check : result["checks"]) {
+      if (check["name"] != "parity") continue;
+      if (result["status"] == "pass") {
+        EXPECT_TRUE(check["artifacts"].empty()) << result["id"];
+      }
+      for (const auto& a : check["artifacts"]) paths.push_back(a["path"].get<std::string>());
+    }
+  }
+  ASSERT_EQ(paths.size(), 3u);
+  EXPECT_EQ(paths[0], "r-artifacts/seeded_failure__resize__float32__cpu__noise-1x3x17x11.reference.npy");
+  for (const auto& p : paths) EXPECT_TRUE(std::filesystem::exists(dir_.file("reports/" + p))) << p;
+  if (std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) {
+    GTEST_SKIP() << "python3-numpy is not installed (tools/setup.sh installs it); the files exist";
+  }
+  // |diff| is |output - reference|, element by element.
+  const std::string check =
+      "import numpy as n; d = 'reports/r-artifacts/seeded_failure__resize__float32__cpu__noise-1x3x17x11'; "
+      "r = n.load(d + '.reference.npy'); o = n.load(d + '.output.npy'); a = n.load(d + '.abs_diff.npy'); "
+      "assert r.shape == (1, 3, 9, 9) and r.dtype == n.float32, (r.shape, r.dtype); "
+      "assert n.allclose(a, n.abs(o.astype(n.float64) - r), atol=1e-6); assert a.max() > 0";
+  EXPECT_EQ(std::system(("cd " + shell_quote(dir_.path()) + " && /usr/bin/python3 -c " + shell_quote(check)).c_str()), 0);
+  // A budget too small for one trial writes none and says so.
+  const auto small = cli("run --suite suite.json --devices cpu --report s.json --artifacts-budget 0.0001");
+  ASSERT_EQ(small.exit_code, 1);
+  bool said = false;
+  const auto small_report = json::parse(testing::read_text(dir_.file("s.json")));
+  for (const auto& result : small_report["results"]) {
+    for (const auto& c : result["checks"]) {
+      if (c["name"] == "parity" && c["status"] == "fail") {
+        EXPECT_TRUE(c["artifacts"].empty());
+        said = c["stats"].contains("artifacts_skipped");
+      }
+    }
+  }
+  EXPECT_TRUE(said);
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("s-artifacts")));
+}
+
+TEST_F(GateCli, JunitPathThatCannotBeWrittenIsAnInputError) {
+  dir_.write("suite.json", seeded_failure_suite().dump());
+  dir_.write("blocker", "a file where a folder should be");
+  const auto r = cli("run --suite suite.json --devices cpu --report r.json --junit blocker/j.xml");
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("blocker"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace devparity
+
+namespace devparity {
+namespace {
+
+using nlohmann::json;
+using testing::CliResult;
+using testing::describe;
+using testing::run_cli;
+
+class GateFlow : public ::testing::Test {
+ protected:
+  CliResult cli(const std::string& args) { return run_cli(args, dir_.path()); }
+  json report(const std::string& name) {
+    auto r = json::parse(testing::read_text(dir_.file(name)));
+    EXPECT_EQ(testing::report_schema_errors(r), std::vector<std::string>{}) << name;
+    return r;
+  }
+  // A clean suite, and the same with a seeded regression in one case (the
+  // resize's reference switched to bilinear: nearest no longer matches it).
+  void write_suites() {
+    json clean = {{"cases",
+                   {{{"name", "up"}, {"subject", "resize"},
+                     {"params", {{"size", {9, 9}}, {"interpolation", "nearest"}}},
+                     {"dtypes", {"float32"}}},
+                    {{"name", "blur"}, {"subject", "gaussian_blur2d"},
+                     {"params", {{"kernel_size", {3, 3}}, {"sigma", {1.0, 1.0}}}},
+                     {"grid", {{"border", {"reflect", "constant"}}}},
+                     {"dtypes", {"float32", "uint8"}}}}}};
+    dir_.write("clean.json", clean.dump());
+    auto regressed = clean;
+    regressed["cases"][0]["reference"] = {{"params", {{"interpolation", "bilinear"}}}};
+    dir_.write("regressed.json", regressed.dump());
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(GateFlow, DiffNamesTheRegressedTrialAndExitsOne) {
+  write_suites();
+  ASSERT_EQ(cli("run --suite clean.json --devices cpu,vdev:1 --report old.json -q").exit_code, 0);
+  ASSERT_EQ(cli("run --suite regressed.json --devices cpu,vdev:1 --report new.json -q").exit_code, 1);
+  const auto same = cli("diff old.json old.json");
+  EXPECT_EQ(same.exit_code, 0) << describe(same);
+  EXPECT_NE(same.out.find("no regression"), std::string::npos) << same.out;
+  const auto text = cli("diff old.json new.json");
+  EXPECT_EQ(text.exit_code, 1) << describe(text);
+  EXPECT_NE(text.out.find("new failures (2)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("up/resize/float32/cpu/noise-1x3x17x11  pass -> fail [gradient,parity]"), std::string::npos)
+      << text.out;
+  const auto md = cli("diff old.json new.json --format md");
+  EXPECT_EQ(md.exit_code, 1);
+  EXPECT_NE(md.out.find("| `up/resize/float32/vdev:1/noise-1x3x17x11` | pass | fail | gradient,parity |"), std::string::npos)
+      << md.out;
+  const auto js = cli("diff old.json new.json --format json");
+  const auto d = json::parse(js.out);
+  EXPECT_EQ(d["regressed"], true);
+  EXPECT_EQ(d["new_failures"].size(), 2u);
+  EXPECT_EQ(d["paired"], d["old_results"]);
+  // And back: the regression is fixed.
+  const auto back = cli("diff new.json old.json --format json");
+  EXPECT_EQ(back.exit_code, 0) << describe(back);
+  EXPECT_EQ(json::parse(back.out)["fixed"].size(), 2u);
+  // Not a report: exit 2, naming the file.
+  dir_.write("junk.json", "{\"hello\": 1}");
+  const auto bad = cli("diff old.json junk.json");
+  EXPECT_EQ(bad.exit_code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("junk.json:1:1: /schema_version"), std::string::npos) << bad.err;
+}
+
+TEST_F(GateFlow, DiffReportsStatisticsThatMoved) {
+  write_suites();
+  ASSERT_EQ(cli("run --suite regressed.json --devices cpu --report a.json -q").exit_code, 1);
+  auto b = report("a.json");
+  for (auto& r : b["results"]) {
+    for (auto& c : r["checks"]) {
+      if (c["name"] == "parity" && c["stats"].contains("max_abs")) {
+        c["stats"]["max_abs"] = c["stats"]["max_abs"].get<double>() * 2 + 1;
+      }
+    }
+  }
+  dir_.write("b.json", b.dump());
+  const auto r = cli("diff a.json b.json");
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_NE(r.out.find("parity.max_abs: "), std::string::npos) << r.out;
+  // Past the threshold only: a 100-fold growth allowance lets it through.
+  EXPECT_EQ(cli("diff a.json b.json --max-abs-growth 100").exit_code, 0);
+}
+
+TEST_F(GateFlow, BaselineGatesOnlyNewFailures) {
+  write_suites();
+  ASSERT_EQ(cli("run --suite regressed.json --devices cpu --report base.json -q").exit_code, 1);
+  // The same failures again: known, the gate passes.
+  const auto again = cli("run --suite regressed.json --devices cpu --report again.json --baseline base.json");
+  EXPECT_EQ(again.exit_code, 0) << describe(again);
+  EXPECT_NE(again.out.find("baseline base.json: 1 known failure(s) (not gating), 0 new, 0 fixed"), std::string::npos)
+      << again.out;
+  auto r = report("again.json");
+  EXPECT_EQ(r["summary"]["baseline"]["known_failures"], json({"up/resize/float32/cpu/noise-1x3x17x11"}));
+  for (const auto& result : r["results"]) {
+    if (result["status"] == "fail") {
+      EXPECT_EQ(result["baseline"], "known");
+    }
+  }
+  // Against a clean baseline the same failure is new.
+  ASSERT_EQ(cli("run --suite clean.json --devices cpu --report clean_base.json -q").exit_code, 0);
+  const auto fresh = cli("run --suite regressed.json --devices cpu --report fresh.json --baseline clean_base.json");
+  EXPECT_EQ(fresh.exit_code, 1) << describe(fresh);
+  EXPECT_NE(fresh.out.find("  NEW    up/resize/float32/cpu/noise-1x3x17x11"), std::string::npos) << fresh.out;
+  EXPECT_EQ(report("fresh.json")["summary"]["baseline"]["new_failures"].size(), 1u);
+  // A fix is listed.
+  const auto fixed = cli("run --suite clean.json --devices cpu --report fixed.json --baseline base.json");
+  EXPECT_EQ(fixed.exit_code, 0) << describe(fixed);
+  EXPECT_NE(fixed.out.find("  FIXED  up/resize/float32/cpu/noise-1x3x17x11"), std::string::npos) << fixed.out;
+  // A missing or broken baseline stops before anything runs.
+  const auto missing = cli("run --suite clean.json --devices cpu --report m.json --baseline nope.json");
+  EXPECT_EQ(missing.exit_code, 2) << describe(missing);
+  EXPECT_NE(missing.err.find("nope.json"), std::string::npos) << missing.err;
+}
+
+TEST_F(GateFlow, ShardsMergeIntoTheUnshardedRun) {
+  write_suites();
+  ASSERT_EQ(cli("run --suite regressed.json --devices cpu,meta,vdev:1 --report all.json -q").exit_code, 1);
+  ASSERT_EQ(cli("run --suite regressed.json --devices cpu,meta,vdev:1 --shard 0/2 --report s0.json -q").exit_code, 1);
+  const auto s1 = cli("run --suite regressed.json --devices cpu,meta,vdev:1 --shard 1/2 --report s1.json -q");
+  ASSERT_LE(s1.exit_code, 1) << describe(s1);
+  const auto m = cli("merge merged.json s0.json s1.json --junit merged.xml");
+  EXPECT_EQ(m.exit_code, 1) << describe(m);  // the merged run has the seeded failure
+  std::map<std::string, std::string> whole, merged;
+  const auto all = report("all.json");
+  for (const auto& r : all["results"]) whole[r["id"]] = r["status"];
+  const auto mr = report("merged.json");
+  for (const auto& r : mr["results"]) merged[r["id"]] = r["status"];
+  EXPECT_EQ(merged, whole);
+  EXPECT_GT(report("s0.json")["results"].size(), 0u);
+  EXPECT_GT(report("s1.json")["results"].size(), 0u);
+  EXPECT_EQ(mr["summary"]["total"], whole.size());
+  EXPECT_EQ(mr["run"]["merged_from"].size(), 2u);
+  EXPECT_EQ(mr["run"]["merged_from"][1]["shard"], "1/2");
+  EXPECT_TRUE(std::filesystem::exists(dir_.file("merged.xml")));
+  // Overlapping shards and other versions are refused.
+  auto overlap = cli("merge bad.json s0.json s0.json");
+  EXPECT_EQ(overlap.exit_code, 2) << describe(overlap);
+  EXPECT_NE(overlap.err.find("is in both s0.json and s0.json"), std::string::npos) << overlap.err;
+  auto other = report("s1.json");
+  other["tool"]["version"] = "0.0.1";
+  dir_.write("other.json", other.dump());
+  auto version = cli("merge bad.json s0.json other.json");
+  EXPECT_EQ(version.exit_code, 2) << describe(version);
+  EXPECT_NE(version.err.find("devparity 0.0.1"), std::string::npos) << version.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("bad.json")));
+  for (const char* shard : {"2/2", "1", "a/b", "-1/2"}) {
+    const auto r = cli(std::string("run --suite clean.json --devices cpu --shard ") + shard);
+    EXPECT_EQ(r.exit_code, 2) << shard << "\n" << describe(r);
+  }
+}
+
+}  // namespace
+}  // namespace devparity

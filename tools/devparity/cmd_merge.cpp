@@ -1,0 +1,32 @@
+#include "harness/core/atomic_file.h"
+#include "harness/report/junit.h"
+#include "harness/report/merge.h"
+#include "harness/report/report_file.h"
+#include "tools/devparity/commands.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace devparity::cli {
+
+int cmd_merge(const Options& options) {
+  const auto& o = options.merge;
+  std::vector<std::pair<std::string, nlohmann::json>> inputs;
+  for (const auto& path : o.inputs) inputs.emplace_back(path, load_report(path));
+  const auto merged = merge_reports(inputs);
+  ensure_parent_directory(o.output);
+  write_file_atomic(o.output, merged.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (!o.junit.empty()) {
+    ensure_parent_directory(o.junit);
+    write_file_atomic(o.junit, junit_xml(merged));
+  }
+  const auto& s = merged.at("summary");
+  std::cout << fmt::format("merged {} report(s), {} results: {} passed, {} failed, {} errors, {} skipped -> {}\n",
+                           inputs.size(), s.value("total", 0), s.value("passed", 0), s.value("failed", 0),
+                           s.value("errored", 0), s.value("skipped", 0), o.output);
+  if (s.contains("baseline")) return s["baseline"].value("new_failures", nlohmann::json::array()).empty() ? 0 : 1;
+  return s.value("failed", 0) + s.value("errored", 0) > 0 ? 1 : 0;
+}
+
+}  // namespace devparity::cli
