@@ -38,6 +38,7 @@ void register_builtins() {
     register_console_reporter(reporters);
     register_json_reporter(reporters);
     register_junit_reporter(reporters);
+    register_html_reporter(reporters);
   });
 }
 

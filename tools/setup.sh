@@ -12,8 +12,8 @@ packages=(
   libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libfmt-dev
   libturbojpeg0-dev libjpeg62-turbo-dev libcli11-dev libvalijson-dev libspng-dev
   # tests: numpy loads the .npy files devparity writes; xmllint validates JUnit
-  # XML; benchmarks: ratios.py
-  python3 python3-numpy libxml2-utils
+  # XML; headless Chromium opens the HTML report; benchmarks: ratios.py
+  python3 python3-numpy libxml2-utils chromium
 )
 
 missing=()

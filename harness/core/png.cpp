@@ -55,8 +55,12 @@ at::Tensor read_png(const std::string& path) {
 }
 
 void write_png(const std::string& path, const at::Tensor& chw) {
+  write_file_atomic(path, encode_png(chw));
+}
+
+std::string encode_png(const at::Tensor& chw) {
   if (chw.dim() != 3 || (chw.size(0) != 1 && chw.size(0) != 3) || chw.scalar_type() != at::kByte) {
-    throw std::invalid_argument("write_png: expected a CHW uint8 tensor with 1 or 3 channels");
+    throw std::invalid_argument("encode_png: expected a CHW uint8 tensor with 1 or 3 channels");
   }
   const auto hwc = chw.to(at::kCPU).permute({1, 2, 0}).contiguous();
   Context c(SPNG_CTX_ENCODER);
@@ -73,9 +77,9 @@ void write_png(const std::string& path, const at::Tensor& chw) {
   }
   size_t size = 0;
   void* buffer = rc == 0 ? spng_get_png_buffer(c.ctx, &size, &rc) : nullptr;
-  if (buffer == nullptr) throw std::runtime_error(fmt::format("{}: PNG encoding failed: {}", path, spng_strerror(rc)));
+  if (buffer == nullptr) throw std::runtime_error(fmt::format("PNG encoding failed: {}", spng_strerror(rc)));
   std::unique_ptr<void, void (*)(void*)> owned(buffer, free);
-  write_file_atomic(path, std::string(static_cast<const char*>(buffer), size));
+  return std::string(static_cast<const char*>(buffer), size);
 }
 
 }  // namespace devparity

@@ -15,4 +15,7 @@ at::Tensor read_png(const std::string& path);
 /// Writes a CHW uint8 tensor (1 or 3 channels) as an 8-bit PNG, atomically.
 void write_png(const std::string& path, const at::Tensor& chw);
 
+/// The PNG file for a CHW uint8 tensor (1 or 3 channels), in memory.
+std::string encode_png(const at::Tensor& chw);
+
 }  // namespace devparity

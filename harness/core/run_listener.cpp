@@ -1,5 +1,7 @@
 #include "harness/core/run_listener.h"
 
+#include <exception>
+
 namespace devparity {
 
 void ListenerList::add(std::unique_ptr<RunListener> listener) {
@@ -27,7 +29,18 @@ void ListenerList::on_case_end(const CaseInfo& info, const StatusCounts& counts)
 }
 
 void ListenerList::on_run_end(const RunSummary& summary) {
-  for (auto it = listeners_.rbegin(); it != listeners_.rend(); ++it) (*it)->on_run_end(summary);
+  // Every reporter gets to write its file, even when one before it threw
+  // (a JUnit path that cannot be written must not cost the JSON report);
+  // the first exception is rethrown afterwards.
+  std::exception_ptr first;
+  for (auto it = listeners_.rbegin(); it != listeners_.rend(); ++it) {
+    try {
+      (*it)->on_run_end(summary);
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
 }
 
 }  // namespace devparity

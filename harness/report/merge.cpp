@@ -52,7 +52,8 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
     }
     const auto& s = report.at("summary");
     summary.duration_s += s.value("duration_s", 0.0);
-    for (const auto& [device, ops] : s.value("unsupported_ops", nlohmann::json::object()).items()) {
+    const auto ops_by_device = s.value("unsupported_ops", nlohmann::json::object());
+    for (const auto& [device, ops] : ops_by_device.items()) {
       for (const auto& op : ops) {
         auto& list = unsupported[device];
         if (std::find(list.begin(), list.end(), op) == list.end()) list.push_back(op);

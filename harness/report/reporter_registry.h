@@ -18,6 +18,7 @@ namespace devparity {
 /// What a reporter is built from.
 struct ReporterOptions {
   std::string path;               ///< output file, for file reporters
+  std::string base_dir;           ///< the JSON report's folder (artifact paths are relative to it)
   std::ostream* stream = nullptr; ///< output stream, for stream reporters (console)
   bool quiet = false;             ///< failures and the final line only
   bool verbose = false;           ///< a line per trial
@@ -52,5 +53,7 @@ void register_console_reporter(ReporterRegistry& registry);
 void register_json_reporter(ReporterRegistry& registry);
 /// Adds "junit" (report/junit.cpp).
 void register_junit_reporter(ReporterRegistry& registry);
+/// Adds "html" (report/html.cpp).
+void register_html_reporter(ReporterRegistry& registry);
 
 }  // namespace devparity

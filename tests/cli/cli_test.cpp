@@ -116,7 +116,9 @@ TEST_F(CliTest, DefaultAuditPassesAndWritesASchemaValidReport) {
       EXPECT_EQ(check["status"], "pass") << result["id"] << ": " << check["message"];
       for (const auto& f : check["stats"]["files"]) {
         EXPECT_EQ(f["verdict"], "valid");
-        if (result["device"] != "cpu") EXPECT_EQ(f["identical_to_reference"], true) << result["id"];
+        if (result["device"] != "cpu") {
+          EXPECT_EQ(f["identical_to_reference"], true) << result["id"];
+        }
       }
       ++jpeg_rows;
     }
@@ -404,7 +406,9 @@ TEST_F(CliTest, FourKFramesUnderFourThreadsMatchTheSingleThreadedBytes) {
       EXPECT_EQ(check["stats"]["shape"], json({1, 3, 2160, 3840}));
       EXPECT_EQ(check["stats"]["mismatches"], 0);
     }
-    if (check["name"] == "jpeg") EXPECT_EQ(check["status"], "pass") << check["message"];
+    if (check["name"] == "jpeg") {
+      EXPECT_EQ(check["status"], "pass") << check["message"];
+    }
   }
   EXPECT_TRUE(stress);
 }

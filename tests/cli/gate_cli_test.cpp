@@ -281,3 +281,122 @@ TEST_F(GateFlow, ShardsMergeIntoTheUnshardedRun) {
 
 }  // namespace
 }  // namespace devparity
+
+namespace devparity {
+namespace {
+
+using nlohmann::json;
+using testing::CliResult;
+using testing::describe;
+using testing::run_cli;
+using testing::shell_quote;
+
+// Headless Chromium on a page: the DOM after scripts ran (stdout), and a
+// screenshot when `screenshot` is given.
+CliResult chromium(const std::string& page, const std::string& dir, const std::string& screenshot = "") {
+  const std::string common = "120 chromium --headless --no-sandbox --disable-gpu --user-data-dir=" +
+                             shell_quote(dir + "/chromium-profile") + " --virtual-time-budget=5000 ";
+  if (!screenshot.empty()) {
+    (void)run_cli(common + "--window-size=1280,1600 --screenshot=" + shell_quote(screenshot) + " " +
+                      shell_quote("file://" + page),
+                  dir, "timeout");
+  }
+  return run_cli(common + "--dump-dom " + shell_quote("file://" + page), dir, "timeout");
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+class HtmlReport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
+      GTEST_SKIP() << "chromium is not installed (Debian: chromium; tools/setup.sh installs it)";
+    }
+    dir_.write("suite.json",
+               json({{"cases",
+                      {{{"name", "seeded_failure"}, {"subject", "resize"},
+                        {"params", {{"size", {24, 32}}, {"interpolation", "nearest"}}},
+                        {"reference", {{"params", {{"interpolation", "bilinear"}}}}},
+                        {"inputs", {{{"pattern", "ramp"}, {"shape", {1, 3, 17, 11}}}}},
+                        {"dtypes", {"uint8"}}},
+                       {{"name", "clean"}, {"subject", "gaussian_blur2d"},
+                        {"params", {{"kernel_size", {3, 3}}, {"sigma", {1.0, 1.0}}}},
+                        {"dtypes", {"float32"}}}}}})
+                   .dump());
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(HtmlReport, TheFailingTrialShowsItsHeatmapInChromium) {
+  const auto r = run_cli("run --suite suite.json --devices cpu,vdev:1 --report out/r.json --html out/r.html", dir_.path());
+  ASSERT_EQ(r.exit_code, 1) << describe(r);
+  const auto page = testing::read_text(dir_.file("out/r.html"));
+  // Self-contained: nothing fetched from anywhere.
+  EXPECT_EQ(page.find("http://"), std::string::npos);
+  EXPECT_EQ(page.find("https://"), std::string::npos);
+  EXPECT_EQ(count(page, "src=\"data:image/png;base64,"), 6) << "reference, output and |diff| for two failures";
+  const auto artifact = std::string(DEVPARITY_TEST_ARTIFACTS) + "/html_report.png";
+  std::filesystem::create_directories(DEVPARITY_TEST_ARTIFACTS);
+  std::filesystem::remove(artifact);
+  const auto dom = chromium(dir_.file("out/r.html"), dir_.path(), artifact);
+  ASSERT_EQ(dom.exit_code, 0) << describe(dom);
+  EXPECT_NE(dom.out.find("data-status=\"fail\" data-device=\"vdev:1\" data-dtype=\"uint8\" data-checks=\"parity\" "
+                         "data-id=\"seeded_failure/resize/uint8/vdev:1/ramp-1x3x17x11\""),
+            std::string::npos) << dom.out;
+  // Every image decoded (the page's script marks those that did), the
+  // heatmaps included.
+  EXPECT_EQ(count(dom.out, "data-loaded=\"1\""), 6) << dom.out;
+  EXPECT_NE(dom.out.find("alt=\"|diff| heatmap\""), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(artifact)) << "screenshot " << artifact;
+  EXPECT_GT(std::filesystem::file_size(artifact), 10000u);
+}
+
+TEST_F(HtmlReport, TextFromCasesSubjectsAndExceptionsIsEscaped) {
+  ASSERT_EQ(run_cli("run --suite suite.json --devices cpu --report r.json -q", dir_.path()).exit_code, 1);
+  // A report whose strings try to run script: a case name, an id, a message
+  // and a finding.
+  auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  const std::string script = "<script>alert(1)</script>";
+  const std::string mark = "<script>document.documentElement.setAttribute('data-xss','1')</script>";
+  const std::string img = "<img src=x onerror=\"document.documentElement.setAttribute('data-xss','2')\">";
+  for (auto& result : report["results"]) {
+    result["case"] = script;
+    result["id"] = script + "/" + result["id"].get<std::string>();
+    result["message"] = mark + img;
+    result["params"]["evil"] = img;
+    for (auto& check : result["checks"]) {
+      check["message"] = mark;
+      check["findings"].push_back({{"kind", script}, {"severity", "error"}, {"op", img}, {"scopes", {mark}},
+                                   {"message", mark}, {"device", img}, {"count", 1}});
+    }
+  }
+  report["tool"]["git"] = mark;
+  report["run"]["argv"] = {mark, img};
+  dir_.write("evil.json", report.dump());
+  const auto r = run_cli("html evil.json evil.html", dir_.path());
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const auto page = testing::read_text(dir_.file("evil.html"));
+  EXPECT_EQ(page.find(script), std::string::npos);
+  EXPECT_EQ(page.find("<img src=x"), std::string::npos);
+  EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  const auto dom = chromium(dir_.file("evil.html"), dir_.path());
+  ASSERT_EQ(dom.exit_code, 0) << describe(dom);
+  // The attribute the injected code would set (its text, shown escaped,
+  // says data-xss too, but never data-xss=").
+  EXPECT_EQ(dom.out.find("data-xss=\""), std::string::npos) << "injected script ran";
+  EXPECT_NE(dom.out.find("<html lang=\"en\"><head>"), std::string::npos) << dom.out.substr(0, 300);
+  // The seeded-fault twin: the same strings pasted unescaped into a page
+  // without the policy do run, and the detector sees it.
+  dir_.write("unescaped.html", "<!DOCTYPE html><html><body><p>" + mark + "</p><p>" + img + "</p></body></html>");
+  const auto twin = chromium(dir_.file("unescaped.html"), dir_.path());
+  ASSERT_EQ(twin.exit_code, 0) << describe(twin);
+  EXPECT_NE(twin.out.find("data-xss=\""), std::string::npos) << twin.out;
+  EXPECT_NE(dom.out.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << "shown as text";
+}
+
+}  // namespace
+}  // namespace devparity

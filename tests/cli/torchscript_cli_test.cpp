@@ -153,7 +153,9 @@ TEST_F(TorchScriptCli, SuitesReportFaultsByKind) {
     if (result["case"] != "blend" || result["status"] != "pass") continue;
     ++blend_rows;
     for (const auto& check : result["checks"]) {
-      if (check["name"] == "gradient" && result["device"] == "cpu") EXPECT_EQ(check["status"], "pass");
+      if (check["name"] == "gradient" && result["device"] == "cpu") {
+        EXPECT_EQ(check["status"], "pass");
+      }
     }
   }
   EXPECT_GE(blend_rows, 8);  // 2 alphas x cpu, meta, vdev:0, vdev:1

@@ -1,4 +1,5 @@
 #include "harness/core/atomic_file.h"
+#include "harness/report/html.h"
 #include "harness/report/junit.h"
 #include "harness/report/merge.h"
 #include "harness/report/report_file.h"
@@ -6,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 
 namespace devparity::cli {
@@ -20,6 +22,14 @@ int cmd_merge(const Options& options) {
   if (!o.junit.empty()) {
     ensure_parent_directory(o.junit);
     write_file_atomic(o.junit, junit_xml(merged));
+  }
+  if (!o.html.empty()) {
+    // Shards' artifact paths are relative to each shard report's folder;
+    // the first one's serves when they share it, as they do on one machine.
+    HtmlOptions html;
+    html.base_dir = std::filesystem::path(o.inputs.front()).parent_path().string();
+    ensure_parent_directory(o.html);
+    write_file_atomic(o.html, html_report(merged, html));
   }
   const auto& s = merged.at("summary");
   std::cout << fmt::format("merged {} report(s), {} results: {} passed, {} failed, {} errors, {} skipped -> {}\n",

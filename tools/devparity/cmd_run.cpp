@@ -142,10 +142,12 @@ int cmd_run(const Options& options) {
   ReporterOptions json;
   json.path = o.report;
   listeners.add(ReporterRegistry::global().make("json", json));
-  if (!o.junit.empty()) {
-    ReporterOptions junit;
-    junit.path = o.junit;
-    listeners.add(ReporterRegistry::global().make("junit", junit));
+  for (const auto& [name, path] : {std::pair<std::string, std::string>{"junit", o.junit}, {"html", o.html}}) {
+    if (path.empty()) continue;
+    ReporterOptions file;
+    file.path = path;
+    file.base_dir = std::filesystem::path(o.report).parent_path().string();
+    listeners.add(ReporterRegistry::global().make(name, file));
   }
 
   RunInfo info;
@@ -164,6 +166,7 @@ int cmd_run(const Options& options) {
               {"placement", o.placement},
               {"report", o.report},
               {"junit", o.junit.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.junit)},
+              {"html", o.html.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.html)},
               {"baseline", o.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.baseline)}};
   if (!o.shard.empty()) info.run["shard"] = o.shard;
   info.environment = describe_environment(inventory);

@@ -17,5 +17,7 @@ int cmd_jpeg_check(const Options& options);
 int cmd_diff(const Options& options);
 /// `devparity merge`.
 int cmd_merge(const Options& options);
+/// `devparity html`.
+int cmd_html(const Options& options);
 
 }  // namespace devparity::cli

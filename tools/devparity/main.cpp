@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
     if (options.command == "jpeg-check") return cli::cmd_jpeg_check(options);
     if (options.command == "diff") return cli::cmd_diff(options);
     if (options.command == "merge") return cli::cmd_merge(options);
-    fmt::print(stderr, "devparity: error: no command given (run, list, apply, jpeg-check, diff, merge; see --help)\n");
+    if (options.command == "html") return cli::cmd_html(options);
+    fmt::print(stderr, "devparity: error: no command given (run, list, apply, jpeg-check, diff, merge, html; see --help)\n");
     return 2;
   } catch (const UsageError& e) {
     fmt::print(stderr, "devparity: error: {}\n", e.what());

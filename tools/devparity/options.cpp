@@ -58,6 +58,9 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
       ->envname("DEVPARITY_DTYPES");
   run->add_option("--report", o.run.report, "JSON report path")->capture_default_str();
   run->add_option("--junit", o.run.junit, "Also write JUnit XML (a testsuite per case, a testcase per trial)");
+  run->add_option("--html", o.run.html,
+                  "Also write one self-contained HTML page: summary, filters, and per failure the "
+                  "images and a |diff| heatmap");
   run->add_option("--artifacts", o.run.artifacts,
                   "Folder for failing parity trials' reference, output and |diff| (.npy), relative "
                   "to the report's folder (default: REPORT_STEM-artifacts)");
@@ -154,6 +157,12 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   merge->add_option("output", o.merge.output, "The merged report")->required();
   merge->add_option("inputs", o.merge.inputs, "Shard reports")->required();
   merge->add_option("--junit", o.merge.junit, "Also write JUnit XML of the merged report");
+  merge->add_option("--html", o.merge.html, "Also write the HTML page of the merged report");
+
+  auto* html = app.add_subcommand("html", "Render a report as one self-contained HTML page (images "
+                                          "from its artifacts)");
+  html->add_option("report", o.html.report, "The JSON report")->required();
+  html->add_option("output", o.html.output, "The HTML file")->required();
 
   try {
     app.parse(argc, argv);
@@ -173,6 +182,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   if (jpeg->parsed()) o.command = "jpeg-check";
   if (diff->parsed()) o.command = "diff";
   if (merge->parsed()) o.command = "merge";
+  if (html->parsed()) o.command = "html";
   return std::nullopt;
 }
 

@@ -19,6 +19,7 @@ struct RunOptions {
   std::string dtypes;                                ///< dtype list or "all" (DEVPARITY_DTYPES)
   std::string report = "reports/out/report.json";    ///< JSON report path
   std::string junit;                                 ///< JUnit XML path; empty: none
+  std::string html;                                  ///< HTML page path; empty: none
   std::string baseline;                              ///< previous report; empty: none
   std::string shard;                                 ///< "I/N"; empty: the whole plan
   std::string artifacts;                             ///< folder for failing trials' .npy; empty: next to the report
@@ -55,11 +56,18 @@ struct DiffOptions {
   double psnr_drop = 1.0;
 };
 
+/// `devparity html`.
+struct HtmlOptionsCli {
+  std::string report;
+  std::string output;
+};
+
 /// `devparity merge`.
 struct MergeOptions {
   std::string output;
   std::vector<std::string> inputs;
   std::string junit;  ///< also write JUnit XML of the merged report
+  std::string html;   ///< also write the HTML page of the merged report
 };
 
 /// `devparity jpeg-check`.
@@ -73,13 +81,14 @@ struct JpegCheckOptions {
 
 /// Everything the command line said.
 struct Options {
-  std::string command;  ///< run | list | apply | jpeg-check | diff | merge
+  std::string command;  ///< run | list | apply | jpeg-check | diff | merge | html
   RunOptions run;
   ListOptions list;
   ApplyOptions apply;
   JpegCheckOptions jpeg_check;
   DiffOptions diff;
   MergeOptions merge;
+  HtmlOptionsCli html;
   std::vector<std::string> plugins;  ///< --plugin libraries, loaded before anything else
   std::vector<std::string> argv;
 };

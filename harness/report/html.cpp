@@ -1,0 +1,338 @@
+#include "harness/report/html.h"
+
+#include "harness/core/atomic_file.h"
+#include "harness/core/npy.h"
+#include "harness/core/png.h"
+#include "harness/core/rng.h"
+#include "harness/report/document.h"
+#include "harness/report/junit.h"
+#include "harness/report/markup.h"
+#include "harness/report/reporter_registry.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+namespace devparity {
+namespace {
+
+std::string esc(const std::string& s) { return escape_markup(s); }
+
+std::string text_of(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string base64(const std::string& bytes) {
+  static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t v = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8) | uint8_t(bytes[i + 2]);
+    out += table[v >> 18];
+    out += table[(v >> 12) & 63];
+    out += table[(v >> 6) & 63];
+    out += table[v & 63];
+  }
+  if (i < bytes.size()) {
+    uint32_t v = uint8_t(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) v |= uint8_t(bytes[i + 1]) << 8;
+    out += table[v >> 18];
+    out += table[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? table[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+// The first image of an NCHW (CHW, HW) tensor, as CHW uint8 with 1 or 3
+// channels: uint8 as stored, floats clamped to [0, 1].
+at::Tensor display_image(at::Tensor x) {
+  if (x.dim() == 4) x = x[0];
+  if (x.dim() == 2) x = x.unsqueeze(0);
+  if (x.dim() != 3 || x.numel() == 0) return {};
+  if (x.size(0) != 3 && x.size(0) != 1) x = x.narrow(0, 0, 1);
+  if (x.scalar_type() == at::kByte) return x.contiguous();
+  return (x.to(at::kDouble).nan_to_num(0.0).clamp(0.0, 1.0) * 255.0).round().to(at::kByte).contiguous();
+}
+
+// |diff| of the first image, largest over channels, scaled to its maximum
+// and coloured black -> red -> yellow -> white.
+at::Tensor heatmap(at::Tensor diff, double* max_out) {
+  if (diff.dim() == 4) diff = diff[0];
+  if (diff.dim() == 2) diff = diff.unsqueeze(0);
+  if (diff.dim() != 3 || diff.numel() == 0) return {};
+  auto d = diff.to(at::kDouble).nan_to_num(0.0).amax(0);
+  const double max = d.max().item<double>();
+  *max_out = max;
+  const auto t = max > 0 ? d / max : at::zeros_like(d);
+  const auto r = (t * 3.0).clamp(0.0, 1.0), g = (t * 3.0 - 1.0).clamp(0.0, 1.0), b = (t * 3.0 - 2.0).clamp(0.0, 1.0);
+  return (at::stack({r, g, b}) * 255.0).round().to(at::kByte).contiguous();
+}
+
+std::string image_tag(const at::Tensor& chw, const std::string& alt) {
+  if (!chw.defined()) return "<p class=\"missing\">no image</p>";
+  // Small images are drawn larger, pixel for pixel.
+  const auto h = chw.size(1), w = chw.size(2);
+  const int64_t scale = std::max<int64_t>(1, std::min<int64_t>(16, 192 / std::max<int64_t>(1, std::max(h, w))));
+  return fmt::format("<img class=\"shot\" alt=\"{}\" width=\"{}\" height=\"{}\" src=\"data:image/png;base64,{}\">",
+                     esc(alt), w * scale, h * scale, base64(encode_png(chw)));
+}
+
+const nlohmann::json* artifact(const nlohmann::json& check, const char* kind) {
+  if (!check.contains("artifacts") || !check["artifacts"].is_array()) return nullptr;
+  for (const auto& a : check["artifacts"]) {
+    if (a.value("kind", "") == kind) return &a;
+  }
+  return nullptr;
+}
+
+std::string figures(const nlohmann::json& check, const std::string& base_dir) {
+  const auto* ref = artifact(check, "reference");
+  const auto* out = artifact(check, "output");
+  const auto* diff = artifact(check, "abs_diff");
+  if (ref == nullptr || out == nullptr || diff == nullptr) return "";
+  auto load = [&](const nlohmann::json* a) -> at::Tensor {
+    namespace fs = std::filesystem;
+    const fs::path p(a->value("path", ""));
+    try {
+      return read_npy((p.is_absolute() || base_dir.empty() ? p : fs::path(base_dir) / p).string());
+    } catch (const std::exception&) {
+      return {};
+    }
+  };
+  const auto r = load(ref), o = load(out), d = load(diff);
+  if (!r.defined() || !o.defined() || !d.defined()) {
+    return "<p class=\"missing\">artifacts not found next to the report (" + esc(ref->value("path", "")) + ")</p>";
+  }
+  double max = 0.0;
+  const auto heat = heatmap(d, &max);
+  std::ostringstream s;
+  s << "<div class=\"figures\">"
+    << "<figure>" << image_tag(display_image(r), "reference") << "<figcaption>reference</figcaption></figure>"
+    << "<figure>" << image_tag(display_image(o), "device output") << "<figcaption>device output</figcaption></figure>"
+    << "<figure class=\"heat\">" << image_tag(heat, "|diff| heatmap")
+    << fmt::format("<figcaption>|diff| (black 0, white {:g})</figcaption></figure>", max) << "</div>";
+  return s.str();
+}
+
+std::string findings_table(const nlohmann::json& check) {
+  const auto& findings = check.value("findings", nlohmann::json::array());
+  if (findings.empty()) return "";
+  std::ostringstream s;
+  s << "<table class=\"findings\"><tr><th>kind</th><th>severity</th><th>op</th><th>where</th><th>message</th>"
+       "<th>device</th><th>count</th></tr>";
+  for (const auto& f : findings) {
+    std::string where;
+    for (const auto& sc : f.value("scopes", nlohmann::json::array())) where += (where.empty() ? "" : " > ") + text_of(sc);
+    if (!f.value("source", "").empty()) where += (where.empty() ? "" : " ") + std::string("[") + f.value("source", "") + "]";
+    s << "<tr><td>" << esc(f.value("kind", "")) << "</td><td>" << esc(f.value("severity", "")) << "</td><td>"
+      << esc(f.value("op", "")) << "</td><td>" << esc(where) << "</td><td>" << esc(f.value("message", ""))
+      << "</td><td>" << esc(f.value("device", "")) << "</td><td>" << f.value("count", 1) << "</td></tr>";
+  }
+  s << "</table>";
+  return s.str();
+}
+
+std::string failing_checks_of(const nlohmann::json& r) {
+  std::string out;
+  const auto status = r.value("status", "");
+  for (const auto& c : r.value("checks", nlohmann::json::array())) {
+    if (c.value("status", "") == status && (status == "fail" || status == "error")) {
+      out += (out.empty() ? "" : " ") + c.value("name", "");
+    }
+  }
+  return out;
+}
+
+std::string options_of(const std::set<std::string>& values) {
+  std::string out = "<option value=\"\">all</option>";
+  for (const auto& v : values) out += "<option value=\"" + esc(v) + "\">" + esc(v) + "</option>";
+  return out;
+}
+
+constexpr const char* kStyle = R"css(
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
+h1{margin:0 0 .2em}.meta{color:#555;font-size:12px;word-break:break-all}
+.counts span{display:inline-block;margin-right:1em;padding:.2em .6em;border-radius:4px;background:#eee}
+.pass{color:#176e2d}.fail{color:#b3261e}.error{color:#8a4b00}.skip{color:#666}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
+#results td.msg{font-size:12px;max-width:60em;word-break:break-word}
+.filters label{margin-right:1em}.detail{border-top:2px solid #ddd;margin-top:1em;padding-top:.5em}
+.figures{display:flex;gap:1em;flex-wrap:wrap}figure{margin:0}figcaption{font-size:12px;color:#555}
+img.shot{image-rendering:pixelated;border:1px solid #ccc;background:#fff}
+pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;font-size:12px}.missing{color:#8a4b00}
+.hidden{display:none}
+)css";
+
+constexpr const char* kScript = R"js(
+(function(){
+  function pick(id){return document.getElementById(id).value;}
+  function apply(){
+    var s=pick('f-status'),d=pick('f-device'),t=pick('f-dtype'),c=pick('f-check'),q=pick('f-text').toLowerCase();
+    var shown=0;
+    document.querySelectorAll('[data-status]').forEach(function(e){
+      var ok=(!s||e.dataset.status===s)&&(!d||e.dataset.device===d)&&(!t||e.dataset.dtype===t)&&
+             (!c||(' '+e.dataset.checks+' ').indexOf(' '+c+' ')>=0)&&(!q||e.dataset.id.toLowerCase().indexOf(q)>=0);
+      e.classList.toggle('hidden',!ok);
+      if(ok&&e.tagName==='TR')shown++;
+    });
+    document.getElementById('shown').textContent=shown;
+  }
+  ['f-status','f-device','f-dtype','f-check','f-text'].forEach(function(id){
+    var e=document.getElementById(id);e.addEventListener('change',apply);e.addEventListener('input',apply);
+  });
+  window.addEventListener('load',function(){
+    document.querySelectorAll('img').forEach(function(i){if(i.complete&&i.naturalWidth>0)i.dataset.loaded='1';});
+    apply();
+  });
+})();
+)js";
+
+}  // namespace
+
+std::string html_report(const nlohmann::json& report, const HtmlOptions& options) {
+  const auto& results = report.at("results");
+  const auto& summary = report.at("summary");
+  std::set<std::string> devices, dtypes, checks;
+  for (const auto& r : results) {
+    devices.insert(r.value("device", ""));
+    dtypes.insert(r.value("dtype", ""));
+    for (const auto& c : r.value("checks", nlohmann::json::array())) checks.insert(c.value("name", ""));
+  }
+  // A fresh nonce per page: only the page's own script runs, whatever text
+  // got into it.
+  SplitMix64 rng(static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  const auto nonce = fmt::format("{:016x}{:016x}", rng.next(), rng.next());
+
+  std::ostringstream s;
+  s << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+       "style-src 'unsafe-inline'; script-src 'nonce-" << nonce << "'\">"
+    << "<title>devparity report</title><style>" << kStyle << "</style></head><body>\n";
+  const auto& tool = report.at("tool");
+  const auto& run = report.at("run");
+  s << "<h1>devparity report</h1><p class=\"meta\">" << esc(tool.value("name", "devparity")) << " "
+    << esc(tool.value("version", "")) << " (" << esc(tool.value("git", "")) << "), started "
+    << esc(run.value("started_at", "")) << ", " << fmt::format("{:.2f}", run.value("duration_s", 0.0))
+    << " s; LibTorch " << esc(report.at("environment").value("torch_version", "")) << "<br>"
+    << esc(text_of(run.value("argv", nlohmann::json::array()))) << "</p>\n";
+  const bool passed = summary.contains("baseline")
+                          ? summary["baseline"].value("new_failures", nlohmann::json::array()).empty()
+                          : summary.value("failed", 0) + summary.value("errored", 0) == 0;
+  s << "<p class=\"counts\" id=\"verdict\"><span class=\"" << (passed ? "pass" : "fail") << "\">"
+    << (passed ? "PASSED" : "FAILED") << "</span><span>" << summary.value("total", 0) << " trials</span>"
+    << "<span class=\"pass\">" << summary.value("passed", 0) << " passed</span><span class=\"fail\">"
+    << summary.value("failed", 0) << " failed</span><span class=\"error\">" << summary.value("errored", 0)
+    << " errors</span><span class=\"skip\">" << summary.value("skipped", 0) << " skipped</span></p>\n";
+  if (summary.contains("baseline")) {
+    const auto& b = summary["baseline"];
+    s << "<p>Baseline " << esc(b.value("path", "")) << ": " << b.value("known_failures", nlohmann::json::array()).size()
+      << " known failure(s) (not gating), " << b.value("new_failures", nlohmann::json::array()).size() << " new, "
+      << b.value("fixed", nlohmann::json::array()).size() << " fixed.</p>\n";
+  }
+  s << "<table><tr><th>device</th><th>pass</th><th>fail</th><th>error</th><th>skip</th></tr>";
+  const auto by_device = summary.value("by_device", nlohmann::json::object());
+  for (const auto& [device, c] : by_device.items()) {
+    s << "<tr><td>" << esc(device) << "</td><td>" << c.value("passed", 0) << "</td><td>" << c.value("failed", 0)
+      << "</td><td>" << c.value("errored", 0) << "</td><td>" << c.value("skipped", 0) << "</td></tr>";
+  }
+  s << "</table>\n";
+
+  s << "<div class=\"filters\"><label>status <select id=\"f-status\">"
+    << options_of({"pass", "fail", "error", "skip"}) << "</select></label><label>device <select id=\"f-device\">"
+    << options_of(devices) << "</select></label><label>dtype <select id=\"f-dtype\">" << options_of(dtypes)
+    << "</select></label><label>failing check <select id=\"f-check\">" << options_of(checks)
+    << "</select></label><label>id contains <input id=\"f-text\" type=\"search\"></label>"
+    << "<span><span id=\"shown\">" << results.size() << "</span> shown</span></div>\n";
+
+  // Failures first, then the rest, in report order.
+  std::vector<const nlohmann::json*> order;
+  for (const auto& r : results) {
+    if (r.value("status", "") == "fail" || r.value("status", "") == "error") order.push_back(&r);
+  }
+  const size_t failing = order.size();
+  for (const auto& r : results) {
+    if (r.value("status", "") != "fail" && r.value("status", "") != "error") order.push_back(&r);
+  }
+  auto data_attributes = [&](const nlohmann::json& r) {
+    return fmt::format(" data-status=\"{}\" data-device=\"{}\" data-dtype=\"{}\" data-checks=\"{}\" data-id=\"{}\"",
+                       esc(r.value("status", "")), esc(r.value("device", "")), esc(r.value("dtype", "")),
+                       esc(failing_checks_of(r)), esc(r.value("id", "")));
+  };
+  s << "<table id=\"results\"><tr><th>status</th><th>result</th><th>message</th><th>ms</th></tr>\n";
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto& r = *order[i];
+    const auto status = r.value("status", "");
+    auto message = r.value("message", "");
+    if (message.size() > 400) message = message.substr(0, 397) + "...";
+    const auto id = esc(r.value("id", ""));
+    const auto link = i < failing && i < options.max_detailed ? fmt::format("<a href=\"#detail-{}\">{}</a>", i, id) : id;
+    s << "<tr" << data_attributes(r) << "><td class=\"" << esc(status) << "\">" << esc(status) << "</td><td>" << link
+      << (r.contains("baseline") ? " <em>(" + esc(r.value("baseline", "")) + ")</em>" : "") << "</td><td class=\"msg\">"
+      << esc(message) << "</td><td>" << fmt::format("{:.3f}", r.value("duration_ms", 0.0)) << "</td></tr>\n";
+  }
+  s << "</table>\n<h2>Failures</h2>\n";
+  if (failing == 0) s << "<p>None.</p>\n";
+  for (size_t i = 0; i < failing && i < options.max_detailed; ++i) {
+    const auto& r = *order[i];
+    s << "<section class=\"detail\" id=\"detail-" << i << "\"" << data_attributes(r) << "><h3>"
+      << esc(r.value("id", "")) << "</h3><p>" << esc(r.value("message", "")) << "</p>"
+      << "<p class=\"meta\">subject " << esc(r.value("subject", "")) << ", params "
+      << esc(text_of(r.value("params", nlohmann::json::object()))) << ", seed " << esc(r.contains("seed") ? text_of(r["seed"]) : std::string())
+      << ", reference " << esc(r.value("reference_subject", "")) << " on " << esc(r.value("reference_device", ""))
+      << "</p>";
+    for (const auto& c : r.value("checks", nlohmann::json::array())) {
+      const auto cs = c.value("status", "");
+      if (cs != "fail" && cs != "error" && c.value("findings", nlohmann::json::array()).empty()) continue;
+      s << "<h4 class=\"" << esc(cs) << "\">" << esc(c.value("name", "")) << ": " << esc(cs) << "</h4>"
+        << figures(c, options.base_dir) << "<pre>" << esc(check_evidence(c)) << "</pre>" << findings_table(c);
+    }
+    s << "</section>\n";
+  }
+  if (failing > options.max_detailed) {
+    s << "<p>" << failing - options.max_detailed << " more failure(s) are listed above without details.</p>\n";
+  }
+  s << "<script nonce=\"" << nonce << "\">" << kScript << "</script>\n</body></html>\n";
+  return s.str();
+}
+
+namespace {
+
+class HtmlReporter final : public ReportCollector {
+ public:
+  HtmlReporter(std::string path, std::string base_dir) : path_(std::move(path)), base_dir_(std::move(base_dir)) {
+    if (path_.empty()) throw std::invalid_argument("the html reporter needs a path");
+  }
+  void on_run_start(const RunInfo& info) override {
+    ensure_parent_directory(path_);
+    ReportCollector::on_run_start(info);
+  }
+
+ protected:
+  void write(const nlohmann::json& report) override {
+    HtmlOptions options;
+    options.base_dir = base_dir_;
+    write_file_atomic(path_, html_report(report, options));
+  }
+
+ private:
+  std::string path_, base_dir_;
+};
+
+}  // namespace
+
+void register_html_reporter(ReporterRegistry& registry) {
+  registry.add("html", "one self-contained HTML page: summary, filters, and per failure the images and "
+                       "a |diff| heatmap",
+               [](const ReporterOptions& o) { return std::make_unique<HtmlReporter>(o.path, o.base_dir); });
+}
+
+}  // namespace devparity

@@ -1,0 +1,22 @@
+#include "harness/core/atomic_file.h"
+#include "harness/report/html.h"
+#include "harness/report/report_file.h"
+#include "tools/devparity/commands.h"
+
+#include <filesystem>
+#include <iostream>
+
+namespace devparity::cli {
+
+int cmd_html(const Options& options) {
+  const auto& o = options.html;
+  HtmlOptions html;
+  html.base_dir = std::filesystem::path(o.report).parent_path().string();
+  const auto page = html_report(load_report(o.report), html);
+  ensure_parent_directory(o.output);
+  write_file_atomic(o.output, page);
+  std::cout << o.output << "\n";
+  return 0;
+}
+
+}  // namespace devparity::cli
