@@ -1,0 +1,18 @@
+# Runs one devparity audit for ctest (see DevparityAudit.cmake): the GPUs ctest
+# allocated to the test (CTEST_RESOURCE_GROUP_0_GPUS="id:2,slots:1;...")
+# become CUDA_VISIBLE_DEVICES, so the audit's cuda:0 is the GPU it was given.
+set(env_args "")
+if(DEFINED ENV{CTEST_RESOURCE_GROUP_COUNT} AND DEFINED ENV{CTEST_RESOURCE_GROUP_0_GPUS})
+  string(REGEX MATCHALL "id:[^,;]+" ids "$ENV{CTEST_RESOURCE_GROUP_0_GPUS}")
+  list(TRANSFORM ids REPLACE "^id:" "")
+  list(JOIN ids "," visible)
+  message(STATUS "devparity audit: ctest gave GPU(s) ${visible}")
+  set(env_args "CUDA_VISIBLE_DEVICES=${visible}")
+else()
+  message(STATUS "devparity audit: no ctest resource allocation; every device is visible")
+endif()
+list(FILTER ARGS EXCLUDE REGEX "^$")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env_args} ${DEVPARITY} ${ARGS} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "devparity exited with ${rc}")
+endif()
