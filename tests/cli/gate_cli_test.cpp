@@ -1,5 +1,6 @@
-// CI gates through the executable: JUnit XML (validated with xmllint against
-// tests/junit/junit.xsd).
+// CI gates and release reviews through the executable: JUnit XML (validated
+// with xmllint against tests/junit/junit.xsd), .npy artifacts, --baseline,
+// diff, shards and merge, and the HTML report in headless Chromium.
 
 #include "tests/support/cli.h"
 #include "tests/support/schema.h"
@@ -122,16 +123,6 @@ TEST_F(GateCli, JunitPathThatCannotBeWrittenIsAnInputError) {
   EXPECT_NE(r.err.find("blocker"), std::string::npos) << r.err;
 }
 
-}  // namespace
-}  // namespace devparity
-
-namespace devparity {
-namespace {
-
-using nlohmann::json;
-using testing::CliResult;
-using testing::describe;
-using testing::run_cli;
 
 class GateFlow : public ::testing::Test {
  protected:
@@ -279,17 +270,6 @@ TEST_F(GateFlow, ShardsMergeIntoTheUnshardedRun) {
   }
 }
 
-}  // namespace
-}  // namespace devparity
-
-namespace devparity {
-namespace {
-
-using nlohmann::json;
-using testing::CliResult;
-using testing::describe;
-using testing::run_cli;
-using testing::shell_quote;
 
 // Headless Chromium on a page: the DOM after scripts ran (stdout), and a
 // screenshot when `screenshot` is given.
