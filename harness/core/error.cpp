@@ -3,6 +3,7 @@
 #include <c10/util/Exception.h>
 
 #include <algorithm>
+#include <new>
 #include <regex>
 
 namespace devparity {
@@ -120,6 +121,36 @@ ClassifiedError classify_message(const std::string& text) {
     out.kind = FailureKind::kDeviceMismatch;
     return out;
   }
+  // Note [Out of memory]: LibTorch says "DefaultCPUAllocator: can't allocate
+  // memory: you tried to allocate N bytes" and "CUDA out of memory. Tried to
+  // allocate 20.00 GiB"; either way the trial is an error, not a verdict on
+  // the subject, and the run goes on.
+  static const std::regex cpu_oom(R"(can't allocate memory: you tried to allocate ([0-9]+) bytes)");
+  static const std::regex cuda_oom(R"(out of memory\. Tried to allocate ([0-9.]+) ([KMGT]i?B))");
+  if (std::regex_search(text, match, cpu_oom)) {
+    out.kind = FailureKind::kOutOfMemory;
+    out.requested_bytes = std::stoll(match.str(1));
+    return out;
+  }
+  if (std::regex_search(text, match, cuda_oom)) {
+    out.kind = FailureKind::kOutOfMemory;
+    const double value = std::stod(match.str(1));
+    const char unit = match.str(2)[0];
+    const double scale = unit == 'K' ? 1024.0 : unit == 'M' ? 1048576.0 : unit == 'G' ? 1073741824.0 : 1099511627776.0;
+    out.requested_bytes = static_cast<int64_t>(value * scale);
+    return out;
+  }
+  if (text.find("out of memory") != std::string::npos) {
+    out.kind = FailureKind::kOutOfMemory;
+    return out;
+  }
+  for (const char* pattern : {"CUDA error:", "device-side assert triggered", "an illegal memory access",
+                              "cudaErrorLaunchFailure", "CUBLAS_STATUS_EXECUTION_FAILED"}) {
+    if (text.find(pattern) != std::string::npos) {
+      out.kind = FailureKind::kDeviceError;
+      return out;
+    }
+  }
   if (text.find("Could not run '") != std::string::npos ||
       text.find("not implemented for '") != std::string::npos ||
       text.find("_overrideable not implemented") != std::string::npos ||
@@ -133,6 +164,12 @@ ClassifiedError classify_message(const std::string& text) {
 }
 
 ClassifiedError classify_exception(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) {
+    ClassifiedError out;
+    out.kind = FailureKind::kOutOfMemory;
+    out.message = std::string("out of host memory (std::bad_alloc: ") + e.what() + ")";
+    return out;
+  }
   if (dynamic_cast<const Unsupported*>(&e) != nullptr) {
     ClassifiedError out;
     out.kind = FailureKind::kUnsupported;
@@ -151,6 +188,8 @@ const char* failure_kind_name(FailureKind kind) {
   switch (kind) {
     case FailureKind::kUnsupported: return "unsupported";
     case FailureKind::kDeviceMismatch: return "device_mismatch";
+    case FailureKind::kOutOfMemory: return "out_of_memory";
+    case FailureKind::kDeviceError: return "device_error";
     case FailureKind::kException: return "exception";
   }
   return "exception";

@@ -2,6 +2,7 @@
 /// Error types that decide devparity's exit codes, and the classification of
 /// exceptions thrown by subjects.
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -50,6 +51,8 @@ class Unsupported : public std::runtime_error {
 enum class FailureKind {
   kUnsupported,     ///< no kernel for this device/dtype ("Could not run 'aten::x' ... 'Meta'")
   kDeviceMismatch,  ///< tensors on different devices met in one op
+  kOutOfMemory,     ///< an allocation failed (host or device); the run goes on
+  kDeviceError,     ///< the device itself failed (a CUDA error): its context is unusable
   kException,       ///< anything else
 };
 
@@ -60,6 +63,8 @@ struct ClassifiedError {
   std::string op;       ///< "aten::index_select" when the message names one
   /// "file.py:42": the innermost source line of a TorchScript traceback, if any.
   std::string source;
+  /// kOutOfMemory: the size the failed allocation asked for; -1 when unknown.
+  int64_t requested_bytes = -1;
 };
 
 /// Classifies an exception from a subject. LibTorch words device errors in

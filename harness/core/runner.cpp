@@ -5,6 +5,8 @@
 #include "harness/core/cuda_support.h"
 #include "harness/core/dtype.h"
 #include "harness/core/error.h"
+#include "harness/core/interrupt.h"
+#include "harness/core/isolation.h"
 #include "harness/report/report_file.h"
 #include "harness/trace/tracer.h"
 #include "harness/transforms/state.h"
@@ -192,6 +194,19 @@ CheckOutcome failed_run_verdict(const ClassifiedError& err, const DeviceTarget& 
       c.message = fmt::format("device mismatch{}: {}", err.op.empty() ? "" : " in " + err.op,
                               err.message);
       break;
+    case FailureKind::kOutOfMemory:
+      c.status = Status::kError;
+      if (err.requested_bytes >= 0) c.stats["requested_bytes"] = err.requested_bytes;
+      c.message = err.requested_bytes >= 0
+                      ? fmt::format("out of memory on {}: an allocation of {} bytes ({:.2f} GiB) failed: {}",
+                                    device, err.requested_bytes,
+                                    static_cast<double>(err.requested_bytes) / 1073741824.0, err.message)
+                      : fmt::format("out of memory on {}: {}", device, err.message);
+      break;
+    case FailureKind::kDeviceError:
+      c.status = Status::kError;
+      c.message = fmt::format("device error on {}: {}", device, err.message);
+      break;
     case FailureKind::kException:
       c.status = Status::kFail;
       c.message = fmt::format("threw on {}: {}", device, err.message);
@@ -218,6 +233,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
   RunSummary summary;
   std::map<std::string, std::set<std::string>> baseline_failures;
   std::map<std::string, Status> statuses;  // with a baseline, for "fixed"
+  std::map<std::string, std::string> poisoned;  // resolved device -> the trial that broke it
   if (options_.baseline) {
     baseline_failures = failing_checks(*options_.baseline);
     summary.baseline = BaselineSummary{options_.baseline_path, {}, {}, {}};
@@ -228,8 +244,27 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
   auto end_case = [&] {
     if (current != nullptr) listener_.on_case_end(case_info, case_counts);
   };
+  // Every finished result, from this process or a worker, goes through here.
+  auto finish = [&](TrialResult& r) {
+    if (summary.baseline) {
+      statuses[r.id] = r.status;
+      if (r.status == Status::kFail || r.status == Status::kError) {
+        const auto it = baseline_failures.find(r.id);
+        bool known = it != baseline_failures.end();
+        for (const auto& c : r.checks) {
+          if (known && c.status == r.status) known = it->second.count(c.name) != 0;
+        }
+        r.baseline = known ? "known" : "new";
+      }
+    }
+    summary.add(r);
+    case_counts.add(r.status);
+    listener_.on_trial_end(r);
+  };
 
-  for (const auto& group : plan.groups) {
+  for (size_t group_index = 0; group_index < plan.groups.size(); ++group_index) {
+    if (interrupt::signal() != 0) break;
+    const auto& group = plan.groups[group_index];
     const auto& spec = *group.spec;
     if (group.spec != current) {
       end_case();
@@ -237,6 +272,28 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
       case_info = {spec.suite, spec.name, spec.subject, spec.description, planned[current]};
       case_counts = {};
       listener_.on_case_start(case_info);
+    }
+
+    if (options_.isolate != nullptr) {
+      // Note [Workers]: a worker per trial, or per case (its first group
+      // runs them all).
+      auto emit = [&](TrialResult& r) {
+        listener_.on_trial_start(r.id);
+        finish(r);
+      };
+      if (options_.isolate_unit == "case") {
+        if (group_index > 0 && plan.groups[group_index - 1].spec == group.spec) continue;
+        std::vector<WorkerItem> items;
+        for (size_t g = group_index; g < plan.groups.size() && plan.groups[g].spec == group.spec; ++g) {
+          items.push_back({g, -1});
+        }
+        options_.isolate->run(plan, items, emit);
+      } else {
+        for (size_t t = 0; t < group.trials.size() && interrupt::signal() == 0; ++t) {
+          options_.isolate->run(plan, {{group_index, static_cast<int>(t)}}, emit);
+        }
+      }
+      continue;
     }
 
     const auto& subject = *group.subject;
@@ -282,6 +339,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
     const std::string ref_label = ref_target.resolved_name();
 
     for (const auto& trial : group.trials) {
+      if (interrupt::signal() != 0) break;
       listener_.on_trial_start(trial.id);
       TrialResult r;
       r.id = trial.id;
@@ -300,10 +358,16 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
       r.params = params.is_null() ? group.given : params;
       if (compare_ref_row) r.reference_params = ref_params.is_null() ? group.reference_given : ref_params;
 
-      if (!setup_error.empty() || !trial.target.available()) {
-        const auto why = setup_error.empty() ? trial.target.absent_reason
-                                             : "could not prepare the trial: " + setup_error;
-        const auto status = setup_error.empty() ? Status::kSkip : Status::kError;
+      const auto poison = trial.target.available() ? poisoned.find(trial.target.resolved_name()) : poisoned.end();
+      if (!setup_error.empty() || !trial.target.available() || poison != poisoned.end()) {
+        std::string why = setup_error.empty() ? trial.target.absent_reason
+                                              : "could not prepare the trial: " + setup_error;
+        if (poison != poisoned.end()) {
+          why = fmt::format("device poisoned: a device error in {} left {}'s context unusable in this "
+                            "process (run with --isolate to keep going on it)",
+                            poison->second, poison->first);
+        }
+        const auto status = setup_error.empty() && poison == poisoned.end() ? Status::kSkip : Status::kError;
         r.checks.push_back(CheckOutcome::verdict("run", status, why));
         for (const auto& [name, setting] : spec.checks) {
           r.checks.push_back(CheckOutcome::verdict(name, Status::kSkip, why));
@@ -322,6 +386,12 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
           mine = &own;
         }
         r.duration_ms = mine->duration_ms;
+        // Note [Poisoned devices]: after a CUDA error the context is unusable
+        // for the rest of the process; later trials there say so instead of
+        // failing in confusing ways.
+        if (!mine->ran && mine->error.kind == FailureKind::kDeviceError && trial.target.device->is_cuda()) {
+          poisoned.emplace(trial.target.resolved_name(), r.id);
+        }
         auto run = run_outcome(*mine, trial.target, on_reference_device, subject_on_reference(),
                                ref_label);
         if (is_reference_row && mine->ran) run.message += " (reference output for this group)";
@@ -396,20 +466,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
         }
       }
       r.finalize();
-      if (summary.baseline) {
-        statuses[r.id] = r.status;
-        if (r.status == Status::kFail || r.status == Status::kError) {
-          const auto it = baseline_failures.find(r.id);
-          bool known = it != baseline_failures.end();
-          for (const auto& c : r.checks) {
-            if (known && c.status == r.status) known = it->second.count(c.name) != 0;
-          }
-          r.baseline = known ? "known" : "new";
-        }
-      }
-      summary.add(r);
-      case_counts.add(r.status);
-      listener_.on_trial_end(r);
+      finish(r);
     }
   }
   end_case();
@@ -417,6 +474,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
     const auto it = statuses.find(id);
     if (it != statuses.end() && it->second == Status::kPass) summary.baseline->fixed.push_back(id);
   }
+  summary.interrupted_by = interrupt::signal();
   summary.duration_s = std::chrono::duration<double>(Clock::now() - run_start).count();
   summary.unsupported_ops = Capabilities::global().to_json();
   listener_.on_run_end(summary);

@@ -23,6 +23,7 @@ namespace devparity {
 
 class ArtifactStore;
 class CheckRegistry;
+class IsolatedExecutor;
 
 /// How the runner runs.
 struct RunnerOptions {
@@ -36,6 +37,10 @@ struct RunnerOptions {
   std::string baseline_path;  ///< for messages and the report
   /// Failing checks save their evidence here; null keeps none.
   ArtifactStore* artifacts = nullptr;
+  /// --isolate: trials run in worker processes (isolation.h); null runs them
+  /// in this process.
+  const IsolatedExecutor* isolate = nullptr;
+  std::string isolate_unit = "trial";  ///< trial | case: what one worker runs
 };
 
 /// The "run" verdict for a subject that threw `error` on `target`: a missing

@@ -39,14 +39,14 @@ nlohmann::json ArtifactStore::save(const std::string& trial_id,
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(root_) / folder_;
   if (!prepared_) {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw InputError(fmt::format("{}: cannot create the artifact folder: {}", dir.string(), ec.message()));
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (entry.path().extension() == ".npy") fs::remove(entry.path(), ec);
+    for (const auto& entry : fs::directory_iterator(dir, ec_)) {
+      if (entry.path().extension() == ".npy") fs::remove(entry.path(), ec_);
     }
     prepared_ = true;
   }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(fmt::format("{}: cannot create the artifact folder: {}", dir.string(), ec.message()));
   auto out = nlohmann::json::array();
   const auto stem = file_name_of(trial_id);
   for (const auto& [kind, t] : tensors) {
@@ -60,6 +60,16 @@ nlohmann::json ArtifactStore::save(const std::string& trial_id,
   }
   written_ += bytes;
   return out;
+}
+
+void ArtifactStore::clear_stale() {
+  namespace fs = std::filesystem;
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(root_) / folder_, ec)) {
+    if (entry.path().extension() == ".npy") fs::remove(entry.path(), ec);
+  }
+  prepared_ = true;
 }
 
 int64_t ArtifactStore::written_bytes() const {

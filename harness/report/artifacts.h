@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,13 @@ class ArtifactStore {
   /// `folder`/file, relative to `root` (the report's folder). At most
   /// `budget_bytes` are written in all.
   ArtifactStore(std::string root, std::string folder, int64_t budget_bytes);
+
+  /// Removes the .npy files a previous run left in the folder, if it exists;
+  /// later saves leave the folder's files alone (isolated runs: the parent
+  /// clears once, its workers only add).
+  void clear_stale();
+  /// Workers: the parent cleared the folder; never clear it again.
+  void keep_existing() { prepared_ = true; }
 
   /// Saves the named tensors of one trial, all or none: entries
   /// {"kind", "path", "bytes", "shape", "dtype"} for the report, or an empty
@@ -41,6 +49,7 @@ class ArtifactStore {
   mutable std::mutex mutex_;
   int64_t written_ = 0, skipped_ = 0;
   bool prepared_ = false;
+  std::error_code ec_;
 };
 
 /// |output - reference| as float32 (float64 arithmetic, so uint8 and integer

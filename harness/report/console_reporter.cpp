@@ -112,6 +112,14 @@ class ConsoleReporter final : public RunListener {
       for (size_t i = 0; i < b.fixed.size() && i < 20; ++i) out_ << "  FIXED  " << b.fixed[i] << "\n";
     }
     const auto& c = s.results;
+    if (s.interrupted_by != 0) {
+      out_ << "\n" << paint(Status::kError, "INTERRUPTED")
+           << fmt::format(" by signal {} after {} trials ({} passed, {} failed, {} errors, {} skipped); the "
+                          "report holds the results finished before\n",
+                          s.interrupted_by, c.total(), c.passed, c.failed, c.errored, c.skipped);
+      out_.flush();
+      return;
+    }
     const bool ok = s.exit_code() == 0;
     out_ << "\n"
          << paint(ok ? Status::kPass : Status::kFail, ok ? "PASSED" : "FAILED")

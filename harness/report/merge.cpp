@@ -24,6 +24,7 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
   nlohmann::json environments = nlohmann::json::array();
   bool environments_differ = false;
   std::optional<BaselineSummary> baseline;
+  nlohmann::json interrupted;
   for (const auto& [path, report] : reports) {
     const auto v = report.at("tool").value("version", "");
     if (v != version) {
@@ -59,6 +60,10 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
         if (std::find(list.begin(), list.end(), op) == list.end()) list.push_back(op);
       }
     }
+    if (s.contains("interrupted") && interrupted.is_null()) {
+      interrupted = s["interrupted"];
+      interrupted["message"] = path + ": " + interrupted.value("message", "");
+    }
     if (s.contains("baseline")) {
       if (!baseline) baseline = BaselineSummary{s["baseline"].value("path", ""), {}, {}, {}};
       for (const auto& id : s["baseline"].value("known_failures", std::vector<std::string>{})) baseline->known.push_back(id);
@@ -80,6 +85,7 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
   info.planned_trials = planned;
   auto out = assemble_report(info, summary, std::move(results));
   out["run"]["duration_s"] = summary.duration_s;
+  if (!interrupted.is_null()) out["summary"]["interrupted"] = interrupted;
   return out;
 }
 

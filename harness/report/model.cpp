@@ -161,6 +161,7 @@ void RunSummary::add(const TrialResult& result) {
 }
 
 int RunSummary::exit_code() const {
+  if (interrupted_by != 0) return 128 + interrupted_by;
   if (baseline) return baseline->fresh.empty() ? 0 : 1;
   return results.failed + results.errored > 0 ? 1 : 0;
 }
@@ -174,6 +175,10 @@ nlohmann::json RunSummary::to_json() const {
   j["duration_s"] = duration_s;
   j["unsupported_ops"] = unsupported_ops;
   if (baseline) j["baseline"] = baseline->to_json();
+  if (interrupted_by != 0) {
+    j["interrupted"] = {{"signal", interrupted_by == 2 ? "SIGINT" : interrupted_by == 15 ? "SIGTERM" : std::to_string(interrupted_by)},
+                        {"message", "the run was stopped early; the results are those finished before"}};
+  }
   return j;
 }
 

@@ -96,11 +96,13 @@ struct RunSummary {
 
   /// Set when the run is measured against a baseline.
   std::optional<BaselineSummary> baseline;
+  /// The signal (SIGINT, SIGTERM) that stopped the run early; 0 if none.
+  int interrupted_by = 0;
 
   /// Counts one finished result.
   void add(const TrialResult& result);
   /// 0 when nothing failed or errored, else 1 (DESIGN.md exit codes); with a
-  /// baseline, 1 only for new failures.
+  /// baseline, 1 only for new failures; 128 + the signal after an interrupt.
   int exit_code() const;
   nlohmann::json to_json() const;
 };

@@ -7,9 +7,66 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+#include <optional>
+
 namespace devparity {
 
+namespace {
+
+// Note [Streaming report]: a run that never reached its end (kill -9, a
+// crash, a power cut) leaves REPORT.partial, JSON lines: the run header,
+// then one result per line, the last possibly torn. The report it stands for
+// is rebuilt from the complete lines, its summary recomputed and marked
+// interrupted.
+std::optional<nlohmann::json> from_partial(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string first;
+  if (!in || !std::getline(in, first)) return std::nullopt;
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(first);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (!header.is_object() || header.value("type", "") != "run_start") return std::nullopt;
+  RunInfo info;
+  info.tool = header.value("tool", nlohmann::json::object());
+  info.run = header.value("run", nlohmann::json::object());
+  info.environment = header.value("environment", nlohmann::json::object());
+  RunSummary summary;
+  auto results = nlohmann::json::array();
+  std::string line;
+  size_t number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    nlohmann::json r;
+    try {
+      r = nlohmann::json::parse(line);
+    } catch (const std::exception&) {
+      continue;  // the torn last line
+    }
+    if (!r.is_object() || r.value("type", "") != "result") continue;
+    r.erase("type");
+    try {
+      summary.add(TrialResult::from_json(r));
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format("{}:{}: not a devparity result: {}", path, number, e.what()));
+    }
+    results.push_back(std::move(r));
+  }
+  info.planned_trials = info.run.value("planned_trials", static_cast<int64_t>(results.size()));
+  auto report = assemble_report(info, summary, std::move(results));
+  report["summary"]["interrupted"] = {
+      {"signal", "unknown"},
+      {"message", "rebuilt from the streamed log of a run that did not finish (" + path + ")"}};
+  return report;
+}
+
+}  // namespace
+
 nlohmann::json load_report(const std::string& path) {
+  if (auto rebuilt = from_partial(path)) return std::move(*rebuilt);
   auto doc = load_json_file(path);
   const auto& v = doc.value;
   auto fail = [&](const std::string& pointer, const std::string& what) {

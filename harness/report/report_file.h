@@ -11,9 +11,10 @@
 
 namespace devparity {
 
-/// Loads a report written by devparity. Throws InputError when the file is
-/// unreadable, not JSON, of another schema version, or lacks a result's id,
-/// status or checks.
+/// Loads a report written by devparity, or rebuilds one from the
+/// REPORT.partial log of a run that never finished (its summary marked
+/// interrupted). Throws InputError when the file is unreadable, not JSON, of
+/// another schema version, or lacks a result's id, status or checks.
 nlohmann::json load_report(const std::string& path);
 
 /// The ids of a report's failing (fail or error) results -> the names of

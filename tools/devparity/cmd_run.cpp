@@ -4,6 +4,8 @@
 #include "harness/core/error.h"
 #include "harness/core/runner.h"
 #include "harness/core/trial.h"
+#include "harness/core/interrupt.h"
+#include "harness/core/isolation.h"
 #include "harness/report/artifacts.h"
 #include "harness/report/environment.h"
 #include "harness/report/report_file.h"
@@ -85,6 +87,39 @@ Suite torchscript_suite(const RunOptions& o, const DeviceInventory& inventory) {
   return load_suite(parse_json_text("--torchscript " + o.torchscript, suite.dump(2)), ".", inventory);
 }
 
+// Note [Workers]: run the trials --worker names, each result a JSON line on
+// the descriptor the parent gave.
+class WorkerListener final : public RunListener {
+ public:
+  explicit WorkerListener(int fd) : fd_(fd) {}
+  void on_trial_end(const TrialResult& result) override {
+    const auto line = result.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    size_t done = 0;
+    while (done < line.size()) {
+      const auto n = ::write(fd_, line.data() + done, line.size() - done);
+      if (n <= 0) throw std::runtime_error("worker: the parent stopped reading");
+      done += static_cast<size_t>(n);
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+int run_worker(const RunOptions& o, const Plan& plan, ArtifactStore* artifacts) {
+  const char* fd = std::getenv("DEVPARITY_WORKER_FD");
+  if (fd == nullptr) throw UsageError("--worker is internal to --isolate");
+  const auto selected = select_items(plan, parse_worker_spec(o.worker));
+  WorkerListener listener(std::atoi(fd));
+  RunnerOptions options;
+  options.placement = o.placement;
+  if (artifacts != nullptr) artifacts->keep_existing();
+  options.artifacts = artifacts;
+  RunInfo info;
+  Runner(listener, options).run(selected, info);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_run(const Options& options) {
@@ -129,6 +164,15 @@ int cmd_run(const Options& options) {
                                  fmt::join(paths, ", "), o.filter, o.dtypes));
   }
 
+  std::unique_ptr<ArtifactStore> artifacts;
+  if (o.artifacts_budget_mb > 0) {
+    const std::filesystem::path report(o.report);
+    const auto folder = o.artifacts.empty() ? report.stem().string() + "-artifacts" : o.artifacts;
+    artifacts = std::make_unique<ArtifactStore>(report.parent_path().string(), folder,
+                                                static_cast<int64_t>(o.artifacts_budget_mb * 1024 * 1024));
+  }
+  if (!o.worker.empty()) return run_worker(o, plan, artifacts.get());
+
   ListenerList listeners;
   ReporterOptions console;
   console.stream = &std::cout;
@@ -167,20 +211,31 @@ int cmd_run(const Options& options) {
               {"report", o.report},
               {"junit", o.junit.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.junit)},
               {"html", o.html.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.html)},
-              {"baseline", o.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.baseline)}};
+              {"baseline", o.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.baseline)},
+              {"isolate", o.isolate.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.isolate)},
+              {"timeout_s", o.timeout_s}};
   if (!o.shard.empty()) info.run["shard"] = o.shard;
   info.environment = describe_environment(inventory);
 
   RunnerOptions runner_options;
   runner_options.placement = o.placement;
-  std::unique_ptr<ArtifactStore> artifacts;
-  if (o.artifacts_budget_mb > 0) {
-    const std::filesystem::path report(o.report);
-    const auto folder = o.artifacts.empty() ? report.stem().string() + "-artifacts" : o.artifacts;
-    artifacts = std::make_unique<ArtifactStore>(report.parent_path().string(), folder,
-                                                static_cast<int64_t>(o.artifacts_budget_mb * 1024 * 1024));
-    runner_options.artifacts = artifacts.get();
+  runner_options.artifacts = artifacts.get();
+  std::unique_ptr<IsolatedExecutor> isolate;
+  if (!o.isolate.empty()) {
+    IsolationOptions iso;
+    std::error_code ec;
+    iso.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (ec) throw std::runtime_error("--isolate: cannot find this executable: " + ec.message());
+    // Note [Workers]: the same command line; --worker takes precedence.
+    iso.arguments.assign(options.argv.begin() + 1, options.argv.end());
+    iso.timeout_s = o.timeout_s;
+    iso.memory_limit_mb = o.memory_limit_mb;
+    isolate = std::make_unique<IsolatedExecutor>(std::move(iso));
+    runner_options.isolate = isolate.get();
+    runner_options.isolate_unit = o.isolate;
+    if (artifacts) artifacts->clear_stale();
   }
+  interrupt::install();
   if (!o.baseline.empty()) {
     runner_options.baseline = load_report(o.baseline);
     runner_options.baseline_path = o.baseline;

@@ -61,6 +61,23 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   run->add_option("--html", o.run.html,
                   "Also write one self-contained HTML page: summary, filters, and per failure the "
                   "images and a |diff| heatmap");
+  run->add_option("--isolate", o.run.isolate,
+                  "Run each trial (or each case: --isolate=case) in a worker process: a subject that "
+                  "crashes, exits, hangs or exhausts memory costs only its own trials")
+      ->expected(0, 1)
+      ->default_str("trial")
+      ->check(CLI::IsMember({"trial", "case"}));
+  run->add_option("--timeout-s", o.run.timeout_s,
+                  "Under --isolate, a worker that reports no result for this long is killed and "
+                  "its trial is an error")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--memory-limit-mb", o.run.memory_limit_mb,
+                  "Under --isolate, the workers' address-space limit (0: none); allocations past it "
+                  "are out-of-memory errors of their trial")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  run->add_option("--worker", o.run.worker)->group("");  // Note [Workers]
   run->add_option("--artifacts", o.run.artifacts,
                   "Folder for failing parity trials' reference, output and |diff| (.npy), relative "
                   "to the report's folder (default: REPORT_STEM-artifacts)");

@@ -22,6 +22,10 @@ struct RunOptions {
   std::string html;                                  ///< HTML page path; empty: none
   std::string baseline;                              ///< previous report; empty: none
   std::string shard;                                 ///< "I/N"; empty: the whole plan
+  std::string isolate;                               ///< "", "trial" or "case" (--isolate)
+  double timeout_s = 300.0;                          ///< per trial, under --isolate
+  int64_t memory_limit_mb = 0;                       ///< workers' address-space limit; 0: none
+  std::string worker;                                ///< internal: run as a worker (isolation.h)
   std::string artifacts;                             ///< folder for failing trials' .npy; empty: next to the report
   double artifacts_budget_mb = 256.0;                ///< 0 keeps none
   std::optional<uint64_t> seed;                      ///< overrides every case's seed

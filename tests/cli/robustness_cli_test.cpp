@@ -1,0 +1,203 @@
+// A gate that never falls over: isolation of subjects that crash, hang or
+// exhaust memory (the crash plugin), interrupted runs, kill -9 and the
+// streamed log, out-of-memory in the process, and determinism.
+
+#include "tests/support/cli.h"
+#include "tests/support/schema.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace devparity {
+namespace {
+
+using nlohmann::json;
+using testing::CliResult;
+using testing::describe;
+using testing::run_cli;
+using testing::shell_quote;
+
+std::string crash_plugin() { return "--plugin " + shell_quote(DEVPARITY_CRASH_PLUGIN); }
+
+class Robustness : public ::testing::Test {
+ protected:
+  CliResult cli(const std::string& args) { return run_cli(args, dir_.path()); }
+  json report(const std::string& name) {
+    auto r = json::parse(testing::read_text(dir_.file(name)));
+    EXPECT_EQ(testing::report_schema_errors(r), std::vector<std::string>{}) << name;
+    return r;
+  }
+  // Runs `args` in the background, sends `signal` after `seconds`, and
+  // returns the exit status.
+  int run_and_signal(const std::string& args, double seconds, const char* signal) {
+    const std::string script = "cd " + shell_quote(dir_.path()) + " || exit 1; NO_COLOR=1 " + shell_quote(DEVPARITY_BINARY) +
+                               " " + args + " >out.txt 2>err.txt & pid=$!; sleep " + std::to_string(seconds) +
+                               "; kill -" + signal + " $pid; wait $pid; echo $? > rc.txt";
+    EXPECT_EQ(std::system(("bash -c " + shell_quote(script)).c_str()), 0);
+    return std::stoi(testing::read_text(dir_.file("rc.txt")));
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(Robustness, IsolatedRunSurvivesSegfaultAbortExitHangAndMemoryExhaustion) {
+  const auto suite = testing::source_path("tests/faults/isolation_faults.json");
+  const auto r = cli("run " + crash_plugin() + " --suite " + shell_quote(suite) +
+                     " --devices cpu,vdev:1 --isolate --timeout-s 3 --memory-limit-mb 3072 --report r.json");
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  const auto rep = report("r.json");
+  std::map<std::string, std::string> status, message;
+  for (const auto& result : rep["results"]) {
+    const auto key = result["case"].get<std::string>() + "/" + result["device"].get<std::string>();
+    status[key] = result["status"];
+    message[key] = result["message"];
+  }
+  EXPECT_EQ(status.size(), 16u);
+  // Every other result intact: the clean cases, and the bad subjects' CPU rows.
+  for (const char* c : {"clean_before", "clean_after", "segfault", "abort", "exit", "hang", "huge_allocation",
+                        "exhaust_memory"}) {
+    EXPECT_EQ(status[std::string(c) + "/cpu"], "pass") << c << ": " << message[std::string(c) + "/cpu"];
+  }
+  for (const char* c : {"clean_before", "clean_after"}) EXPECT_EQ(status[std::string(c) + "/vdev:1"], "pass") << c;
+  // Each bad trial named with its cause.
+  const std::map<std::string, std::string> causes = {
+      {"segfault", "the worker died of SIGSEGV"},
+      {"abort", "the worker died of SIGABRT"},
+      {"exit", "the worker exited with status 3"},
+      {"hang", "timeout: no result for 3 s"},
+      {"huge_allocation", "out of memory on vdev:1: an allocation of 4398046511104 bytes"},
+      {"exhaust_memory", "out of memory on vdev:1"},
+  };
+  for (const auto& [c, cause] : causes) {
+    EXPECT_EQ(status[c + "/vdev:1"], "error") << c;
+    EXPECT_NE(message[c + "/vdev:1"].find(cause), std::string::npos) << c << ": " << message[c + "/vdev:1"];
+  }
+  EXPECT_EQ(rep["run"]["isolate"], "trial");
+}
+
+TEST_F(Robustness, CaseIsolationReportsTheTrialsAWorkerLeftUndone) {
+  dir_.write("suite.json", json({{"cases", {{{"name", "segfault"}, {"subject", "crash_segfault"}}}}}).dump());
+  const auto r = cli("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:0,vdev:1 --isolate=case "
+                     "--report r.json");
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  std::map<std::string, std::string> message;
+  const auto rep = report("r.json");
+  for (const auto& result : rep["results"]) message[result["device"]] = result["message"];
+  EXPECT_EQ(message.size(), 3u);
+  EXPECT_NE(message["vdev:0"].find("the worker died of SIGSEGV"), std::string::npos) << message["vdev:0"];
+  EXPECT_NE(message["vdev:1"].find("not run: the worker died of SIGSEGV"), std::string::npos) << message["vdev:1"];
+  EXPECT_NE(message["vdev:1"].find("during an earlier trial of the same worker"), std::string::npos) << message["vdev:1"];
+}
+
+TEST_F(Robustness, OutOfMemoryInTheProcessIsAnErrorAndTheRunGoesOn) {
+  dir_.write("suite.json", json({{"cases",
+                                  {{{"name", "huge"}, {"subject", "crash_huge_allocation"}},
+                                   {{"name", "after"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}},
+                                    {"dtypes", {"float32"}}}}}})
+                               .dump());
+  const auto r = cli("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:1 --report r.json");
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  const auto rep = report("r.json");
+  for (const auto& result : rep["results"]) {
+    if (result["case"] == "huge" && result["device"] == "vdev:1") {
+      EXPECT_EQ(result["status"], "error");
+      EXPECT_EQ(result["checks"][0]["stats"]["requested_bytes"], int64_t{1} << 42);
+      EXPECT_EQ(result["checks"][0]["stats"]["error_kind"], "out_of_memory");
+    } else {
+      EXPECT_EQ(result["status"], "pass") << result["id"];
+    }
+  }
+}
+
+TEST_F(Robustness, SigtermMidRunLeavesAValidReportMarkedInterrupted) {
+  dir_.write("suite.json", json({{"cases",
+                                  {{{"name", "first"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}},
+                                    {"dtypes", {"float32"}}},
+                                   {{"name", "stuck"}, {"subject", "crash_hang"}},
+                                   {{"name", "never"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}}}}}})
+                               .dump());
+  const int rc = run_and_signal("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:1 --isolate "
+                                "--timeout-s 120 --report r.json",
+                                4, "TERM");
+  EXPECT_EQ(rc, 143) << testing::read_text(dir_.file("out.txt")) << testing::read_text(dir_.file("err.txt"));
+  const auto rep = report("r.json");
+  EXPECT_EQ(rep["summary"]["interrupted"]["signal"], "SIGTERM");
+  std::map<std::string, std::string> status;
+  for (const auto& result : rep["results"]) status[result["id"]] = result["status"];
+  EXPECT_EQ(status["first/resize/float32/cpu/noise-1x3x17x11"], "pass");
+  EXPECT_EQ(status["stuck/crash_hang/float32/cpu/noise-1x3x17x11"], "pass");
+  EXPECT_EQ(status.count("stuck/crash_hang/float32/vdev:1/noise-1x3x17x11"), 0u) << "abandoned, not reported";
+  EXPECT_EQ(status.count("never/resize/float32/cpu/noise-1x3x17x11"), 0u);
+  EXPECT_NE(testing::read_text(dir_.file("out.txt")).find("INTERRUPTED"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("r.json.partial")));
+}
+
+TEST_F(Robustness, KillNineLeavesALogThatMergeTurnsIntoAReport) {
+  dir_.write("suite.json", json({{"cases",
+                                  {{{"name", "first"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}},
+                                    {"dtypes", {"float32"}}},
+                                   {{"name", "stuck"}, {"subject", "crash_hang"}}}}})
+                               .dump());
+  // In-process: the hang takes the whole run with it.
+  const int rc = run_and_signal("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:1 --report r.json",
+                                4, "KILL");
+  EXPECT_EQ(rc, 137);
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("r.json")));
+  ASSERT_TRUE(std::filesystem::exists(dir_.file("r.json.partial")));
+  const auto m = cli("merge rebuilt.json r.json.partial");
+  EXPECT_EQ(m.exit_code, 0) << describe(m);
+  const auto rep = report("rebuilt.json");
+  EXPECT_NE(rep["summary"]["interrupted"]["message"].get<std::string>().find("did not finish"), std::string::npos);
+  std::set<std::string> ids;
+  for (const auto& result : rep["results"]) ids.insert(result["id"]);
+  EXPECT_EQ(ids.count("first/resize/float32/vdev:1/noise-1x3x17x11"), 1u);
+  EXPECT_EQ(ids.count("stuck/crash_hang/float32/cpu/noise-1x3x17x11"), 1u);
+  EXPECT_EQ(ids.count("stuck/crash_hang/float32/vdev:1/noise-1x3x17x11"), 0u);
+}
+
+// Strips what may differ between two runs of the same command.
+void strip_times(json& j) {
+  if (j.is_object()) {
+    for (const char* key : {"duration_ms", "duration_s", "started_at"}) j.erase(key);
+    // The run check's message says how long the subject took.
+    if (j.contains("name") && j["name"] == "run" && j.contains("message") &&
+        j["message"].get<std::string>().rfind("ran on ", 0) == 0) {
+      j.erase("message");
+    }
+    for (auto& [k, v] : j.items()) strip_times(v);
+  } else if (j.is_array()) {
+    for (auto& v : j) strip_times(v);
+  }
+}
+
+TEST_F(Robustness, TheSameCommandTwiceGivesTheSameVerdictsAndStatistics) {
+  dir_.write("suite.json",
+             json({{"cases",
+                    {{{"name", "jitter"}, {"subject", "planckian_jitter"}, {"params", {{"p", 0.75}}},
+                      {"inputs", {{{"pattern", "noise"}, {"shape", {4, 3, 17, 11}}}}}},
+                     {{"name", "illumination"}, {"subject", "gaussian_illumination"}},
+                     {{"name", "resize"}, {"subject", "resize"}, {"params", {{"size", {9, 13}}}},
+                      {"grid", {{"interpolation", {"bilinear", "bicubic", "area"}}}}},
+                     {{"name", "mismatch"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}, {"interpolation", "nearest"}}},
+                      {"reference", {{"params", {{"interpolation", "bilinear"}}}}}}}}})
+                 .dump());
+  for (const char* name : {"a.json", "b.json"}) {
+    // The same artifact folder for both, so that the paths in them match too.
+    const auto r = cli(std::string("run --suite suite.json --devices cpu,meta,vdev:1 --artifacts art --report ") +
+                       name + " -q");
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+  }
+  auto a = report("a.json")["results"], b = report("b.json")["results"];
+  strip_times(a);
+  strip_times(b);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].dump(), b[i].dump()) << a[i]["id"];
+  }
+}
+
+}  // namespace
+}  // namespace devparity
