@@ -234,7 +234,10 @@ void validate_params(const JsonDocument& doc, const CaseSpec& c) {
   const Transform& reference = c.reference.subject.empty()
                                    ? subject
                                    : *TransformRegistry::global().find(c.reference.subject);
-  for (const auto& [label, given] : case_variants(c)) {
+  for (const auto& variant : case_variants(c)) {
+    // Named, not structured bindings: lambdas below capture them (C++17).
+    const auto& label = variant.first;
+    const auto& given = variant.second;
     for (size_t i = 0; i < c.inputs.size(); ++i) {
       const auto& input = c.inputs[i];
       auto gen = at::make_generator<at::CPUGeneratorImpl>(0);

@@ -149,6 +149,14 @@ InputRecipe read_input_recipe(ObjectReader& r, const std::string& base_dir) {
     throw FieldError(r.pointer("shape"), fmt::format("expected an NCHW shape of 4 integers, got {}",
                                                      join_shape(in.shape)));
   }
+  // At most 2^31 elements per input (8 GiB of float32): a typo like an extra
+  // digit stops here, not in the allocator.
+  int64_t numel = 1;
+  for (auto d : in.shape) numel *= d;
+  if (numel > (int64_t{1} << 31)) {
+    throw FieldError(r.pointer("shape"), fmt::format("{} is {} elements; inputs are limited to 2^31 (2147483648)",
+                                                     join_shape(in.shape), numel));
+  }
   in.value = r.number("value", 0.5, 0.0, 1.0);
   in.cell = r.integer("cell", 4, 1, 1 << 16);
   r.finish();

@@ -226,6 +226,9 @@ JsonDocument parse_json_text(const std::string& name, const std::string& text) {
     const auto colon = what.find(": ", what.find("parse error"));
     if (colon != std::string::npos) what = what.substr(colon + 2);
     throw InputError(fmt::format("{}:{}:{}: invalid JSON: {}", name, pos.line, pos.column, what));
+  } catch (const nlohmann::json::exception& e) {
+    // A number too large for a double (out_of_range.406), and the like.
+    throw InputError(fmt::format("{}: invalid JSON: {}", name, e.what()));
   }
   doc.map = JsonSourceMap(text);
   return doc;

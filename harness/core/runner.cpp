@@ -17,6 +17,11 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <map>
 #include <memory>
 #include <regex>
@@ -244,8 +249,19 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
   auto end_case = [&] {
     if (current != nullptr) listener_.on_case_end(case_info, case_counts);
   };
-  // Every finished result, from this process or a worker, goes through here.
-  auto finish = [&](TrialResult& r) {
+  // Note [In-process timeout]: a watchdog ends the run when a trial runs
+  // past the limit. The stuck thread cannot be stopped, so the watchdog
+  // reports the trial, lets every reporter write its file and exits.
+  std::mutex watch_mutex;
+  std::condition_variable watch_wake;
+  struct Running {
+    bool active = false;
+    size_t group = 0, trial = 0;
+    Clock::time_point since;
+  } running;
+  bool watch_stop = false;
+  std::thread watchdog;
+  auto finish_locked = [&](TrialResult& r) {
     if (summary.baseline) {
       statuses[r.id] = r.status;
       if (r.status == Status::kFail || r.status == Status::kError) {
@@ -261,6 +277,54 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
     case_counts.add(r.status);
     listener_.on_trial_end(r);
   };
+  if (options_.timeout_s > 0 && options_.isolate == nullptr) {
+    watchdog = std::thread([&] {
+      std::unique_lock<std::mutex> lock(watch_mutex);
+      const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+      while (!watch_stop) {
+        watch_wake.wait_for(lock, std::chrono::milliseconds(100));
+        if (watch_stop || !running.active || Clock::now() - running.since < limit) continue;
+        const auto& id = plan.groups[running.group].trials[running.trial].id;
+        auto r = unfinished_trial(plan, running.group, running.trial,
+                                  fmt::format("timeout: the trial ran past --timeout-s {:g} s in this process; "
+                                              "the run stopped here (--isolate kills only the trial and goes on)",
+                                              options_.timeout_s));
+        finish_locked(r);
+        listener_.on_case_end(case_info, case_counts);
+        summary.stopped_because = fmt::format("{} ran past --timeout-s {:g} s; the results are those finished before",
+                                              id, options_.timeout_s);
+        summary.duration_s = std::chrono::duration<double>(Clock::now() - run_start).count();
+        try {
+          listener_.on_run_end(summary);
+        } catch (...) {
+        }
+        std::fflush(nullptr);
+        std::_Exit(summary.exit_code());
+      }
+    });
+  }
+  struct JoinWatchdog {
+    std::thread& t;
+    std::mutex& m;
+    std::condition_variable& cv;
+    bool& stop;
+    ~JoinWatchdog() {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        stop = true;
+      }
+      cv.notify_all();
+      if (t.joinable()) t.join();
+    }
+  } join_watchdog{watchdog, watch_mutex, watch_wake, watch_stop};
+
+  // Every finished result, from this process or a worker, goes through here.
+  auto finish = [&](TrialResult& r) {
+    std::lock_guard<std::mutex> lock(watch_mutex);
+    running.active = false;
+    finish_locked(r);
+  };
+
 
   for (size_t group_index = 0; group_index < plan.groups.size(); ++group_index) {
     if (interrupt::signal() != 0) break;
@@ -341,6 +405,10 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
     for (const auto& trial : group.trials) {
       if (interrupt::signal() != 0) break;
       listener_.on_trial_start(trial.id);
+      {
+        std::lock_guard<std::mutex> lock(watch_mutex);
+        running = {true, group_index, static_cast<size_t>(&trial - group.trials.data()), Clock::now()};
+      }
       TrialResult r;
       r.id = trial.id;
       r.suite = spec.suite;

@@ -41,6 +41,10 @@ struct RunnerOptions {
   /// in this process.
   const IsolatedExecutor* isolate = nullptr;
   std::string isolate_unit = "trial";  ///< trial | case: what one worker runs
+  /// In this process: a trial running longer than this ends the run (the
+  /// trial is reported as a timeout error and the reports are written; a
+  /// stuck thread cannot be stopped). 0: no limit. Workers have their own.
+  double timeout_s = 0.0;
 };
 
 /// The "run" verdict for a subject that threw `error` on `target`: a missing

@@ -112,6 +112,9 @@ class ConsoleReporter final : public RunListener {
       for (size_t i = 0; i < b.fixed.size() && i < 20; ++i) out_ << "  FIXED  " << b.fixed[i] << "\n";
     }
     const auto& c = s.results;
+    if (!s.stopped_because.empty()) {
+      out_ << "\n" << paint(Status::kError, "STOPPED") << ": " << s.stopped_because << "\n";
+    }
     if (s.interrupted_by != 0) {
       out_ << "\n" << paint(Status::kError, "INTERRUPTED")
            << fmt::format(" by signal {} after {} trials ({} passed, {} failed, {} errors, {} skipped); the "

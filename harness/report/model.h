@@ -98,6 +98,8 @@ struct RunSummary {
   std::optional<BaselineSummary> baseline;
   /// The signal (SIGINT, SIGTERM) that stopped the run early; 0 if none.
   int interrupted_by = 0;
+  /// Why the run stopped early otherwise (an in-process timeout); empty if it did not.
+  std::string stopped_because;
 
   /// Counts one finished result.
   void add(const TrialResult& result);

@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <optional>
+#include <sstream>
 
 namespace devparity {
 
@@ -19,10 +20,10 @@ namespace {
 // then one result per line, the last possibly torn. The report it stands for
 // is rebuilt from the complete lines, its summary recomputed and marked
 // interrupted.
-std::optional<nlohmann::json> from_partial(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+std::optional<nlohmann::json> from_partial(const std::string& path, const std::string& text) {
+  std::istringstream in(text);
   std::string first;
-  if (!in || !std::getline(in, first)) return std::nullopt;
+  if (!std::getline(in, first)) return std::nullopt;
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(first);
@@ -66,8 +67,16 @@ std::optional<nlohmann::json> from_partial(const std::string& path) {
 }  // namespace
 
 nlohmann::json load_report(const std::string& path) {
-  if (auto rebuilt = from_partial(path)) return std::move(*rebuilt);
-  auto doc = load_json_file(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open file (does it exist?)", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_report(path, buffer.str());
+}
+
+nlohmann::json parse_report(const std::string& path, const std::string& text) {
+  if (auto rebuilt = from_partial(path, text)) return std::move(*rebuilt);
+  auto doc = parse_json_text(path, text);
   const auto& v = doc.value;
   auto fail = [&](const std::string& pointer, const std::string& what) {
     throw InputError(doc.error(pointer, what + " (is this a devparity report?)"));
@@ -89,6 +98,23 @@ nlohmann::json load_report(const std::string& path) {
       if (!r.contains(key) || !r[key].is_string()) fail(p + "/" + key, "expected a string");
     }
     if (!r.contains("checks") || !r["checks"].is_array()) fail(p + "/checks", "expected an array");
+    for (size_t k = 0; k < r["checks"].size(); ++k) {
+      const auto& c = r["checks"][k];
+      const auto cp = p + "/checks/" + std::to_string(k);
+      if (!c.is_object()) fail(cp, "expected a check object");
+      for (const char* key : {"name", "status"}) {
+        if (!c.contains(key) || !c[key].is_string()) fail(cp + "/" + key, "expected a string");
+      }
+      for (const char* key : {"findings", "artifacts"}) {
+        if (c.contains(key) && !c[key].is_array()) fail(cp + "/" + key, "expected an array");
+      }
+      if (c.contains("stats") && !c["stats"].is_object()) fail(cp + "/stats", "expected an object");
+    }
+    try {
+      (void)TrialResult::from_json(r);
+    } catch (const std::exception& e) {
+      fail(p, std::string("not a devparity result: ") + e.what());
+    }
   }
   return std::move(doc.value);
 }

@@ -17,6 +17,9 @@ namespace devparity {
 /// another schema version, or lacks a result's id, status or checks.
 nlohmann::json load_report(const std::string& path);
 
+/// The same for the text of a report (or of a .partial log) named `path`.
+nlohmann::json parse_report(const std::string& path, const std::string& text);
+
 /// The ids of a report's failing (fail or error) results -> the names of
 /// their failing checks.
 std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report);

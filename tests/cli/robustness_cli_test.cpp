@@ -158,6 +158,27 @@ TEST_F(Robustness, KillNineLeavesALogThatMergeTurnsIntoAReport) {
   EXPECT_EQ(ids.count("stuck/crash_hang/float32/vdev:1/noise-1x3x17x11"), 0u);
 }
 
+TEST_F(Robustness, InProcessTimeoutStopsTheRunWithItsReports) {
+  dir_.write("suite.json", json({{"cases",
+                                  {{{"name", "first"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}},
+                                    {"dtypes", {"float32"}}},
+                                   {{"name", "stuck"}, {"subject", "crash_hang"}},
+                                   {{"name", "never"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}}}}}})
+                               .dump());
+  const auto r = cli("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:1 --timeout-s 2 "
+                     "--report r.json --junit r.xml");
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_NE(r.out.find("STOPPED: stuck/crash_hang/float32/vdev:1/noise-1x3x17x11 ran past --timeout-s 2 s"),
+            std::string::npos) << r.out;
+  const auto rep = report("r.json");
+  EXPECT_EQ(rep["summary"]["interrupted"]["signal"], "timeout");
+  std::map<std::string, std::string> status;
+  for (const auto& result : rep["results"]) status[result["id"]] = result["status"];
+  EXPECT_EQ(status.size(), 4u);
+  EXPECT_EQ(status["stuck/crash_hang/float32/vdev:1/noise-1x3x17x11"], "error");
+  EXPECT_TRUE(std::filesystem::exists(dir_.file("r.xml")));
+}
+
 // Strips what may differ between two runs of the same command.
 void strip_times(json& j) {
   if (j.is_object()) {

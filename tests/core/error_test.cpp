@@ -54,5 +54,31 @@ TEST(ErrorTest, RealLibTorchErrorsAreClassified) {
   EXPECT_EQ(classify_exception(Unsupported("no")).kind, FailureKind::kUnsupported);
 }
 
+TEST(ErrorTest, OutOfMemoryAndDeviceErrorsAreErrorsWithTheSize) {
+  const auto cpu = classify_message(
+      "[enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you "
+      "tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)");
+  EXPECT_EQ(cpu.kind, FailureKind::kOutOfMemory);
+  EXPECT_EQ(cpu.requested_bytes, int64_t{1} << 42);
+  const auto cuda = classify_message(
+      "CUDA out of memory. Tried to allocate 20.00 GiB (GPU 1; 79.15 GiB total capacity; 70.00 GiB already "
+      "allocated)");
+  EXPECT_EQ(cuda.kind, FailureKind::kOutOfMemory);
+  EXPECT_EQ(cuda.requested_bytes, int64_t{20} << 30);
+  EXPECT_EQ(classify_message("CUDA error: an illegal memory access was encountered").kind, FailureKind::kDeviceError);
+  EXPECT_EQ(classify_message("CUDA error: device-side assert triggered").kind, FailureKind::kDeviceError);
+  // A real one: LibTorch refusing 4 TiB.
+  try {
+    (void)at::empty({int64_t{1} << 40});
+    FAIL();
+  } catch (const std::exception& e) {
+    const auto c = classify_exception(e);
+    EXPECT_EQ(c.kind, FailureKind::kOutOfMemory);
+    EXPECT_EQ(c.requested_bytes, int64_t{1} << 42);
+  }
+  const std::bad_alloc host;
+  EXPECT_EQ(classify_exception(host).kind, FailureKind::kOutOfMemory);
+}
+
 }  // namespace
 }  // namespace devparity

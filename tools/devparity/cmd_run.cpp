@@ -220,6 +220,7 @@ int cmd_run(const Options& options) {
   RunnerOptions runner_options;
   runner_options.placement = o.placement;
   runner_options.artifacts = artifacts.get();
+  runner_options.timeout_s = o.timeout_s;
   std::unique_ptr<IsolatedExecutor> isolate;
   if (!o.isolate.empty()) {
     IsolationOptions iso;

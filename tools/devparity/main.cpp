@@ -8,16 +8,19 @@
 #include "tools/devparity/commands.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 
 int main(int argc, char** argv) {
   using namespace devparity;
   retain_freed_host_memory();  // Note [Host allocator]
+  std::string command;
   try {
     register_builtins();
     cli::Options options;
     if (const auto code = cli::parse_command_line(argc, argv, options)) return *code;
+    command = options.command;
     for (const auto& plugin : options.plugins) load_plugin(plugin);
     if (options.command == "run") return cli::cmd_run(options);
     if (options.command == "list") return cli::cmd_list(options);
@@ -34,6 +37,16 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     fmt::print(stderr, "devparity: error: {}\n", e.what());
     return 2;
+  } catch (const nlohmann::json::exception& e) {
+    // Reports read back (diff, merge, html) pass load_report()'s checks of
+    // the fields every command relies on; a field deeper down of an
+    // unexpected type is still the input's fault.
+    if (command == "diff" || command == "merge" || command == "html") {
+      fmt::print(stderr, "devparity: error: a report field has an unexpected type or value: {}\n", e.what());
+      return 2;
+    }
+    fmt::print(stderr, "devparity: internal error: {}\n", e.what());
+    return 3;
   } catch (const std::exception& e) {
     fmt::print(stderr, "devparity: internal error: {}\n", torch_message(e));
     return 3;

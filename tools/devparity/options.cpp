@@ -68,8 +68,8 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
       ->default_str("trial")
       ->check(CLI::IsMember({"trial", "case"}));
   run->add_option("--timeout-s", o.run.timeout_s,
-                  "Under --isolate, a worker that reports no result for this long is killed and "
-                  "its trial is an error")
+                  "A trial that runs longer is an error: under --isolate its worker is killed and "
+                  "the run goes on; in this process the run stops there, reports written")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run->add_option("--memory-limit-mb", o.run.memory_limit_mb,
