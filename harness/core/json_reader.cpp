@@ -43,7 +43,7 @@ int64_t read_integer(const nlohmann::json& v, const std::string& ptr, int64_t lo
     // 3.0 is accepted as 3; 3.5 is not an integer.
     const double d = v.get<double>();
     ok = std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9e15;
-    out = static_cast<int64_t>(d);
+    if (ok) out = static_cast<int64_t>(d);  // only in range: the conversion is undefined otherwise
   }
   if (!ok || out < lo || out > hi) {
     throw FieldError(ptr, fmt::format("expected an integer{}, got {}", range_text(lo, hi),

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 
@@ -30,7 +31,15 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
   } catch (const std::exception&) {
     return std::nullopt;
   }
-  if (!header.is_object() || header.value("type", "") != "run_start") return std::nullopt;
+  auto is_type = [](const nlohmann::json& j, const char* type) {
+    return j.is_object() && j.contains("type") && j["type"].is_string() && j["type"] == type;
+  };
+  if (!is_type(header, "run_start")) return std::nullopt;
+  for (const char* key : {"tool", "run", "environment"}) {
+    if (!header.contains(key) || !header[key].is_object()) {
+      throw InputError(fmt::format("{}:1: the run header's '{}' is not an object", path, key));
+    }
+  }
   RunInfo info;
   info.tool = header.value("tool", nlohmann::json::object());
   info.run = header.value("run", nlohmann::json::object());
@@ -47,7 +56,7 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
     } catch (const std::exception&) {
       continue;  // the torn last line
     }
-    if (!r.is_object() || r.value("type", "") != "result") continue;
+    if (!is_type(r, "result")) continue;
     r.erase("type");
     try {
       summary.add(TrialResult::from_json(r));
@@ -56,7 +65,10 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
     }
     results.push_back(std::move(r));
   }
-  info.planned_trials = info.run.value("planned_trials", static_cast<int64_t>(results.size()));
+  info.planned_trials = static_cast<int64_t>(results.size());
+  if (info.run.contains("planned_trials") && info.run["planned_trials"].is_number_integer()) {
+    info.planned_trials = info.run["planned_trials"].get<int64_t>();
+  }
   auto report = assemble_report(info, summary, std::move(results));
   report["summary"]["interrupted"] = {
       {"signal", "unknown"},
@@ -64,23 +76,8 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
   return report;
 }
 
-}  // namespace
-
-nlohmann::json load_report(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open file (does it exist?)", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_report(path, buffer.str());
-}
-
-nlohmann::json parse_report(const std::string& path, const std::string& text) {
-  if (auto rebuilt = from_partial(path, text)) return std::move(*rebuilt);
-  auto doc = parse_json_text(path, text);
-  const auto& v = doc.value;
-  auto fail = [&](const std::string& pointer, const std::string& what) {
-    throw InputError(doc.error(pointer, what + " (is this a devparity report?)"));
-  };
+// The fields every reader relies on; `fail` throws.
+void validate_report(const nlohmann::json& v, const std::function<void(const std::string&, const std::string&)>& fail) {
   if (!v.is_object()) fail("", "expected a report object, got " + describe_json(v));
   if (!v.contains("schema_version") || v["schema_version"] != kReportSchemaVersion) {
     fail("/schema_version", fmt::format("report schema version {} expected, got {}", kReportSchemaVersion,
@@ -116,6 +113,29 @@ nlohmann::json parse_report(const std::string& path, const std::string& text) {
       fail(p, std::string("not a devparity result: ") + e.what());
     }
   }
+}
+
+}  // namespace
+
+nlohmann::json load_report(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open file (does it exist?)", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_report(path, buffer.str());
+}
+
+nlohmann::json parse_report(const std::string& path, const std::string& text) {
+  if (auto rebuilt = from_partial(path, text)) {
+    validate_report(*rebuilt, [&](const std::string& pointer, const std::string& what) {
+      throw InputError(fmt::format("{}: {}: {} (rebuilt from a .partial log)", path, pointer, what));
+    });
+    return std::move(*rebuilt);
+  }
+  auto doc = parse_json_text(path, text);
+  validate_report(doc.value, [&](const std::string& pointer, const std::string& what) {
+    throw InputError(doc.error(pointer, what + " (is this a devparity report?)"));
+  });
   return std::move(doc.value);
 }
 
