@@ -179,6 +179,14 @@ class GradientCheck final : public Check {
     }
     if (ctx.is_reference_row) {
       // The reference itself: finite differences, and its own backward traced.
+      if (!at::isfinite(*ctx.input).all().item<bool>()) {
+        out.status = errors > 0 ? Status::kFail : Status::kSkip;
+        out.stats["backward_ops_traced"] = mine.ops_traced;
+        out.message = errors > 0 ? fmt::format("{}: {} placement error(s) in backward", ctx.result.id, errors)
+                                 : "the input holds NaN or Inf: finite differences mean nothing there; the "
+                                   "other devices' gradients are compared with this one";
+        return out;
+      }
       auto fd = finite_differences(*ctx.subject, *ctx.params, *ctx.input, out);
       fd.stats["backward_ops_traced"] = mine.ops_traced;
       if (errors > 0 && fd.status == Status::kPass) {

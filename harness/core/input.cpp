@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 #include <algorithm>
 #include <cmath>
@@ -65,7 +66,7 @@ void fill(T* data, const InputRecipe& r, c10::ScalarType dtype, uint64_t seed,
           int64_t planes, int64_t channels, int64_t height, int64_t width) {
   const bool is_byte = dtype == c10::ScalarType::Byte;
   const int64_t numel = planes * height * width;
-  if (r.pattern == "noise") {
+  if (r.pattern == "noise" || r.pattern == "nonfinite") {
     SplitMix64 rng(seed);
     for (int64_t i = 0; i < numel; ++i) {
       const uint64_t bits = rng.next();
@@ -100,8 +101,9 @@ bool ends_with(const std::string& text, const std::string& tail) {
 }  // namespace
 
 std::string InputRecipe::label() const {
-  if (!file.empty()) return "file-" + file_stem_identifier(file, "-") + "-" + join_shape(shape);
-  return pattern + "-" + join_shape(shape);
+  const std::string suffix = layout == "contiguous" ? "" : "-" + layout;
+  if (!file.empty()) return "file-" + file_stem_identifier(file, "-") + "-" + join_shape(shape) + suffix;
+  return pattern + "-" + join_shape(shape) + suffix;
 }
 
 at::Tensor read_image_file(const std::string& path) {
@@ -127,6 +129,7 @@ InputRecipe read_input_recipe(ObjectReader& r, const std::string& base_dir) {
   if (r.has("file")) {
     const auto given = r.string("file", std::nullopt);
     in.file = given.empty() || given[0] == '/' || base_dir.empty() ? given : base_dir + "/" + given;
+    in.layout = r.string("layout", std::string("contiguous"), input_layouts());
     for (const char* field : {"pattern", "shape", "value", "cell"}) {
       if (r.has(field)) {
         throw FieldError(r.pointer(field), fmt::format("'{}' does not go with 'file' (the file "
@@ -159,14 +162,36 @@ InputRecipe read_input_recipe(ObjectReader& r, const std::string& base_dir) {
   }
   in.value = r.number("value", 0.5, 0.0, 1.0);
   in.cell = r.integer("cell", 4, 1, 1 << 16);
+  in.layout = r.string("layout", std::string("contiguous"), input_layouts());
   r.finish();
   return in;
 }
 
 const std::vector<std::string>& input_patterns() {
   static const std::vector<std::string> names = {"noise", "ramp", "checkerboard", "constant",
-                                                 "edges"};
+                                                 "edges", "nonfinite"};
   return names;
+}
+
+const std::vector<std::string>& input_layouts() {
+  static const std::vector<std::string> names = {"contiguous", "channels_last", "strided"};
+  return names;
+}
+
+at::Tensor apply_layout(const at::Tensor& x, const std::string& layout) {
+  if (layout == "channels_last" && x.dim() == 4) return x.contiguous(at::MemoryFormat::ChannelsLast);
+  if (layout == "strided" && x.dim() >= 1) {
+    // Every other column of a tensor twice as wide: strides no kernel can
+    // assume away, on the device itself.
+    auto sizes = x.sizes().vec();
+    const auto width = sizes.back();
+    sizes.back() = 2 * width;
+    auto wide = at::zeros(sizes, x.options());
+    auto view = wide.slice(x.dim() - 1, 0, 2 * width, 2);
+    view.copy_(x);
+    return view;
+  }
+  return x;
 }
 
 at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed) {
@@ -222,6 +247,16 @@ at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed
     default:
       throw InputError(fmt::format("cannot generate {} inputs (supported: uint8, float32, float64)",
                                    dtype_name(dtype)));
+  }
+  if (r.pattern == "nonfinite" && dtype != c10::ScalarType::Byte) {
+    // Fixed positions, so every device sees the same ones.
+    auto flat = out.view({-1});
+    const auto n = flat.numel();
+    for (int64_t i = 0; i < n; ++i) {
+      if (i % 7 == 3) flat[i] = std::numeric_limits<double>::quiet_NaN();
+      else if (i % 11 == 5) flat[i] = std::numeric_limits<double>::infinity();
+      else if (i % 13 == 8) flat[i] = -std::numeric_limits<double>::infinity();
+    }
   }
   return out;
 }

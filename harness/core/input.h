@@ -17,7 +17,8 @@ struct InputRecipe {
   /// An image file (.png, .jpg/.jpeg) instead of a pattern; the shape is
   /// 1 x C x H x W from the file. Resolved path; empty for patterns.
   std::string file;
-  /// noise | ramp | checkerboard | constant | edges
+  /// noise | ramp | checkerboard | constant | edges | nonfinite (noise with
+  /// NaN, +Inf and -Inf sprinkled in; plain noise for uint8)
   std::string pattern = "noise";
   /// NCHW; the default is odd-sized on purpose (torchvision's 17x11).
   std::vector<int64_t> shape = {1, 3, 17, 11};
@@ -25,6 +26,9 @@ struct InputRecipe {
   double value = 0.5;
   /// checkerboard: the side of one cell, in pixels.
   int64_t cell = 4;
+  /// How the image lies in memory on the device: contiguous, channels_last,
+  /// or strided (a view of every other column of a wider tensor).
+  std::string layout = "contiguous";
 
   /// "noise-1x3x17x11" or "file-photo-1x3x480x640": names the input in result ids.
   std::string label() const;
@@ -32,6 +36,12 @@ struct InputRecipe {
 
 /// The pattern names make_input() knows.
 const std::vector<std::string>& input_patterns();
+
+/// The layouts apply_layout() knows.
+const std::vector<std::string>& input_layouts();
+
+/// `x` (already on its device) laid out as `layout` says; made on x's device.
+at::Tensor apply_layout(const at::Tensor& x, const std::string& layout);
 
 /// Makes the image on the CPU, contiguous. uint8 values cover 0..255, floating
 /// values [0, 1]. Throws InputError for an unknown pattern, a bad shape or an

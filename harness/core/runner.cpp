@@ -5,6 +5,7 @@
 #include "harness/core/cuda_support.h"
 #include "harness/core/dtype.h"
 #include "harness/core/error.h"
+#include "harness/core/input.h"
 #include "harness/core/interrupt.h"
 #include "harness/core/isolation.h"
 #include "harness/report/report_file.h"
@@ -85,7 +86,7 @@ Finding mismatch_finding(const ClassifiedError& err, const Finding& failed_op) {
 }
 
 Execution execute(const Transform& subject, const at::Tensor& input, const nlohmann::json& params,
-                  const c10::Device& device, bool trace) {
+                  const c10::Device& device, bool trace, const std::string& layout) {
   Execution e;
   e.traced = trace;
   FindingSet found;
@@ -110,7 +111,8 @@ Execution execute(const Transform& subject, const at::Tensor& input, const nlohm
     }
     // A copy even on the CPU: a subject that writes into its input (in place)
     // must not change the next device's.
-    const auto x = input.to(device, input.scalar_type(), /*non_blocking=*/false, /*copy=*/true);
+    const auto x = apply_layout(input.to(device, input.scalar_type(), /*non_blocking=*/false, /*copy=*/true),
+                                layout);
     if (trace) tracer = std::make_unique<Tracer>(device);
     const auto start = Clock::now();
     const auto y = stateful != nullptr ? stateful->apply(x, params, *state) : subject.apply(x, params);
@@ -386,7 +388,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
     auto reference_execution = [&]() -> const Execution* {
       if (!setup_error.empty() || !ref_target.available()) return nullptr;
       if (!reference_done) {
-        reference = execute(ref_subject, input, ref_params, *ref_target.device, trace);
+        reference = execute(ref_subject, input, ref_params, *ref_target.device, trace, group.input.layout);
         reference_done = true;
       }
       return &reference;
@@ -395,7 +397,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
       if (!compare_ref_row) return reference_execution();
       if (!setup_error.empty() || !ref_target.available()) return nullptr;
       if (!own_done) {
-        own_on_reference = execute(subject, input, params, *ref_target.device, trace);
+        own_on_reference = execute(subject, input, params, *ref_target.device, trace, group.input.layout);
         own_done = true;
       }
       return &own_on_reference;
@@ -450,7 +452,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
         if (on_reference_device) {
           mine = subject_on_reference();
         } else {
-          own = execute(subject, input, params, *trial.target.device, trace);
+          own = execute(subject, input, params, *trial.target.device, trace, group.input.layout);
           mine = &own;
         }
         r.duration_ms = mine->duration_ms;

@@ -98,6 +98,11 @@ TEST_F(CliTest, DefaultAuditPassesAndWritesASchemaValidReport) {
         EXPECT_NE(check["status"], "fail") << result["id"] << ": " << check["message"];
         continue;
       }
+      // Finite differences mean nothing at NaN and Inf: the reference row skips.
+      if (result["input"].get<std::string>().rfind("nonfinite", 0) == 0 && device == "cpu") {
+        EXPECT_EQ(check["status"], "skip") << result["id"];
+        continue;
+      }
       EXPECT_EQ(check["status"], "pass") << result["id"] << ": " << check["message"];
       ++gradients[result["subject"].get<std::string>() + "/" + device];
     }

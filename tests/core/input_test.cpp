@@ -8,6 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -47,7 +50,16 @@ TEST(InputTest, NoiseBytesAreFixedAcrossReleases) {
 TEST(InputTest, RangesPerDtype) {
   for (const auto& pattern : input_patterns()) {
     const auto u8 = make_input(recipe(pattern), at::kByte, 7);
-    const auto f32 = make_input(recipe(pattern), at::kFloat, 7);
+    auto f32 = make_input(recipe(pattern), at::kFloat, 7);
+    if (pattern == "nonfinite") {
+      // NaN, +Inf and -Inf at fixed positions, finite noise elsewhere.
+      const auto flat = f32.view({-1});
+      EXPECT_TRUE(std::isnan(flat[3].item<float>()));
+      EXPECT_EQ(flat[5].item<float>(), std::numeric_limits<float>::infinity());
+      EXPECT_EQ(flat[8].item<float>(), -std::numeric_limits<float>::infinity());
+      EXPECT_TRUE(at::equal(u8, make_input(recipe("noise"), at::kByte, 7)));
+      f32 = at::where(at::isfinite(f32), f32, at::zeros_like(f32));
+    }
     EXPECT_GE(f32.min().item<float>(), 0.0f) << pattern;
     EXPECT_LE(f32.max().item<float>(), 1.0f) << pattern;
     if (pattern != "constant") {
