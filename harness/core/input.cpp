@@ -147,10 +147,17 @@ InputRecipe read_input_recipe(ObjectReader& r, const std::string& base_dir) {
     return in;
   }
   in.pattern = r.string("pattern", std::string("noise"), input_patterns());
-  if (r.has("shape")) in.shape = r.integers("shape", 0, 1, 1 << 16);
+  if (r.has("shape")) in.shape = r.integers("shape", 0, 0, 1 << 16);
   if (in.shape.size() != 4) {
     throw FieldError(r.pointer("shape"), fmt::format("expected an NCHW shape of 4 integers, got {}",
                                                      join_shape(in.shape)));
+  }
+  // A batch may be empty (N = 0); an image may not.
+  for (size_t i = 1; i < 4; ++i) {
+    if (in.shape[i] == 0) {
+      throw FieldError(r.pointer("shape") + "/" + std::to_string(i),
+                       "expected a positive size (only the batch, N, may be 0)");
+    }
   }
   // At most 2^31 elements per input (8 GiB of float32): a typo like an extra
   // digit stops here, not in the allocator.
@@ -214,9 +221,12 @@ at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed
                                  join_shape(r.shape)));
   }
   int64_t numel = 1;
-  for (auto d : r.shape) {
-    if (d <= 0) throw InputError(fmt::format("input shape {} has a non-positive dimension",
-                                             join_shape(r.shape)));
+  for (size_t i = 0; i < r.shape.size(); ++i) {
+    const auto d = r.shape[i];
+    // Only a leading batch dimension may be empty.
+    if (d < 0 || (d == 0 && (i != 0 || r.shape.size() != 4))) {
+      throw InputError(fmt::format("input shape {} has a non-positive dimension", join_shape(r.shape)));
+    }
     numel *= d;
     if (numel > (int64_t{1} << 34)) {
       throw InputError(fmt::format("input shape {} is too large", join_shape(r.shape)));

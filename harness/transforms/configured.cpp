@@ -8,8 +8,9 @@
 namespace devparity {
 
 void require_nchw(c10::IntArrayRef shape, const std::string& subject) {
-  bool ok = shape.size() == 4;
-  for (auto d : shape) ok = ok && d > 0;
+  // An empty batch (N = 0) is a valid input: pipelines meet it.
+  bool ok = shape.size() == 4 && shape[0] >= 0;
+  for (size_t i = 1; i < shape.size(); ++i) ok = ok && shape[i] > 0;
   if (!ok) {
     throw InputError(fmt::format("{} takes NCHW images with positive sizes, got shape {}", subject,
                                  join_shape(shape.vec())));

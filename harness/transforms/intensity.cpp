@@ -212,6 +212,7 @@ class PlanckianJitter final : public StatefulTransform {
                    TransformState& state) const override {
     DEVPARITY_TRACE_SCOPE("planckian_jitter");
     require_nchw(x.sizes(), info_.name);
+    if (x.size(0) == 0) return x.clone();  // an empty batch: nothing to transform
     const auto idx = params.at("idx").get<std::vector<int64_t>>();
     TORCH_CHECK(x.size(1) == 3 && static_cast<int64_t>(idx.size()) == x.size(0),
                 "planckian_jitter: parameters for ", idx.size(), " samples, input ", x.sizes());
@@ -369,6 +370,7 @@ class GaussianIllumination final : public Transform {
   at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
     DEVPARITY_TRACE_SCOPE("gaussian_illumination");
     require_nchw(x.sizes(), info_.name);
+    if (x.size(0) == 0) return x.clone();  // an empty batch: nothing to transform
     const int64_t batch = x.size(0), h = x.size(2), w = x.size(3);
     const auto gain = params.at("gain").get<std::vector<double>>();
     const auto center = params.at("center").get<std::vector<std::vector<double>>>();

@@ -221,6 +221,7 @@ class JpegCodecDifferentiable final : public StatefulTransform {
                    TransformState& state) const override {
     DEVPARITY_TRACE_SCOPE("jpeg");
     require_nchw(x.sizes(), info_.name);
+    if (x.size(0) == 0) return x.clone();  // an empty batch: nothing to transform
     const auto quality = params.at("quality").get<std::vector<double>>();
     TORCH_CHECK(static_cast<int64_t>(quality.size()) == x.size(0) && x.size(1) == 3,
                 "jpeg_codec_differentiable: parameters for ", quality.size(), " samples, input ",

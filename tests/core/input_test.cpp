@@ -94,7 +94,10 @@ TEST(InputTest, PatternsHaveTheirShape) {
 
 TEST(InputTest, BadRecipesAreInputErrors) {
   EXPECT_THROW(make_input(recipe("plasma"), at::kFloat, 0), InputError);
-  EXPECT_THROW(make_input(recipe("noise", {0, 3, 4, 4}), at::kFloat, 0), InputError);
+  EXPECT_THROW(make_input(recipe("noise", {1, 0, 4, 4}), at::kFloat, 0), InputError);
+  EXPECT_THROW(make_input(recipe("noise", {1, 3, 4, -4}), at::kFloat, 0), InputError);
+  // An empty batch is an input; an empty image is not.
+  EXPECT_EQ(make_input(recipe("noise", {0, 3, 4, 4}), at::kFloat, 0).sizes(), (std::vector<int64_t>{0, 3, 4, 4}));
   EXPECT_THROW(make_input(recipe("noise", {4}), at::kFloat, 0), InputError);
   EXPECT_THROW(make_input(recipe("noise"), at::kLong, 0), InputError);
   auto board = recipe("checkerboard");
