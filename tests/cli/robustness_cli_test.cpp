@@ -23,6 +23,14 @@ using testing::shell_quote;
 
 std::string crash_plugin() { return "--plugin " + shell_quote(DEVPARITY_CRASH_PLUGIN); }
 
+// A case that passes, one that never returns off the CPU, and one after it.
+json stuck_suite() {
+  return {{"cases",
+           {{{"name", "first"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}}, {"dtypes", {"float32"}}},
+            {{"name", "stuck"}, {"subject", "crash_hang"}},
+            {{"name", "never"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}}}}}};
+}
+
 class Robustness : public ::testing::Test {
  protected:
   CliResult cli(const std::string& args) { return run_cli(args, dir_.path()); }
@@ -113,12 +121,7 @@ TEST_F(Robustness, OutOfMemoryInTheProcessIsAnErrorAndTheRunGoesOn) {
 }
 
 TEST_F(Robustness, SigtermMidRunLeavesAValidReportMarkedInterrupted) {
-  dir_.write("suite.json", json({{"cases",
-                                  {{{"name", "first"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}},
-                                    {"dtypes", {"float32"}}},
-                                   {{"name", "stuck"}, {"subject", "crash_hang"}},
-                                   {{"name", "never"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}}}}}})
-                               .dump());
+  dir_.write("suite.json", stuck_suite().dump());
   const int rc = run_and_signal("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:1 --isolate "
                                 "--timeout-s 120 --report r.json",
                                 4, "TERM");
@@ -136,11 +139,7 @@ TEST_F(Robustness, SigtermMidRunLeavesAValidReportMarkedInterrupted) {
 }
 
 TEST_F(Robustness, KillNineLeavesALogThatMergeTurnsIntoAReport) {
-  dir_.write("suite.json", json({{"cases",
-                                  {{{"name", "first"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}},
-                                    {"dtypes", {"float32"}}},
-                                   {{"name", "stuck"}, {"subject", "crash_hang"}}}}})
-                               .dump());
+  dir_.write("suite.json", stuck_suite().dump());
   // In-process: the hang takes the whole run with it.
   const int rc = run_and_signal("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:1 --report r.json",
                                 4, "KILL");
@@ -159,12 +158,7 @@ TEST_F(Robustness, KillNineLeavesALogThatMergeTurnsIntoAReport) {
 }
 
 TEST_F(Robustness, InProcessTimeoutStopsTheRunWithItsReports) {
-  dir_.write("suite.json", json({{"cases",
-                                  {{{"name", "first"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}},
-                                    {"dtypes", {"float32"}}},
-                                   {{"name", "stuck"}, {"subject", "crash_hang"}},
-                                   {{"name", "never"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}}}}}})
-                               .dump());
+  dir_.write("suite.json", stuck_suite().dump());
   const auto r = cli("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:1 --timeout-s 2 "
                      "--report r.json --junit r.xml");
   EXPECT_EQ(r.exit_code, 1) << describe(r);
