@@ -25,6 +25,8 @@ void register_builtins() {
     register_jpeg_encoder(transforms);
     register_native_transforms(transforms);
     register_native_ops(transforms);
+    register_color_basics(transforms);
+    register_flips(transforms);
 
     register_torchscript_subjects(SubjectKindRegistry::global());
 

@@ -17,6 +17,10 @@ void register_codec_transforms(TransformRegistry& registry);
 void register_jpeg_encoder(TransformRegistry& registry);
 /// interpolate: LibTorch's own op as a subject (transforms/interpolate.cpp).
 void register_native_transforms(TransformRegistry& registry);
+/// invert, solarize, posterize, adjust_brightness (color_basic.cpp).
+void register_color_basics(TransformRegistry& registry);
+/// hflip, vflip (flips.cpp).
+void register_flips(TransformRegistry& registry);
 /// grid_sample, conv2d, avg_pool2d, conv_blur (native_ops.cpp).
 void register_native_ops(TransformRegistry& registry);
 

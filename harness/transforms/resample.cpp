@@ -9,16 +9,18 @@
 #include <vector>
 
 namespace devparity::resample {
+
+at::Tensor take_positions(const at::Tensor& x, int64_t dim, const at::Tensor& positions) {
+  std::vector<at::indexing::TensorIndex> indices(static_cast<size_t>(dim),
+                                                 at::indexing::TensorIndex(at::indexing::Slice()));
+  indices.emplace_back(positions);
+  return x.index(indices);
+}
+
 namespace {
 
 using at::indexing::Slice;
 using at::indexing::TensorIndex;
-
-at::Tensor take_positions(const at::Tensor& x, int64_t dim, const at::Tensor& positions) {
-  std::vector<TensorIndex> indices(static_cast<size_t>(dim), TensorIndex(Slice()));
-  indices.emplace_back(positions);
-  return x.index(indices);
-}
 
 // Reshapes a per-position vector (n) to broadcast along `dim` of an ndim tensor.
 at::Tensor along(const at::Tensor& v, int64_t dim, int64_t ndim) {

@@ -1,0 +1,161 @@
+// Point-wise colour operations with torchvision v2's semantics
+// (transforms/v2/functional/_color.py): every output pixel depends on its own
+// value only. The bound is 255 for uint8 and 1 for floats.
+//
+//   invert:      bound - x
+//   solarize:    x >= threshold ? bound - x : x          (threshold in the dtype's units)
+//   posterize:   uint8: x & ~(2^(8 - bits) - 1);  float: floor(x * 2^bits).clamp(0, 2^bits - 1) / 2^bits
+//   brightness:  clamp(x * factor, 0, bound), uint8 truncated back (torchvision's _blend
+//                with a black image: the product is float, .to(uint8) truncates)
+//
+// No operation makes a tensor: scalars only, so nothing can land on the
+// wrong device.
+
+#include "harness/core/error.h"
+#include "harness/core/json_reader.h"
+#include "harness/trace/scope.h"
+#include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/configured.h"
+#include "harness/transforms/registry.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+namespace {
+
+double bound_of(const at::Tensor& x) { return x.scalar_type() == at::kByte ? 255.0 : 1.0; }
+
+struct NoConfig {
+  static NoConfig read(ObjectReader&) { return {}; }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json&) const {}
+};
+
+class Invert final : public ConfiguredTransform<NoConfig> {
+ public:
+  Invert() {
+    info_.name = "invert";
+    info_.family = "color";
+    info_.description = "bound - x (255 for uint8, 1 for floats)";
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const NoConfig&) const override {
+    DEVPARITY_TRACE_SCOPE("invert");
+    return x.scalar_type() == at::kByte ? x.bitwise_not() : x.neg().add(1.0);
+  }
+};
+
+struct SolarizeConfig {
+  double threshold = 0.5;  ///< as a fraction of the bound
+  static SolarizeConfig read(ObjectReader& r) {
+    SolarizeConfig c;
+    c.threshold = r.number("threshold", 0.5, 0.0, 1.0);
+    return c;
+  }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json& out) const { out["threshold"] = threshold; }
+};
+
+class Solarize final : public ConfiguredTransform<SolarizeConfig> {
+ public:
+  Solarize() {
+    info_.name = "solarize";
+    info_.family = "color";
+    info_.description = "inverts the pixels at or above a threshold";
+    info_.params = {{"threshold", "number in [0, 1]", "0.5",
+                     "as a fraction of the bound: 0.5 is 127.5 for uint8 (so 128 and up invert), 0.5 for floats"}};
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const SolarizeConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("solarize");
+    const double bound = bound_of(x);
+    const auto inverted = x.scalar_type() == at::kByte ? x.bitwise_not() : x.neg().add(1.0);
+    // A select by masks, not at::where (no meta kernel in LibTorch 1.13):
+    // one of the two products is zero, so the sum is exact in every dtype.
+    const auto mask = x.ge(c.threshold * bound).to(x.scalar_type());
+    const auto keep = x.lt(c.threshold * bound).to(x.scalar_type());
+    return inverted.mul(mask).add(x.mul(keep));
+  }
+};
+
+struct PosterizeConfig {
+  int64_t bits = 4;
+  static PosterizeConfig read(ObjectReader& r) {
+    PosterizeConfig c;
+    c.bits = r.integer("bits", 4, 1, 8);
+    return c;
+  }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json& out) const { out["bits"] = bits; }
+};
+
+class Posterize final : public ConfiguredTransform<PosterizeConfig> {
+ public:
+  Posterize() {
+    info_.name = "posterize";
+    info_.family = "color";
+    info_.description = "keeps the top `bits` bits of each value (2^bits levels for floats)";
+    info_.params = {{"bits", "integer in [1, 8]", "4", "bits kept"}};
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const PosterizeConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("posterize");
+    if (x.scalar_type() == at::kByte) {
+      const int64_t mask = (0xFF << (8 - c.bits)) & 0xFF;
+      return x.bitwise_and(mask);
+    }
+    const double levels = static_cast<double>(int64_t{1} << c.bits);
+    return x.mul(levels).floor().clamp(0.0, levels - 1.0).mul(1.0 / levels);
+  }
+};
+
+struct BrightnessConfig {
+  double factor = 1.5;
+  static BrightnessConfig read(ObjectReader& r) {
+    BrightnessConfig c;
+    c.factor = r.number("factor", 1.5, 0.0, 1e6);
+    return c;
+  }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json& out) const { out["factor"] = factor; }
+};
+
+class AdjustBrightness final : public ConfiguredTransform<BrightnessConfig> {
+ public:
+  AdjustBrightness() {
+    info_.name = "adjust_brightness";
+    info_.family = "color";
+    info_.description = "clamp(x * factor, 0, bound); uint8 truncated back, as torchvision";
+    info_.params = {{"factor", "number >= 0", "1.5", "0 gives black, 1 the image"}};
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const BrightnessConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("adjust_brightness");
+    if (x.scalar_type() != at::kByte) return x.mul(c.factor).clamp(0.0, 1.0);
+    // uint8 * float promotes to float32 in LibTorch, as in torchvision.
+    return x.to(at::kFloat).mul(c.factor).clamp(0.0, 255.0).to(at::kByte);
+  }
+};
+
+}  // namespace
+
+void register_color_basics(TransformRegistry& registry) {
+  registry.add(std::make_unique<Invert>());
+  registry.add(std::make_unique<Solarize>());
+  registry.add(std::make_unique<Posterize>());
+  registry.add(std::make_unique<AdjustBrightness>());
+}
+
+}  // namespace devparity

@@ -1,0 +1,82 @@
+// Point-wise colour operations against their formulas (torchvision v2).
+
+#include "harness/builtins.h"
+#include "harness/transforms/registry.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+namespace {
+
+at::Tensor run(const std::string& name, const at::Tensor& x, const nlohmann::json& given = nlohmann::json::object()) {
+  register_builtins();
+  const auto* t = TransformRegistry::global().find(name);
+  EXPECT_NE(t, nullptr) << name;
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
+  return t->apply(x, t->sample(given, x.sizes(), gen));
+}
+
+// Every uint8 value once, as a 1x1x16x16 image.
+at::Tensor all_bytes() { return at::arange(256, at::kLong).to(at::kByte).reshape({1, 1, 16, 16}); }
+
+TEST(ColorBasics, InvertIsBoundMinusX) {
+  const auto u8 = all_bytes();
+  EXPECT_TRUE(at::equal(run("invert", u8), (255 - u8.to(at::kLong)).to(at::kByte)));
+  const auto f = at::rand({2, 3, 5, 4});
+  EXPECT_TRUE(at::equal(run("invert", f), 1.0 - f));
+  EXPECT_TRUE(at::equal(run("invert", run("invert", u8)), u8));
+}
+
+TEST(ColorBasics, SolarizeInvertsAtOrAboveTheThreshold) {
+  const auto u8 = all_bytes();
+  const auto v = u8.to(at::kLong);
+  const auto half = run("solarize", u8, {{"threshold", 0.5}}).to(at::kLong);  // 127.5: 128 and up
+  EXPECT_TRUE(at::equal(half, at::where(v >= 128, 255 - v, v)));
+  EXPECT_TRUE(at::equal(run("solarize", u8, {{"threshold", 0.0}}), run("invert", u8)));
+  const auto top = run("solarize", u8, {{"threshold", 1.0}}).to(at::kLong);  // only 255
+  EXPECT_TRUE(at::equal(top, at::where(v >= 255, 255 - v, v)));
+  const auto f = at::tensor({0.0, 0.25, 0.5, 0.75, 1.0}, at::kDouble).reshape({1, 1, 1, 5});
+  const auto expected = at::tensor({0.0, 0.25, 0.5, 0.25, 0.0}, at::kDouble).reshape({1, 1, 1, 5});
+  EXPECT_TRUE(at::equal(run("solarize", f, {{"threshold", 0.5}}), expected));
+}
+
+TEST(ColorBasics, PosterizeKeepsTheTopBits) {
+  const auto u8 = all_bytes();
+  EXPECT_TRUE(at::equal(run("posterize", u8, {{"bits", 4}}), u8.bitwise_and(0xF0)));
+  EXPECT_TRUE(at::equal(run("posterize", u8, {{"bits", 1}}), u8.bitwise_and(0x80)));
+  EXPECT_TRUE(at::equal(run("posterize", u8, {{"bits", 8}}), u8));
+  const auto f = at::tensor({0.0, 0.49, 0.5, 0.99, 1.0}, at::kDouble).reshape({1, 1, 1, 5});
+  const auto expected = at::tensor({0.0, 0.0, 0.5, 0.5, 0.5}, at::kDouble).reshape({1, 1, 1, 5});
+  EXPECT_TRUE(at::equal(run("posterize", f, {{"bits", 1}}), expected));
+}
+
+TEST(ColorBasics, BrightnessScalesClampsAndTruncatesUint8) {
+  const auto u8 = at::tensor({0, 1, 101, 170, 255}, at::kLong).to(at::kByte).reshape({1, 1, 1, 5});
+  // 1.5x: 1.5 -> 1, 151.5 -> 151 (truncated, as torchvision's .to(uint8)), 255 saturates.
+  const auto expected = at::tensor({0, 1, 151, 255, 255}, at::kLong).to(at::kByte).reshape({1, 1, 1, 5});
+  EXPECT_TRUE(at::equal(run("adjust_brightness", u8, {{"factor", 1.5}}), expected));
+  EXPECT_TRUE(at::equal(run("adjust_brightness", u8, {{"factor", 0.0}}), at::zeros_like(u8)));
+  EXPECT_TRUE(at::equal(run("adjust_brightness", u8, {{"factor", 1.0}}), u8));
+  const auto f = at::tensor({0.2, 0.8}, at::kDouble).reshape({1, 1, 1, 2});
+  EXPECT_TRUE(at::allclose(run("adjust_brightness", f, {{"factor", 2.0}}),
+                           at::tensor({0.4, 1.0}, at::kDouble).reshape({1, 1, 1, 2})));
+}
+
+TEST(Flips, ReverseColumnsOrRowsAndUndoThemselves) {
+  const auto x = at::arange(2 * 3 * 4 * 5, at::kDouble).reshape({2, 3, 4, 5});
+  const auto h = run("hflip", x);
+  const auto v = run("vflip", x);
+  for (int64_t j = 0; j < 5; ++j) EXPECT_TRUE(at::equal(h.select(3, j), x.select(3, 4 - j)));
+  for (int64_t i = 0; i < 4; ++i) EXPECT_TRUE(at::equal(v.select(2, i), x.select(2, 3 - i)));
+  EXPECT_TRUE(at::equal(run("hflip", h), x));
+  EXPECT_TRUE(at::equal(run("vflip", v), x));
+  const auto meta = run("hflip", at::empty({1, 3, 4, 5}, at::TensorOptions().device(at::kMeta)));
+  EXPECT_TRUE(meta.is_meta());
+  EXPECT_EQ(meta.sizes(), x.narrow(0, 0, 1).sizes());
+}
+
+}  // namespace
+}  // namespace devparity
