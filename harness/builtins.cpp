@@ -27,6 +27,7 @@ void register_builtins() {
     register_native_ops(transforms);
     register_color_basics(transforms);
     register_flips(transforms);
+    register_crops(transforms);
 
     register_torchscript_subjects(SubjectKindRegistry::global());
 

@@ -21,6 +21,8 @@ void register_native_transforms(TransformRegistry& registry);
 void register_color_basics(TransformRegistry& registry);
 /// hflip, vflip (flips.cpp).
 void register_flips(TransformRegistry& registry);
+/// crop, center_crop (crop.cpp).
+void register_crops(TransformRegistry& registry);
 /// grid_sample, conv2d, avg_pool2d, conv_blur (native_ops.cpp).
 void register_native_ops(TransformRegistry& registry);
 

@@ -78,5 +78,30 @@ TEST(Flips, ReverseColumnsOrRowsAndUndoThemselves) {
   EXPECT_EQ(meta.sizes(), x.narrow(0, 0, 1).sizes());
 }
 
+TEST(Crops, CropTakesTheBoxAndZerosOutsideIt) {
+  const auto x = at::arange(1 * 1 * 4 * 5, at::kDouble).reshape({1, 1, 4, 5}) + 1;
+  const auto inside = run("crop", x, {{"top", 1}, {"left", 2}, {"height", 2}, {"width", 3}});
+  EXPECT_TRUE(at::equal(inside, x.narrow(2, 1, 2).narrow(3, 2, 3)));
+  // One row above and one column left of the image: zeros there.
+  const auto outside = run("crop", x, {{"top", -1}, {"left", -1}, {"height", 2}, {"width", 2}});
+  const auto expected = at::tensor({0.0, 0.0, 0.0, 1.0}, at::kDouble).reshape({1, 1, 2, 2});
+  EXPECT_TRUE(at::equal(outside, expected));
+}
+
+TEST(Crops, CenterCropRoundsTheAnchorHalfToEvenAndPadsWhenLarger) {
+  const auto x = at::arange(1 * 1 * 7 * 6, at::kDouble).reshape({1, 1, 7, 6});
+  // (7 - 2) / 2 = 2.5 -> 2 and (6 - 3) / 2 = 1.5 -> 2, as Python's round.
+  EXPECT_TRUE(at::equal(run("center_crop", x, {{"size", {2, 3}}}), x.narrow(2, 2, 2).narrow(3, 2, 3)));
+  // (7 - 4) / 2 = 1.5 -> 2.
+  EXPECT_TRUE(at::equal(run("center_crop", x, {{"size", {4, 6}}}), x.narrow(2, 2, 4)));
+  // Larger: 9x8 pads (9 - 7) // 2 = 1 row and (8 - 6) // 2 = 1 column before.
+  const auto big = run("center_crop", x, {{"size", {9, 8}}});
+  EXPECT_EQ(big.sizes(), (std::vector<int64_t>{1, 1, 9, 8}));
+  EXPECT_TRUE(at::equal(big.narrow(2, 1, 7).narrow(3, 1, 6), x));
+  EXPECT_EQ(big.sum().item<double>(), x.sum().item<double>());
+  const auto meta = run("center_crop", at::empty({1, 3, 7, 6}, at::TensorOptions().device(at::kMeta)), {{"size", {9, 4}}});
+  EXPECT_EQ(meta.sizes(), (std::vector<int64_t>{1, 3, 9, 4}));
+}
+
 }  // namespace
 }  // namespace devparity

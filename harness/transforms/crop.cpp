@@ -1,0 +1,135 @@
+// crop and center_crop with torchvision v2's semantics
+// (transforms/v2/functional/_geometry.py):
+//
+//   crop(top, left, height, width): rows top..top+height-1, columns
+//     left..left+width-1; the parts of that box outside the image are zeros.
+//   center_crop(height, width): top = round((H - height) / 2), left =
+//     round((W - width) / 2), with Python's round (half to even); a crop
+//     larger than the image pads it first with zeros, (d // 2) before and
+//     ((d + 1) // 2) after.
+//
+// Only narrow and a zero-filled canvas made on the input's device: exact in
+// every dtype, and meta runs it.
+
+#include "harness/core/error.h"
+#include "harness/core/json_reader.h"
+#include "harness/trace/scope.h"
+#include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/configured.h"
+#include "harness/transforms/registry.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace devparity {
+namespace {
+
+// The box [top, top + height) x [left, left + width) of x, zeros outside it.
+at::Tensor crop_box(const at::Tensor& x, int64_t top, int64_t left, int64_t height, int64_t width) {
+  const int64_t h = x.size(2), w = x.size(3);
+  const int64_t y0 = std::max<int64_t>(top, 0), y1 = std::min(top + height, h);
+  const int64_t x0 = std::max<int64_t>(left, 0), x1 = std::min(left + width, w);
+  if (y0 == top && x0 == left && y1 == top + height && x1 == left + width) {
+    return x.narrow(2, top, height).narrow(3, left, width).contiguous();
+  }
+  auto out = at::zeros({x.size(0), x.size(1), height, width}, x.options());
+  if (y1 > y0 && x1 > x0) {
+    out.narrow(2, y0 - top, y1 - y0).narrow(3, x0 - left, x1 - x0).copy_(x.narrow(2, y0, y1 - y0).narrow(3, x0, x1 - x0));
+  }
+  return out;
+}
+
+struct CropConfig {
+  int64_t top = 0, left = 0, height = 1, width = 1;
+  static CropConfig read(ObjectReader& r) {
+    CropConfig c;
+    c.top = r.integer("top", 0, -(1 << 16), 1 << 16);
+    c.left = r.integer("left", 0, -(1 << 16), 1 << 16);
+    c.height = r.integer("height", std::nullopt, 1, 1 << 16);
+    c.width = r.integer("width", std::nullopt, 1, 1 << 16);
+    return c;
+  }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json& out) const {
+    out["top"] = top;
+    out["left"] = left;
+    out["height"] = height;
+    out["width"] = width;
+  }
+};
+
+class Crop final : public ConfiguredTransform<CropConfig> {
+ public:
+  Crop() {
+    info_.name = "crop";
+    info_.family = "geometry";
+    info_.description = "a box of the image; zeros where the box leaves it";
+    info_.params = {{"top", "integer", "0", "first row (may be negative)"},
+                    {"left", "integer", "0", "first column (may be negative)"},
+                    {"height", "integer >= 1", "required", "rows"},
+                    {"width", "integer >= 1", "required", "columns"}};
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const CropConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("crop");
+    return crop_box(x, c.top, c.left, c.height, c.width);
+  }
+};
+
+struct CenterCropConfig {
+  int64_t height = 1, width = 1;
+  static CenterCropConfig read(ObjectReader& r) {
+    CenterCropConfig c;
+    const auto size = r.integers("size", 2, 1, 1 << 16);
+    c.height = size[0];
+    c.width = size[1];
+    return c;
+  }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json& out) const { out["size"] = {height, width}; }
+};
+
+// Python's round(): half to even.
+int64_t round_half_even(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
+
+class CenterCrop final : public ConfiguredTransform<CenterCropConfig> {
+ public:
+  CenterCrop() {
+    info_.name = "center_crop";
+    info_.family = "geometry";
+    info_.description = "the centred box of the given size (torchvision's anchor rounding; zero padding when larger)";
+    info_.params = {{"size", "[height, width] integers >= 1", "required", "output size"}};
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const CenterCropConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("center_crop");
+    const int64_t h = x.size(2), w = x.size(3);
+    // Larger than the image: torchvision pads first ((d // 2) before), then
+    // takes the centre of the padded image, whose anchor is then 0.
+    const int64_t pad_top = c.height > h ? (c.height - h) / 2 : 0;
+    const int64_t pad_left = c.width > w ? (c.width - w) / 2 : 0;
+    const int64_t ph = std::max(h, c.height), pw = std::max(w, c.width);
+    const int64_t top = round_half_even(static_cast<double>(ph - c.height) / 2.0) - pad_top;
+    const int64_t left = round_half_even(static_cast<double>(pw - c.width) / 2.0) - pad_left;
+    return crop_box(x, top, left, c.height, c.width);
+  }
+};
+
+}  // namespace
+
+void register_crops(TransformRegistry& registry) {
+  registry.add(std::make_unique<Crop>());
+  registry.add(std::make_unique<CenterCrop>());
+}
+
+}  // namespace devparity
