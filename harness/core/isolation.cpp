@@ -3,6 +3,7 @@
 #include "harness/core/dtype.h"
 #include "harness/core/error.h"
 #include "harness/core/interrupt.h"
+#include "harness/core/text.h"
 #include "harness/core/trial.h"
 #include "harness/transforms/transform.h"
 
@@ -88,15 +89,10 @@ std::vector<WorkerItem> parse_worker_spec(const std::string& spec) {
     const auto comma = std::min(spec.find(',', start), spec.size());
     const auto piece = spec.substr(start, comma - start);
     const auto colon = piece.find(':');
-    const auto digits = [](const std::string& t) {
-      return !t.empty() && t.size() < 10 && t.find_first_not_of("0123456789") == std::string::npos;
-    };
-    const auto g = piece.substr(0, colon);
-    const auto t = colon == std::string::npos ? std::string() : piece.substr(colon + 1);
-    if (!digits(g) || (colon != std::string::npos && !digits(t))) {
-      throw UsageError(fmt::format("--worker '{}': expected GROUP[:TRIAL],...", spec));
-    }
-    out.push_back({static_cast<size_t>(std::stoul(g)), colon == std::string::npos ? -1 : std::stoi(t)});
+    const auto g = parse_count(piece.substr(0, colon), 9);
+    const auto t = colon == std::string::npos ? std::optional<int64_t>(-1) : parse_count(piece.substr(colon + 1), 9);
+    if (!g || !t) throw UsageError(fmt::format("--worker '{}': expected GROUP[:TRIAL],...", spec));
+    out.push_back({static_cast<size_t>(*g), static_cast<int>(*t)});
     start = comma + 1;
   }
   if (out.empty()) throw UsageError("--worker: nothing to run");

@@ -97,4 +97,11 @@ std::string file_stem_identifier(const std::string& path, const std::string& kee
   return stem;
 }
 
+std::optional<int64_t> parse_count(const std::string& text, size_t max_digits) {
+  if (text.empty() || text.size() > max_digits || text.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::stoll(text);
+}
+
 }  // namespace devparity

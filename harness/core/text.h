@@ -1,6 +1,7 @@
 #pragma once
 /// Small string helpers shared across the harness.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ std::string join_shape(const std::vector<int64_t>& shape);
 
 /// True when `name` is a non-empty identifier of [A-Za-z0-9_].
 bool is_identifier(const std::string& name);
+
+/// A count written as 1 to `max_digits` decimal digits ("42"), or nullopt.
+std::optional<int64_t> parse_count(const std::string& text, size_t max_digits);
 
 /// A file's name without folders and extension, with every character but
 /// [A-Za-z0-9_] and those in `keep` replaced by '_': "models/jit-ter.pt" ->

@@ -38,13 +38,13 @@ nlohmann::json ArtifactStore::save(const std::string& trial_id,
   }
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(root_) / folder_;
+  std::error_code ec;
   if (!prepared_) {
-    for (const auto& entry : fs::directory_iterator(dir, ec_)) {
-      if (entry.path().extension() == ".npy") fs::remove(entry.path(), ec_);
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (entry.path().extension() == ".npy") fs::remove(entry.path(), ec);
     }
     prepared_ = true;
   }
-  std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("{}: cannot create the artifact folder: {}", dir.string(), ec.message()));
   auto out = nlohmann::json::array();

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -49,7 +48,6 @@ class ArtifactStore {
   mutable std::mutex mutex_;
   int64_t written_ = 0, skipped_ = 0;
   bool prepared_ = false;
-  std::error_code ec_;
 };
 
 /// |output - reference| as float32 (float64 arithmetic, so uint8 and integer

@@ -1,5 +1,7 @@
 #include "harness/report/diff.h"
 
+#include "harness/report/report_file.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -13,13 +15,7 @@ namespace {
 bool failing(const std::string& status) { return status == "fail" || status == "error"; }
 
 std::string failing_check_names(const nlohmann::json& r) {
-  std::string out;
-  const auto status = r.value("status", "");
-  for (const auto& c : r.at("checks")) {
-    if (c.value("status", "") != status) continue;
-    out += (out.empty() ? "" : ",") + c.value("name", "");
-  }
-  return out;
+  return fmt::format("{}", fmt::join(deciding_checks(r), ","));
 }
 
 std::optional<double> number_at(const nlohmann::json& stats, const char* key) {

@@ -7,6 +7,7 @@
 #include "harness/report/document.h"
 #include "harness/report/junit.h"
 #include "harness/report/markup.h"
+#include "harness/report/report_file.h"
 #include "harness/report/reporter_registry.h"
 
 #include <ATen/ATen.h>
@@ -22,12 +23,6 @@ namespace devparity {
 namespace {
 
 std::string esc(const std::string& s) { return escape_markup(s); }
-
-std::string text_of(const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "";
-  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 std::string base64(const std::string& bytes) {
   static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -131,7 +126,7 @@ std::string findings_table(const nlohmann::json& check) {
        "<th>device</th><th>count</th></tr>";
   for (const auto& f : findings) {
     std::string where;
-    for (const auto& sc : f.value("scopes", nlohmann::json::array())) where += (where.empty() ? "" : " > ") + text_of(sc);
+    for (const auto& sc : f.value("scopes", nlohmann::json::array())) where += (where.empty() ? "" : " > ") + json_text(sc);
     if (!f.value("source", "").empty()) where += (where.empty() ? "" : " ") + std::string("[") + f.value("source", "") + "]";
     s << "<tr><td>" << esc(f.value("kind", "")) << "</td><td>" << esc(f.value("severity", "")) << "</td><td>"
       << esc(f.value("op", "")) << "</td><td>" << esc(where) << "</td><td>" << esc(f.value("message", ""))
@@ -142,14 +137,9 @@ std::string findings_table(const nlohmann::json& check) {
 }
 
 std::string failing_checks_of(const nlohmann::json& r) {
-  std::string out;
   const auto status = r.value("status", "");
-  for (const auto& c : r.value("checks", nlohmann::json::array())) {
-    if (c.value("status", "") == status && (status == "fail" || status == "error")) {
-      out += (out.empty() ? "" : " ") + c.value("name", "");
-    }
-  }
-  return out;
+  if (status != "fail" && status != "error") return "";
+  return fmt::format("{}", fmt::join(deciding_checks(r), " "));
 }
 
 std::string options_of(const std::set<std::string>& values) {
@@ -223,7 +213,7 @@ std::string html_report(const nlohmann::json& report, const HtmlOptions& options
     << esc(tool.value("version", "")) << " (" << esc(tool.value("git", "")) << "), started "
     << esc(run.value("started_at", "")) << ", " << fmt::format("{:.2f}", run.value("duration_s", 0.0))
     << " s; LibTorch " << esc(report.at("environment").value("torch_version", "")) << "<br>"
-    << esc(text_of(run.value("argv", nlohmann::json::array()))) << "</p>\n";
+    << esc(json_text(run.value("argv", nlohmann::json::array()))) << "</p>\n";
   const bool passed = summary.contains("baseline")
                           ? summary["baseline"].value("new_failures", nlohmann::json::array()).empty()
                           : summary.value("failed", 0) + summary.value("errored", 0) == 0;
@@ -286,7 +276,7 @@ std::string html_report(const nlohmann::json& report, const HtmlOptions& options
     s << "<section class=\"detail\" id=\"detail-" << i << "\"" << data_attributes(r) << "><h3>"
       << esc(r.value("id", "")) << "</h3><p>" << esc(r.value("message", "")) << "</p>"
       << "<p class=\"meta\">subject " << esc(r.value("subject", "")) << ", params "
-      << esc(text_of(r.value("params", nlohmann::json::object()))) << ", seed " << esc(r.contains("seed") ? text_of(r["seed"]) : std::string())
+      << esc(json_text(r.value("params", nlohmann::json::object()))) << ", seed " << esc(r.contains("seed") ? json_text(r["seed"]) : std::string())
       << ", reference " << esc(r.value("reference_subject", "")) << " on " << esc(r.value("reference_device", ""))
       << "</p>";
     for (const auto& c : r.value("checks", nlohmann::json::array())) {

@@ -3,6 +3,7 @@
 #include "harness/core/atomic_file.h"
 #include "harness/report/document.h"
 #include "harness/report/markup.h"
+#include "harness/report/report_file.h"
 #include "harness/report/reporter_registry.h"
 
 #include <fmt/format.h>
@@ -15,12 +16,6 @@
 namespace devparity {
 namespace {
 
-std::string text_of(const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "";
-  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 std::string attribute(const std::string& name, const std::string& value) {
   return " " + name + "=\"" + escape_markup(value) + "\"";
 }
@@ -32,13 +27,13 @@ std::string timestamp_of(const nlohmann::json& report) {
 
 void properties(std::ostringstream& out, const nlohmann::json& report) {
   std::vector<std::pair<std::string, std::string>> props = {
-      {"devparity.version", text_of(report["tool"].value("version", ""))},
-      {"devparity.git", text_of(report["tool"].value("git", ""))},
-      {"run.argv", text_of(report["run"].value("argv", nlohmann::json::array()))},
-      {"run.seed", text_of(report["run"].value("seed", nlohmann::json()))},
+      {"devparity.version", json_text(report["tool"].value("version", ""))},
+      {"devparity.git", json_text(report["tool"].value("git", ""))},
+      {"run.argv", json_text(report["run"].value("argv", nlohmann::json::array()))},
+      {"run.seed", json_text(report["run"].value("seed", nlohmann::json()))},
   };
   for (const auto& [key, value] : report.at("environment").items()) {
-    props.emplace_back("environment." + key, text_of(value));
+    props.emplace_back("environment." + key, json_text(value));
   }
   out << "    <properties>\n";
   for (const auto& [name, value] : props) {
@@ -47,11 +42,9 @@ void properties(std::ostringstream& out, const nlohmann::json& report) {
   out << "    </properties>\n";
 }
 
-std::string first_failing_check(const nlohmann::json& result, const char* status) {
-  for (const auto& check : result.at("checks")) {
-    if (check.at("status") == status) return check.at("name").get<std::string>();
-  }
-  return "run";
+std::string first_failing_check(const nlohmann::json& result) {
+  const auto names = deciding_checks(result);
+  return names.empty() ? "run" : names.front();
 }
 
 }  // namespace
@@ -60,22 +53,22 @@ std::string check_evidence(const nlohmann::json& check) {
   std::string out = check.value("name", "check") + ": " + check.value("message", "");
   const auto& s = check.value("stats", nlohmann::json::object());
   std::vector<std::string> stats;
-  if (s.contains("max_abs")) stats.push_back(fmt::format("max |diff| {}", text_of(s["max_abs"])));
+  if (s.contains("max_abs")) stats.push_back(fmt::format("max |diff| {}", json_text(s["max_abs"])));
   if (s.contains("mismatches") && s.contains("numel")) {
-    stats.push_back(fmt::format("{} of {} elements outside tolerance", text_of(s["mismatches"]),
-                                text_of(s["numel"])));
+    stats.push_back(fmt::format("{} of {} elements outside tolerance", json_text(s["mismatches"]),
+                                json_text(s["numel"])));
   }
   if (s.contains("psnr_db") && !s["psnr_db"].is_null()) {
-    stats.push_back(fmt::format("PSNR {} dB", text_of(s["psnr_db"])));
+    stats.push_back(fmt::format("PSNR {} dB", json_text(s["psnr_db"])));
   }
   if (s.contains("worst") && s["worst"].is_object()) {
     const auto& w = s["worst"];
-    stats.push_back(fmt::format("worst at {}: {} vs reference {}", text_of(w.value("index", nlohmann::json())),
-                                text_of(w.value("output", nlohmann::json())),
-                                text_of(w.value("reference", nlohmann::json()))));
+    stats.push_back(fmt::format("worst at {}: {} vs reference {}", json_text(w.value("index", nlohmann::json())),
+                                json_text(w.value("output", nlohmann::json())),
+                                json_text(w.value("reference", nlohmann::json()))));
   }
   if (s.contains("tolerance") && s["tolerance"].is_object()) {
-    stats.push_back("tolerance " + text_of(s["tolerance"]));
+    stats.push_back("tolerance " + json_text(s["tolerance"]));
   }
   for (const auto& line : stats) out += "\n  " + line;
   const auto& findings = check.value("findings", nlohmann::json::array());
@@ -152,7 +145,7 @@ std::string junit_xml(const nlohmann::json& report) {
           body += (body.empty() ? "" : "\n") + check_evidence(check);
         }
         out << "      <" << tag << attribute("message", r->value("message", ""))
-            << attribute("type", first_failing_check(*r, status.c_str())) << ">" << escape_markup(body)
+            << attribute("type", first_failing_check(*r)) << ">" << escape_markup(body)
             << "</" << tag << ">\n";
       }
       out << "    </testcase>\n";

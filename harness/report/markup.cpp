@@ -1,5 +1,7 @@
 #include "harness/report/markup.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 
 namespace devparity {
@@ -30,6 +32,12 @@ size_t utf8_length(const std::string& text, size_t i) {
 }
 
 }  // namespace
+
+std::string json_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::string escape_markup(const std::string& text) {
   std::string out;

@@ -144,10 +144,17 @@ std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json
   for (const auto& r : report.at("results")) {
     const auto status = r.at("status").get<std::string>();
     if (status != "fail" && status != "error") continue;
-    auto& checks = out[r.at("id").get<std::string>()];
-    for (const auto& c : r.at("checks")) {
-      if (c.value("status", "") == status) checks.insert(c.value("name", ""));
-    }
+    const auto names = deciding_checks(r);
+    out[r.at("id").get<std::string>()].insert(names.begin(), names.end());
+  }
+  return out;
+}
+
+std::vector<std::string> deciding_checks(const nlohmann::json& result) {
+  std::vector<std::string> out;
+  const auto status = result.value("status", "");
+  for (const auto& c : result.value("checks", nlohmann::json::array())) {
+    if (c.value("status", "") == status) out.push_back(c.value("name", ""));
   }
   return out;
 }

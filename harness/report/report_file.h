@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace devparity {
 
@@ -23,5 +24,9 @@ nlohmann::json parse_report(const std::string& path, const std::string& text);
 /// The ids of a report's failing (fail or error) results -> the names of
 /// their failing checks.
 std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report);
+
+/// The names of a result's checks whose status is the result's own (those
+/// that decided it), in report order.
+std::vector<std::string> deciding_checks(const nlohmann::json& result);
 
 }  // namespace devparity

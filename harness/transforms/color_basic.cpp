@@ -27,6 +27,11 @@ namespace {
 
 double bound_of(const at::Tensor& x) { return x.scalar_type() == at::kByte ? 255.0 : 1.0; }
 
+// bound - x: for uint8 the bitwise complement, exact and without promotion.
+at::Tensor inverted(const at::Tensor& x) {
+  return x.scalar_type() == at::kByte ? x.bitwise_not() : x.neg().add(1.0);
+}
+
 struct NoConfig {
   static NoConfig read(ObjectReader&) { return {}; }
   void check(c10::IntArrayRef) const {}
@@ -46,7 +51,7 @@ class Invert final : public ConfiguredTransform<NoConfig> {
  private:
   at::Tensor run(const at::Tensor& x, const NoConfig&) const override {
     DEVPARITY_TRACE_SCOPE("invert");
-    return x.scalar_type() == at::kByte ? x.bitwise_not() : x.neg().add(1.0);
+    return inverted(x);
   }
 };
 
@@ -76,12 +81,11 @@ class Solarize final : public ConfiguredTransform<SolarizeConfig> {
   at::Tensor run(const at::Tensor& x, const SolarizeConfig& c) const override {
     DEVPARITY_TRACE_SCOPE("solarize");
     const double bound = bound_of(x);
-    const auto inverted = x.scalar_type() == at::kByte ? x.bitwise_not() : x.neg().add(1.0);
     // A select by masks, not at::where (no meta kernel in LibTorch 1.13):
     // one of the two products is zero, so the sum is exact in every dtype.
     const auto mask = x.ge(c.threshold * bound).to(x.scalar_type());
     const auto keep = x.lt(c.threshold * bound).to(x.scalar_type());
-    return inverted.mul(mask).add(x.mul(keep));
+    return inverted(x).mul(mask).add(x.mul(keep));
   }
 };
 

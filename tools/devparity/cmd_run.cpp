@@ -3,6 +3,7 @@
 #include "harness/core/dtype.h"
 #include "harness/core/error.h"
 #include "harness/core/runner.h"
+#include "harness/core/text.h"
 #include "harness/core/trial.h"
 #include "harness/core/interrupt.h"
 #include "harness/core/isolation.h"
@@ -49,13 +50,12 @@ std::vector<int64_t> parse_shape(const std::string& text) {
   size_t start = 0;
   while (start <= text.size()) {
     const auto end = std::min(text.find('x', start), text.size());
-    const auto piece = text.substr(start, end - start);
-    if (piece.empty() || piece.find_first_not_of("0123456789") != std::string::npos ||
-        piece.size() > 5 || std::stoll(piece) == 0) {
+    const auto size = parse_count(text.substr(start, end - start), 5);
+    if (!size || *size == 0) {
       out.clear();
       break;
     }
-    out.push_back(std::stoll(piece));
+    out.push_back(*size);
     start = end + 1;
   }
   if (out.size() != 4) {
@@ -136,16 +136,13 @@ int cmd_run(const Options& options) {
   plan_options.seed = o.seed;
   if (!o.shard.empty()) {
     const auto slash = o.shard.find('/');
-    const auto digits = [](const std::string& t) {
-      return !t.empty() && t.size() < 7 && t.find_first_not_of("0123456789") == std::string::npos;
-    };
-    const auto i = o.shard.substr(0, slash == std::string::npos ? 0 : slash);
-    const auto n = slash == std::string::npos ? std::string() : o.shard.substr(slash + 1);
-    if (!digits(i) || !digits(n) || std::stoi(n) < 1 || std::stoi(i) >= std::stoi(n)) {
+    const auto i = parse_count(o.shard.substr(0, slash == std::string::npos ? 0 : slash), 6);
+    const auto n = slash == std::string::npos ? std::nullopt : parse_count(o.shard.substr(slash + 1), 6);
+    if (!i || !n || *n < 1 || *i >= *n) {
       throw UsageError(fmt::format("--shard '{}': expected I/N with 0 <= I < N, e.g. 0/4", o.shard));
     }
-    plan_options.shard_index = std::stoi(i);
-    plan_options.shard_count = std::stoi(n);
+    plan_options.shard_index = static_cast<int>(*i);
+    plan_options.shard_count = static_cast<int>(*n);
   }
 
   std::vector<std::string> paths = o.suites;
