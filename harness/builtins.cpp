@@ -28,6 +28,8 @@ void register_builtins() {
     register_color_basics(transforms);
     register_flips(transforms);
     register_crops(transforms);
+    register_color_adjustments(transforms);
+    register_color_spaces(transforms);
 
     register_torchscript_subjects(SubjectKindRegistry::global());
 

@@ -23,6 +23,11 @@ void register_color_basics(TransformRegistry& registry);
 void register_flips(TransformRegistry& registry);
 /// crop, center_crop (crop.cpp).
 void register_crops(TransformRegistry& registry);
+/// contrast, saturation, hue, gamma, grayscale, sharpness, autocontrast,
+/// equalize, sigmoid, log, normalize, denormalize (color_adjust.cpp).
+void register_color_adjustments(TransformRegistry& registry);
+/// RGB <-> HSV, HLS, YCbCr, YUV, Lab (color_spaces.cpp).
+void register_color_spaces(TransformRegistry& registry);
 /// grid_sample, conv2d, avg_pool2d, conv_blur (native_ops.cpp).
 void register_native_ops(TransformRegistry& registry);
 

@@ -16,6 +16,7 @@
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/configured.h"
+#include "harness/transforms/image_math.h"
 #include "harness/transforms/registry.h"
 
 #include <ATen/ATen.h>
@@ -25,7 +26,7 @@
 namespace devparity {
 namespace {
 
-double bound_of(const at::Tensor& x) { return x.scalar_type() == at::kByte ? 255.0 : 1.0; }
+using image::bound_of;
 
 // bound - x: for uint8 the bitwise complement, exact and without promotion.
 at::Tensor inverted(const at::Tensor& x) {

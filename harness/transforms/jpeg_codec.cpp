@@ -23,6 +23,7 @@
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/configured.h"
 #include "harness/transforms/filters.h"
+#include "harness/transforms/image_math.h"
 #include "harness/transforms/jpeg_detail.h"
 #include "harness/transforms/registry.h"
 #include "harness/transforms/sampling.h"
@@ -129,12 +130,9 @@ at::Tensor codec(const at::Tensor& image, const at::Tensor& quality, const at::T
   at::Tensor y, cbcr;
   {
     DEVPARITY_TRACE_SCOPE("rgb_to_ycbcr");
-    const auto r = x.select(1, 0), g = x.select(1, 1), b = x.select(1, 2);
-    const auto luma = 0.299 * r + 0.587 * g + 0.114 * b;
-    const auto cb = (b - luma) * 0.564 + 0.5;
-    const auto cr = (r - luma) * 0.713 + 0.5;
-    y = luma * 255.0;
-    cbcr = at::stack({cb, cr}, 1) * 255.0;
+    const auto ycc = image::rgb_to_ycbcr(x);
+    y = ycc.select(1, 0) * 255.0;
+    cbcr = ycc.narrow(1, 1, 2) * 255.0;
   }
   {
     DEVPARITY_TRACE_SCOPE("subsample");
@@ -162,12 +160,7 @@ at::Tensor codec(const at::Tensor& image, const at::Tensor& quality, const at::T
     const auto cr = unpatchify(c_blocks.narrow(1, half, half), hp / 2, wp / 2);
     const auto up = rescale_image(at::stack({cb, cr}, 1), 2.0, 2.0, "bilinear", false, false);
     const auto ycc = at::cat({y_img.unsqueeze(1), up}, 1) / 255.0;
-    const auto yy = ycc.select(1, 0);
-    const auto cb_s = ycc.select(1, 1) - 0.5, cr_s = ycc.select(1, 2) - 0.5;
-    const auto r = yy + 1.403 * cr_s;
-    const auto g = yy - 0.714 * cr_s - 0.344 * cb_s;
-    const auto b = yy + 1.773 * cb_s;
-    rgb = at::stack({r, g, b}, 1).clamp(0.0, 1.0);
+    rgb = image::ycbcr_to_rgb(ycc);
   }
   return rgb.narrow(2, 0, h).narrow(3, 0, w);
 }

@@ -1,7 +1,6 @@
 // Point-wise colour operations against their formulas (torchvision v2).
 
-#include "harness/builtins.h"
-#include "harness/transforms/registry.h"
+#include "tests/support/apply_transform.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -12,11 +11,7 @@ namespace devparity {
 namespace {
 
 at::Tensor run(const std::string& name, const at::Tensor& x, const nlohmann::json& given = nlohmann::json::object()) {
-  register_builtins();
-  const auto* t = TransformRegistry::global().find(name);
-  EXPECT_NE(t, nullptr) << name;
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
-  return t->apply(x, t->sample(given, x.sizes(), gen));
+  return test_support::apply_builtin(name, x, given);
 }
 
 // Every uint8 value once, as a 1x1x16x16 image.
