@@ -30,6 +30,7 @@ void register_builtins() {
     register_crops(transforms);
     register_color_adjustments(transforms);
     register_color_spaces(transforms);
+    register_warps(transforms);
 
     register_torchscript_subjects(SubjectKindRegistry::global());
 

@@ -28,6 +28,8 @@ void register_crops(TransformRegistry& registry);
 void register_color_adjustments(TransformRegistry& registry);
 /// RGB <-> HSV, HLS, YCbCr, YUV, Lab (color_spaces.cpp).
 void register_color_spaces(TransformRegistry& registry);
+/// rotate, affine, perspective, elastic_transform (warp.cpp).
+void register_warps(TransformRegistry& registry);
 /// grid_sample, conv2d, avg_pool2d, conv_blur (native_ops.cpp).
 void register_native_ops(TransformRegistry& registry);
 

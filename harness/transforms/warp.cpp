@@ -1,0 +1,440 @@
+// Geometric warps with torchvision v2's semantics
+// (transforms/v2/functional/_geometry.py), sampled by sampler.h:
+//
+//   affine(angle, translate, scale, shear, center): the inverse map
+//     M^-1 = C RSS^-1 C^-1 T^-1 of _get_inverse_affine_matrix, with
+//     RSS = [a b; c d] / scale^-1, a = cos(r - sy) / cos(sy),
+//     b = -(a tan(sx) + sin(r)), c = sin(r - sy) / cos(sy), d = cos(r) - c tan(sx)
+//     (r, sx, sy in radians; C the centre, default the image centre, in
+//     coordinates centred on the image); output pixel (i, j) at centred
+//     (j + .5 - W / 2, i + .5 - H / 2) reads source pixel M^-1 (x, y, 1) +
+//     (W / 2 - .5, H / 2 - .5)
+//   rotate(angle): affine with -angle (counter-clockwise), no translation,
+//     unit scale, no shear
+//   perspective(start, end): the 8 coefficients c solving end -> start
+//     (_get_perspective_coeffs, in float64 on the host); output (i, j) reads
+//     ((c0 x + c1 y + c2) / (c6 x + c7 y + 1) - .5, (c3 x + c4 y + c5) / (...) - .5)
+//     at (x, y) = (j + .5, i + .5)
+//   elastic(alpha, sigma): torchvision's ElasticTransform draws: dx = 2 U - 1
+//     on an H x W field, blurred (reflect) with kernel int(8 sigma + 1) made
+//     odd, times alpha_x / H; dy likewise with alpha_y / W; source = (j +
+//     dx W / 2, i + dy H / 2). The field is registered state made on the CPU
+//     from a drawn seed, so it follows the subject to the device.
+//
+// uint8 runs in float32 and is rounded back; fill blends towards a colour
+// where the sampled area left the image (zeros padding only). padding_mode
+// adds grid_sample's border and reflection modes.
+
+#include "harness/core/error.h"
+#include "harness/core/json_reader.h"
+#include "harness/trace/scope.h"
+#include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/configured.h"
+#include "harness/transforms/filters.h"
+#include "harness/transforms/registry.h"
+#include "harness/transforms/sampler.h"
+#include "harness/transforms/sampling.h"
+#include "harness/transforms/state.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cmath>
+#include <optional>
+
+namespace devparity {
+namespace {
+
+constexpr double kDegree = M_PI / 180.0;
+
+struct WarpOptions {
+  std::string interpolation;
+  std::string padding = "zeros";
+  std::vector<double> fill;  // empty: plain zeros
+
+  static WarpOptions read(ObjectReader& r, const char* default_interpolation) {
+    WarpOptions o;
+    o.interpolation = r.string("interpolation", default_interpolation, {"nearest", "bilinear", "bicubic"});
+    o.padding = r.string("padding_mode", "zeros", {"zeros", "border", "reflection"});
+    if (const auto* f = r.get("fill"); f != nullptr && !f->is_null()) {
+      o.fill = f->is_number() ? std::vector<double>{r.number("fill", std::nullopt, -1e6, 1e6)}
+                              : r.numbers("fill", 0, -1e6, 1e6);
+      if (o.fill.empty()) throw FieldError(r.pointer("fill"), "expected a number or one per channel");
+    }
+    return o;
+  }
+  void check(c10::IntArrayRef shape) const {
+    if (fill.size() > 1 && static_cast<int64_t>(fill.size()) != shape[1]) {
+      throw FieldError("/fill", fmt::format("{} values for {} channels", fill.size(), shape[1]));
+    }
+  }
+  void write(nlohmann::json& out) const {
+    out["interpolation"] = interpolation;
+    out["padding_mode"] = padding;
+    out["fill"] = fill.empty() ? nlohmann::json(nullptr) : nlohmann::json(fill);
+  }
+};
+
+void add_warp_docs(std::vector<ParamDoc>& docs, const char* default_interpolation) {
+  docs.push_back({"interpolation", "nearest|bilinear|bicubic", fmt::format("\"{}\"", default_interpolation), ""});
+  docs.push_back({"padding_mode", "zeros|border|reflection", "\"zeros\"", "grid_sample's padding"});
+  docs.push_back({"fill", "number, [per channel] or null", "null",
+                  "colour of the area from outside the image (zeros padding; in the dtype's units)"});
+}
+
+// A number, or a list of one or two (one repeated).
+std::pair<double, double> read_pair(ObjectReader& r, const std::string& key, std::pair<double, double> fallback,
+                                    double lo, double hi) {
+  const auto* v = r.get(key);
+  if (v == nullptr) return fallback;
+  if (v->is_number()) {
+    const double x = r.number(key, std::nullopt, lo, hi);
+    return {x, x};
+  }
+  const auto values = r.numbers(key, 0, lo, hi);
+  if (values.size() == 1) return {values[0], values[0]};
+  if (values.size() != 2) throw FieldError(r.pointer(key), "expected a number or [x, y]");
+  return {values[0], values[1]};
+}
+
+// torchvision's _get_inverse_affine_matrix (inverted), row-major 2x3.
+std::array<double, 6> inverse_affine(std::pair<double, double> center, double angle, std::pair<double, double> translate,
+                                     double scale, std::pair<double, double> shear) {
+  const double rot = angle * kDegree, sx = shear.first * kDegree, sy = shear.second * kDegree;
+  const double a = std::cos(rot - sy) / std::cos(sy);
+  const double b = -(a * std::tan(sx) + std::sin(rot));
+  const double c = std::sin(rot - sy) / std::cos(sy);
+  const double d = std::cos(rot) - c * std::tan(sx);
+  std::array<double, 6> m = {d / scale, -b / scale, 0.0, -c / scale, a / scale, 0.0};
+  const double cx = center.first + translate.first, cy = center.second + translate.second;
+  m[2] += m[0] * -cx + m[1] * -cy + center.first;
+  m[5] += m[3] * -cx + m[4] * -cy + center.second;
+  return m;
+}
+
+// Output pixel positions as (1, 1, W) columns and (1, H, 1) rows plus
+// `offset`, in dtype, on the device of `like`.
+std::pair<at::Tensor, at::Tensor> positions(const at::Tensor& like, c10::ScalarType dtype, int64_t h, int64_t w,
+                                            double offset_x, double offset_y) {
+  const auto options = like.options().dtype(dtype);
+  return {at::arange(w, options).add(offset_x).reshape({1, 1, w}), at::arange(h, options).add(offset_y).reshape({1, h, 1})};
+}
+
+at::Tensor affine_warp(const at::Tensor& x, const std::array<double, 6>& m, const WarpOptions& o) {
+  if (x.size(0) == 0) return x.clone();
+  const int64_t h = x.size(2), w = x.size(3);
+  const auto [cols, rows] = positions(x, sampler::compute_dtype(x), h, w, 0.5 - w / 2.0, 0.5 - h / 2.0);
+  const auto sx = (cols * m[0] + rows * m[1]).add(m[2] + w / 2.0 - 0.5);
+  const auto sy = (cols * m[3] + rows * m[4]).add(m[5] + h / 2.0 - 0.5);
+  return sampler::warp(x, sx, sy, o.interpolation, o.padding, o.fill);
+}
+
+std::optional<std::pair<double, double>> read_center(ObjectReader& r) {
+  const auto* v = r.get("center");
+  if (v == nullptr || v->is_null()) return std::nullopt;
+  const auto c = r.numbers("center", 2, -1e6, 1e6);
+  return std::make_pair(c[0], c[1]);
+}
+
+// The centre in torchvision's centred coordinates (pixels from the middle).
+std::pair<double, double> centred(const std::optional<std::pair<double, double>>& center, c10::IntArrayRef shape) {
+  if (!center) return {0.0, 0.0};
+  return {center->first - shape[3] * 0.5, center->second - shape[2] * 0.5};
+}
+
+void write_center(nlohmann::json& out, const std::optional<std::pair<double, double>>& center) {
+  out["center"] = center ? nlohmann::json({center->first, center->second}) : nlohmann::json(nullptr);
+}
+
+// ---------------------------------------------------------------- rotate
+
+struct RotateConfig {
+  double angle = 0;
+  std::optional<std::pair<double, double>> center;
+  WarpOptions warp;
+  static RotateConfig read(ObjectReader& r) {
+    RotateConfig c;
+    c.angle = r.number("angle", std::nullopt, -1e4, 1e4);
+    c.center = read_center(r);
+    c.warp = WarpOptions::read(r, "nearest");
+    return c;
+  }
+  void check(c10::IntArrayRef shape) const { warp.check(shape); }
+  void write(nlohmann::json& out) const {
+    out["angle"] = angle;
+    write_center(out, center);
+    warp.write(out);
+  }
+};
+
+class Rotate final : public ConfiguredTransform<RotateConfig> {
+ public:
+  Rotate() {
+    info_.name = "rotate";
+    info_.family = "geometry";
+    info_.description = "rotation counter-clockwise about the centre, same size (torchvision)";
+    info_.params = {{"angle", "number (degrees)", "required", "counter-clockwise"},
+                    {"center", "[x, y] or null", "null", "pixel coordinates; null: the image centre"}};
+    add_warp_docs(info_.params, "nearest");
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const RotateConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("rotate");
+    return affine_warp(x, inverse_affine(centred(c.center, x.sizes()), -c.angle, {0, 0}, 1.0, {0, 0}), c.warp);
+  }
+};
+
+// ---------------------------------------------------------------- affine
+
+struct AffineConfig {
+  double angle = 0, scale = 1;
+  std::pair<double, double> translate{0, 0}, shear{0, 0};
+  std::optional<std::pair<double, double>> center;
+  WarpOptions warp;
+  static AffineConfig read(ObjectReader& r) {
+    AffineConfig c;
+    c.angle = r.number("angle", 0.0, -1e4, 1e4);
+    c.translate = read_pair(r, "translate", {0, 0}, -1e6, 1e6);
+    c.scale = r.number("scale", 1.0, 1e-6, 1e6);
+    c.shear = read_pair(r, "shear", {0, 0}, -89.0, 89.0);
+    c.center = read_center(r);
+    c.warp = WarpOptions::read(r, "nearest");
+    return c;
+  }
+  void check(c10::IntArrayRef shape) const { warp.check(shape); }
+  void write(nlohmann::json& out) const {
+    out["angle"] = angle;
+    out["translate"] = {translate.first, translate.second};
+    out["scale"] = scale;
+    out["shear"] = {shear.first, shear.second};
+    write_center(out, center);
+    warp.write(out);
+  }
+};
+
+class Affine final : public ConfiguredTransform<AffineConfig> {
+ public:
+  Affine() {
+    info_.name = "affine";
+    info_.family = "geometry";
+    info_.description = "rotation, translation, scale and shear about the centre (torchvision)";
+    info_.params = {{"angle", "number (degrees)", "0", "clockwise, as torchvision's affine"},
+                    {"translate", "[tx, ty] pixels", "[0, 0]", ""},
+                    {"scale", "number > 0", "1", ""},
+                    {"shear", "number or [sx, sy] degrees in (-89, 89)", "[0, 0]", ""},
+                    {"center", "[x, y] or null", "null", "pixel coordinates; null: the image centre"}};
+    add_warp_docs(info_.params, "nearest");
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const AffineConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("affine");
+    return affine_warp(x, inverse_affine(centred(c.center, x.sizes()), c.angle, c.translate, c.scale, c.shear), c.warp);
+  }
+};
+
+// ---------------------------------------------------------------- perspective
+
+using Corners = std::array<std::array<double, 2>, 4>;
+
+Corners read_corners(ObjectReader& r, const std::string& key) {
+  const auto* v = r.get(key);
+  const auto ptr = r.pointer(key);
+  if (v == nullptr) throw FieldError(ptr, "required: four [x, y] corners");
+  if (!v->is_array() || v->size() != 4) throw FieldError(ptr, "expected four [x, y] corners");
+  Corners out{};
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& p = (*v)[i];
+    const auto pi = ptr + "/" + std::to_string(i);
+    if (!p.is_array() || p.size() != 2) throw FieldError(pi, "expected [x, y]");
+    out[i] = {read_number(p[0], pi + "/0", -1e6, 1e6), read_number(p[1], pi + "/1", -1e6, 1e6)};
+  }
+  return out;
+}
+
+// Solves the 8x8 system of _get_perspective_coeffs (Gaussian elimination with
+// partial pivoting, float64); nullopt when the corners are degenerate.
+std::optional<std::array<double, 8>> perspective_coeffs(const Corners& start, const Corners& end) {
+  double a[8][9] = {};
+  for (int i = 0; i < 4; ++i) {
+    const double px = end[i][0], py = end[i][1], sx = start[i][0], sy = start[i][1];
+    const double r0[9] = {px, py, 1, 0, 0, 0, -sx * px, -sx * py, sx};
+    const double r1[9] = {0, 0, 0, px, py, 1, -sy * px, -sy * py, sy};
+    for (int k = 0; k < 9; ++k) {
+      a[2 * i][k] = r0[k];
+      a[2 * i + 1][k] = r1[k];
+    }
+  }
+  for (int col = 0; col < 8; ++col) {
+    int pivot = col;
+    for (int r = col + 1; r < 8; ++r) {
+      if (std::fabs(a[r][col]) > std::fabs(a[pivot][col])) pivot = r;
+    }
+    if (std::fabs(a[pivot][col]) < 1e-12) return std::nullopt;
+    std::swap(a[col], a[pivot]);
+    for (int r = 0; r < 8; ++r) {
+      if (r == col) continue;
+      const double f = a[r][col] / a[col][col];
+      for (int k = col; k < 9; ++k) a[r][k] -= f * a[col][k];
+    }
+  }
+  std::array<double, 8> c{};
+  for (int i = 0; i < 8; ++i) c[i] = a[i][8] / a[i][i];
+  return c;
+}
+
+struct PerspectiveConfig {
+  Corners start{}, end{};
+  std::array<double, 8> coeffs{};
+  WarpOptions warp;
+  static PerspectiveConfig read(ObjectReader& r) {
+    PerspectiveConfig c;
+    c.start = read_corners(r, "startpoints");
+    c.end = read_corners(r, "endpoints");
+    const auto coeffs = perspective_coeffs(c.start, c.end);
+    if (!coeffs) throw FieldError(r.pointer("endpoints"), "the corners do not define a perspective (collinear)");
+    c.coeffs = *coeffs;
+    c.warp = WarpOptions::read(r, "bilinear");
+    r.get("coefficients");  // written by write(), recomputed here
+    return c;
+  }
+  void check(c10::IntArrayRef shape) const { warp.check(shape); }
+  void write(nlohmann::json& out) const {
+    out["startpoints"] = start;
+    out["endpoints"] = end;
+    out["coefficients"] = coeffs;
+    warp.write(out);
+  }
+};
+
+class Perspective final : public ConfiguredTransform<PerspectiveConfig> {
+ public:
+  Perspective() {
+    info_.name = "perspective";
+    info_.family = "geometry";
+    info_.description = "the projective map taking four start corners to four end corners (torchvision)";
+    info_.params = {{"startpoints", "four [x, y]", "required", "corners in the input"},
+                    {"endpoints", "four [x, y]", "required", "where they go in the output"}};
+    add_warp_docs(info_.params, "bilinear");
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const PerspectiveConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("perspective");
+    if (x.size(0) == 0) return x.clone();
+    const auto& k = c.coeffs;
+    const auto [cols, rows] = positions(x, sampler::compute_dtype(x), x.size(2), x.size(3), 0.5, 0.5);
+    const auto den = (cols * k[6] + rows * k[7]).add(1.0);
+    const auto sx = (cols * k[0] + rows * k[1]).add(k[2]).div(den).sub(0.5);
+    const auto sy = (cols * k[3] + rows * k[4]).add(k[5]).div(den).sub(0.5);
+    return sampler::warp(x, sx, sy, c.warp.interpolation, c.warp.padding, c.warp.fill);
+  }
+};
+
+// ---------------------------------------------------------------- elastic
+
+int64_t elastic_kernel(double sigma) {
+  auto k = static_cast<int64_t>(8 * sigma + 1);
+  return k % 2 == 0 ? k + 1 : k;
+}
+
+class Elastic final : public StatefulTransform {
+ public:
+  Elastic() {
+    info_.name = "elastic_transform";
+    info_.family = "geometry";
+    info_.description = "torchvision's ElasticTransform: a smoothed random displacement field (registered state)";
+    info_.params = {{"alpha", "number or [ax, ay] >= 0", "[50, 50]", "displacement strength in pixels"},
+                    {"sigma", "number or [sx, sy] >= 0", "[5, 5]", "smoothness of the field"},
+                    {"seed", "integer >= 0", "drawn", "seed of the field (reports give it, to replay)"}};
+    add_warp_docs(info_.params, "bilinear");
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.random = true;
+    info_.differentiable = true;
+  }
+  const TransformInfo& info() const override { return info_; }
+
+  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
+    require_nchw(shape, info_.name);
+    ObjectReader r(given);
+    nlohmann::json out = read_fixed(r, shape);
+    out["seed"] = r.has("seed") ? static_cast<uint64_t>(r.integer("seed", std::nullopt, 0, int64_t{1} << 53))
+                                : sampling::seed(gen);
+    r.finish();
+    out["size"] = {shape[2], shape[3]};
+    return out;
+  }
+
+  std::unique_ptr<TransformState> make_state(const nlohmann::json& p) const override {
+    const auto size = p.at("size").get<std::vector<int64_t>>();
+    const auto alpha = p.at("alpha").get<std::vector<double>>();
+    const auto sigma = p.at("sigma").get<std::vector<double>>();
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(p.at("seed").get<uint64_t>());
+    // torchvision's draw order: dx, blurred, scaled; then dy.
+    auto field = [&](int axis, double scale) {
+      auto d = at::rand({1, 1, size[0], size[1]}, gen, at::kFloat) * 2 - 1;
+      if (sigma[static_cast<size_t>(axis)] > 0.0) {
+        const auto k = elastic_kernel(sigma[static_cast<size_t>(axis)]);
+        d = gaussian_blur(d, k, k, {{sigma[1], sigma[0]}}, "reflect");
+      }
+      return d * alpha[static_cast<size_t>(axis)] / scale;
+    };
+    const auto dx = field(0, static_cast<double>(size[0]));
+    const auto dy = field(1, static_cast<double>(size[1]));
+    auto state = std::make_unique<TransformState>();
+    state->register_tensor("displacement", at::cat({dx, dy}, 1));
+    return state;
+  }
+
+  using StatefulTransform::apply;
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json& p, TransformState& state) const override {
+    DEVPARITY_TRACE_SCOPE("elastic_transform");
+    ObjectReader r(p);
+    const auto o = WarpOptions::read(r, "bilinear");
+    const auto size = r.integers("size", 2, 1, int64_t{1} << 31);
+    TORCH_CHECK(size[0] == x.size(2) && size[1] == x.size(3), "elastic_transform: a field for ", size[0], "x",
+                size[1], ", input ", x.sizes());
+    if (x.size(0) == 0) return x.clone();
+    const int64_t h = x.size(2), w = x.size(3);
+    const auto dtype = sampler::compute_dtype(x);
+    const auto field = state.tensor("displacement").to(dtype);
+    const auto [cols, rows] = positions(x, dtype, h, w, 0.0, 0.0);
+    const auto sx = cols + field.select(1, 0) * (w / 2.0);
+    const auto sy = rows + field.select(1, 1) * (h / 2.0);
+    return sampler::warp(x, sx, sy, o.interpolation, o.padding, o.fill);
+  }
+
+ private:
+  nlohmann::json read_fixed(ObjectReader& r, c10::IntArrayRef shape) const {
+    const auto alpha = read_pair(r, "alpha", {50, 50}, 0, 1e6);
+    const auto sigma = read_pair(r, "sigma", {5, 5}, 0, 1e3);
+    const auto warp = WarpOptions::read(r, "bilinear");
+    warp.check(shape);
+    nlohmann::json out = {{"alpha", {alpha.first, alpha.second}}, {"sigma", {sigma.first, sigma.second}}};
+    warp.write(out);
+    return out;
+  }
+
+  TransformInfo info_;
+};
+
+}  // namespace
+
+void register_warps(TransformRegistry& registry) {
+  registry.add(std::make_unique<Rotate>());
+  registry.add(std::make_unique<Affine>());
+  registry.add(std::make_unique<Perspective>());
+  registry.add(std::make_unique<Elastic>());
+}
+
+}  // namespace devparity

@@ -1,0 +1,118 @@
+// Warps against exact truths: quarter turns, integer shifts, identity maps,
+// and each padding mode's reads outside the image (see warp.cpp, sampler.h).
+
+#include "harness/transforms/sampler.h"
+#include "harness/transforms/state.h"
+#include "tests/support/apply_transform.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+namespace devparity {
+namespace {
+
+using test_support::apply_builtin;
+
+void expect_close(const at::Tensor& a, const at::Tensor& b, double tol) {
+  ASSERT_EQ(a.sizes(), b.sizes());
+  EXPECT_LE((a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>(), tol);
+}
+
+// The sampler against LibTorch's grid_sampler on the CPU, at random source
+// positions in and around the image, for every mode pair.
+TEST(Warp, SamplerMatchesGridSampleInEveryMode) {
+  const auto x = at::rand({2, 3, 7, 9}, at::kDouble);
+  const auto sx = at::rand({2, 5, 6}, at::kDouble) * 13.0 - 2.0;
+  const auto sy = at::rand({2, 5, 6}, at::kDouble) * 11.0 - 2.0;
+  const auto grid = at::stack({(sx * 2 + 1) / 9.0 - 1, (sy * 2 + 1) / 7.0 - 1}, -1);
+  const std::vector<std::string> modes = {"bilinear", "nearest", "bicubic"};
+  const std::vector<std::string> paddings = {"zeros", "border", "reflection"};
+  for (int64_t m = 0; m < 3; ++m) {
+    for (int64_t p = 0; p < 3; ++p) {
+      SCOPED_TRACE(modes[m] + " " + paddings[p]);
+      expect_close(sampler::sample(x, sx, sy, modes[m], paddings[p]), at::grid_sampler(x, grid, m, p, false), 1e-12);
+    }
+  }
+}
+
+TEST(Warp, RotateQuarterTurnsAreExact) {
+  const auto x = at::rand({2, 3, 7, 7}, at::kDouble);
+  for (const char* mode : {"nearest", "bilinear", "bicubic"}) {
+    SCOPED_TRACE(mode);
+    // Counter-clockwise as displayed (rows down): torch.rot90(x, 1, [2, 3]).
+    expect_close(apply_builtin("rotate", x, {{"angle", 90}, {"interpolation", mode}}), at::rot90(x, 1, {2, 3}), 1e-12);
+    expect_close(apply_builtin("rotate", x, {{"angle", 180}, {"interpolation", mode}}), x.flip({2, 3}), 1e-12);
+  }
+  const auto u8 = at::randint(0, 256, {1, 3, 9, 9}, at::kLong).to(at::kByte);
+  EXPECT_TRUE(at::equal(apply_builtin("rotate", u8, {{"angle", -90}}), at::rot90(u8, -1, {2, 3})));
+}
+
+TEST(Warp, AffineIdentityKeepsTheImageInEveryMode) {
+  const auto x = at::rand({1, 2, 6, 5}, at::kDouble);
+  for (const char* mode : {"nearest", "bilinear", "bicubic"}) {
+    for (const char* padding : {"zeros", "border", "reflection"}) {
+      SCOPED_TRACE(std::string(mode) + " " + padding);
+      expect_close(apply_builtin("affine", x, {{"interpolation", mode}, {"padding_mode", padding}}), x, 1e-12);
+    }
+  }
+}
+
+TEST(Warp, IntegerTranslationShiftsAndPadsByMode) {
+  const auto x = at::rand({1, 1, 4, 6}, at::kDouble);
+  const nlohmann::json shift = {{"translate", {3, 0}}, {"interpolation", "bilinear"}};
+  auto with = [&](const char* padding) {
+    auto p = shift;
+    p["padding_mode"] = padding;
+    return apply_builtin("affine", x, p);
+  };
+  const auto right = x.narrow(3, 0, 3);
+  expect_close(with("zeros").narrow(3, 3, 3), right, 1e-12);
+  EXPECT_EQ(with("zeros").narrow(3, 0, 3).abs().max().item<double>(), 0.0);
+  expect_close(with("border").narrow(3, 0, 3), x.narrow(3, 0, 1).expand({1, 1, 4, 3}), 1e-12);
+  // Reflection about the outer edge: reads at -1, -2, -3 come from 0, 1, 2.
+  expect_close(with("reflection").narrow(3, 0, 3), x.narrow(3, 0, 3).flip({3}), 1e-12);
+  // fill: the area from outside takes the colour.
+  auto filled = shift;
+  filled["fill"] = 0.25;
+  filled["interpolation"] = "nearest";
+  const auto f = apply_builtin("affine", x, filled);
+  EXPECT_EQ(f.narrow(3, 0, 3).min().item<double>(), 0.25);
+  EXPECT_EQ(f.narrow(3, 0, 3).max().item<double>(), 0.25);
+}
+
+TEST(Warp, PerspectiveIdentityAndTranslation) {
+  const auto x = at::rand({1, 3, 8, 6}, at::kDouble);
+  const nlohmann::json corners = {{0, 0}, {5, 0}, {5, 7}, {0, 7}};
+  expect_close(apply_builtin("perspective", x, {{"startpoints", corners}, {"endpoints", corners}}), x, 1e-9);
+  nlohmann::json moved = corners;
+  for (auto& c : moved) c[1] = c[1].get<double>() + 2;
+  const auto down = apply_builtin("perspective", x, {{"startpoints", corners}, {"endpoints", moved}});
+  expect_close(down.narrow(2, 2, 6), x.narrow(2, 0, 6), 1e-9);
+  EXPECT_THROW(apply_builtin("perspective", x, {{"startpoints", corners}, {"endpoints", {{0, 0}, {1, 1}, {2, 2}, {3, 3}}}}),
+               std::exception);
+}
+
+TEST(Warp, ElasticFieldIsRegisteredStateAndZeroAlphaIsIdentity) {
+  const auto x = at::rand({2, 3, 9, 7}, at::kDouble);
+  expect_close(apply_builtin("elastic_transform", x, {{"alpha", 0}}), x, 1e-12);
+  const auto a = apply_builtin("elastic_transform", x, {{"alpha", 20}, {"seed", 7}});
+  const auto b = apply_builtin("elastic_transform", x, {{"alpha", 20}, {"seed", 7}});
+  EXPECT_TRUE(at::equal(a, b));
+  EXPECT_FALSE(at::allclose(a, x));
+  register_builtins();
+  const auto* t = dynamic_cast<const StatefulTransform*>(TransformRegistry::global().find("elastic_transform"));
+  ASSERT_NE(t, nullptr);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
+  const auto state = t->make_state(t->sample({{"seed", 7}}, x.sizes(), gen));
+  EXPECT_EQ(state->tensor("displacement").sizes(), (c10::IntArrayRef{1, 2, 9, 7}));
+}
+
+TEST(Warp, Uint8RoundsBackAndEmptyBatchesPass) {
+  const auto u8 = at::full({1, 1, 5, 5}, 200, at::kByte);
+  const auto y = apply_builtin("affine", u8, {{"angle", 30}, {"interpolation", "bilinear"}, {"padding_mode", "border"}});
+  EXPECT_TRUE(at::equal(y, u8));
+  EXPECT_EQ(apply_builtin("rotate", at::rand({0, 3, 5, 5}), {{"angle", 10}}).size(0), 0);
+}
+
+}  // namespace
+}  // namespace devparity
