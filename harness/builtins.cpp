@@ -31,6 +31,11 @@ void register_builtins() {
     register_color_adjustments(transforms);
     register_color_spaces(transforms);
     register_warps(transforms);
+    register_pads(transforms);
+    register_erasing(transforms);
+    register_smoothing(transforms);
+    register_noise(transforms);
+    register_color_random(transforms);
 
     register_torchscript_subjects(SubjectKindRegistry::global());
 

@@ -18,6 +18,7 @@
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/resize_native.h>
 #include <ATen/ops/set_native.h>
+#include <ATen/ops/unfold_native.h>
 #include <ATen/ops/view_native.h>
 #include <c10/core/Allocator.h>
 #include <c10/core/DeviceGuard.h>
@@ -156,6 +157,11 @@ at::Tensor as_strided(const at::Tensor& self, at::IntArrayRef size, at::IntArray
 
 at::Tensor view(const at::Tensor& self, at::IntArrayRef size) { return at::native::view(self, size); }
 
+// Sliding windows are a strided view, as on every real backend.
+at::Tensor unfold(const at::Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  return at::native::unfold(self, dimension, size, step);
+}
+
 at::Tensor reshape_alias(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride) {
   return at::native::_reshape_alias(self, size, stride);
 }
@@ -285,6 +291,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("as_strided", TORCH_FN(as_strided));
   m.impl("view", TORCH_FN(view));
   m.impl("_reshape_alias", TORCH_FN(reshape_alias));
+  m.impl("unfold", TORCH_FN(unfold));
   m.impl("set_.source_Storage", TORCH_FN(set_storage));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_storage_offset));
   m.impl("set_.source_Tensor", TORCH_FN(set_tensor));

@@ -1,4 +1,7 @@
-// gaussian_blur2d (filter family), Kornia's semantics.
+// gaussian_blur2d and unsharp_mask (filter family), Kornia's semantics.
+//
+// unsharp_mask: x + (x - gaussian_blur2d(x)), unclamped (Kornia's
+// unsharp_mask; floats only there, so here).
 //
 // Kernel per axis: x = k - kernel_size // 2, w = exp(-x^2 / (2 sigma^2)),
 // normalised to sum 1 (kernel sizes are odd). The image is padded by
@@ -165,8 +168,33 @@ at::Tensor gaussian_blur(const at::Tensor& x, int64_t ky, int64_t kx,
                              resample::Uint8Path::kFixedPoint);
 }
 
+namespace {
+
+class UnsharpMask final : public ConfiguredTransform<BlurConfig> {
+ public:
+  explicit UnsharpMask(std::vector<ParamDoc> params) {
+    info_.name = "unsharp_mask";
+    info_.family = "filter";
+    info_.description = "x + (x - gaussian_blur2d(x)), unclamped (Kornia)";
+    info_.params = std::move(params);
+    info_.dtypes = {at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const BlurConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("unsharp_mask");
+    return x + (x - gaussian_blur(x, c.ky, c.kx, c.sigma, c.border));
+  }
+};
+
+}  // namespace
+
 void register_filter_transforms(TransformRegistry& registry) {
-  registry.add(std::make_unique<GaussianBlur2d>());
+  auto blur = std::make_unique<GaussianBlur2d>();
+  auto unsharp = std::make_unique<UnsharpMask>(blur->info().params);
+  registry.add(std::move(blur));
+  registry.add(std::move(unsharp));
 }
 
 }  // namespace devparity

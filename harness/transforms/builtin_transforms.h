@@ -7,7 +7,7 @@ class TransformRegistry;
 
 /// resize, rescale (transforms/geometry.cpp).
 void register_geometry_transforms(TransformRegistry& registry);
-/// gaussian_blur2d (transforms/blur.cpp).
+/// gaussian_blur2d, unsharp_mask (transforms/blur.cpp).
 void register_filter_transforms(TransformRegistry& registry);
 /// planckian_jitter, gaussian_illumination (transforms/intensity.cpp).
 void register_intensity_transforms(TransformRegistry& registry);
@@ -21,7 +21,7 @@ void register_native_transforms(TransformRegistry& registry);
 void register_color_basics(TransformRegistry& registry);
 /// hflip, vflip (flips.cpp).
 void register_flips(TransformRegistry& registry);
-/// crop, center_crop (crop.cpp).
+/// crop, center_crop, resized_crop (crop.cpp).
 void register_crops(TransformRegistry& registry);
 /// contrast, saturation, hue, gamma, grayscale, sharpness, autocontrast,
 /// equalize, sigmoid, log, normalize, denormalize (color_adjust.cpp).
@@ -30,6 +30,16 @@ void register_color_adjustments(TransformRegistry& registry);
 void register_color_spaces(TransformRegistry& registry);
 /// rotate, affine, perspective, elastic_transform (warp.cpp).
 void register_warps(TransformRegistry& registry);
+/// pad (pad.cpp).
+void register_pads(TransformRegistry& registry);
+/// erasing (erasing.cpp).
+void register_erasing(TransformRegistry& registry);
+/// box_blur, median_blur, motion_blur (smoothing.cpp).
+void register_smoothing(TransformRegistry& registry);
+/// gaussian_noise, salt_and_pepper (noise.cpp).
+void register_noise(TransformRegistry& registry);
+/// color_jitter, channel_shuffle (color_random.cpp).
+void register_color_random(TransformRegistry& registry);
 /// grid_sample, conv2d, avg_pool2d, conv_blur (native_ops.cpp).
 void register_native_ops(TransformRegistry& registry);
 

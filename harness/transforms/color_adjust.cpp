@@ -28,6 +28,7 @@
 // Everything is built on the input's device; the histogram is a scatter_add
 // there, with no trip to the host.
 
+#include "harness/core/error.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/image_math.h"
@@ -74,7 +75,9 @@ at::Tensor saturation(const at::Tensor& x, const NumericValues& v) {
 }
 
 at::Tensor hue(const at::Tensor& x, const NumericValues& v) {
-  if (x.numel() == 0) return x.clone();
+  // One channel: unchanged, as PIL and torchvision.
+  if (x.numel() == 0 || x.size(1) == 1) return x.clone();
+  if (x.size(1) != 3) throw InputError("adjust_hue needs 1 or 3 channels, got " + std::to_string(x.size(1)));
   const auto hsv = image::rgb_to_hsv_unit(image::to_unit_float(x));
   const auto shifted = hsv.narrow(1, 0, 1).add(v[0][0]).remainder(1.0);
   const auto rgb = image::hsv_unit_to_rgb(at::cat({shifted, hsv.narrow(1, 1, 2)}, 1));
@@ -180,7 +183,7 @@ void register_color_adjustments(TransformRegistry& registry) {
       {{"factor", 0.5, 0.0, 1e6, "0 gives grey, 1 the image"}}, Channels::kAny, saturation));
   registry.add(make_numeric_transform(
       describe("adjust_hue", "rotate the hue in HSV (torchvision; float32 inside)", kAllTypes, false),
-      {{"factor", 0.25, -0.5, 0.5, "added to the hue, in turns"}}, Channels::kRgb, hue));
+      {{"factor", 0.25, -0.5, 0.5, "added to the hue, in turns"}}, Channels::kAny, hue));
   registry.add(make_numeric_transform(
       describe("adjust_gamma", "gain * (x / bound)^gamma (torchvision)", kAllTypes, true),
       {{"gamma", 2.2, 0.0, 1e3, "exponent"}, {"gain", 1.0, 0.0, 1e3, "multiplier; clamps to [0, 1] when not 1"}},

@@ -7,6 +7,9 @@
 //     round((W - width) / 2), with Python's round (half to even); a crop
 //     larger than the image pads it first with zeros, (d // 2) before and
 //     ((d + 1) // 2) after.
+//   resized_crop(top, left, height, width, size, ...): crop, then resize
+//     with resize's parameters (LibTorch interpolate semantics; uint8 in
+//     fixed point).
 //
 // Only narrow and a zero-filled canvas made on the input's device: exact in
 // every dtype, and meta runs it.
@@ -16,6 +19,7 @@
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/configured.h"
+#include "harness/transforms/filters.h"
 #include "harness/transforms/registry.h"
 
 #include <ATen/ATen.h>
@@ -125,11 +129,45 @@ class CenterCrop final : public ConfiguredTransform<CenterCropConfig> {
   }
 };
 
+struct ResizedCropConfig {
+  CropConfig box;
+  ResizeConfig resize;
+  static ResizedCropConfig read(ObjectReader& r) { return {CropConfig::read(r), ResizeConfig::read(r)}; }
+  void check(c10::IntArrayRef shape) const { resize.check(shape); }
+  void write(nlohmann::json& out) const {
+    box.write(out);
+    resize.write(out);
+  }
+};
+
+class ResizedCrop final : public ConfiguredTransform<ResizedCropConfig> {
+ public:
+  ResizedCrop() {
+    info_.name = "resized_crop";
+    info_.family = "geometry";
+    info_.description = "crop then resize (torchvision's resized_crop; resize's interpolation semantics)";
+    info_.params = {{"top", "integer", "0", "first row (may be negative)"},
+                    {"left", "integer", "0", "first column (may be negative)"},
+                    {"height", "integer >= 1", "required", "rows of the box"},
+                    {"width", "integer >= 1", "required", "columns of the box"}};
+    for (auto& doc : ResizeConfig::docs()) info_.params.push_back(doc);
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const ResizedCropConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("resized_crop");
+    return resize_image(crop_box(x, c.box.top, c.box.left, c.box.height, c.box.width), c.resize);
+  }
+};
+
 }  // namespace
 
 void register_crops(TransformRegistry& registry) {
   registry.add(std::make_unique<Crop>());
   registry.add(std::make_unique<CenterCrop>());
+  registry.add(std::make_unique<ResizedCrop>());
 }
 
 }  // namespace devparity

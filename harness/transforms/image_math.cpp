@@ -1,5 +1,7 @@
 #include "harness/transforms/image_math.h"
 
+#include "harness/transforms/resample.h"
+
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -93,9 +95,20 @@ at::Tensor ycbcr_to_rgb(const at::Tensor& ycbcr) {
   return at::cat({r, g, b}, 1).clamp(0.0, 1.0);
 }
 
+at::Tensor pad(const at::Tensor& x, int64_t top, int64_t bottom, int64_t left, int64_t right,
+               const std::string& mode, double fill) {
+  const auto longs = x.options().dtype(at::kLong);
+  at::Tensor valid_rows, valid_cols;
+  const auto rows = resample::border_positions(x.size(2), top, x.size(2) + top + bottom, mode, longs, &valid_rows);
+  const auto cols = resample::border_positions(x.size(3), left, x.size(3) + left + right, mode, longs, &valid_cols);
+  auto out = resample::take_positions(resample::take_positions(x, 2, rows), 3, cols);
+  if (mode != "constant") return out;
+  const auto inside = valid_rows.reshape({-1, 1}).mul(valid_cols.reshape({1, -1})).to(at::kBool);
+  return out.masked_fill(inside.bitwise_not(), fill);
+}
+
 at::Tensor stencil(const at::Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& offsets,
-                   const std::vector<double>& weights) {
-  int64_t ry = 0, rx = 0;
+                   const std::vector<double>& weights, int64_t ry, int64_t rx) {
   for (const auto& [dy, dx] : offsets) {
     ry = std::max<int64_t>(ry, std::llabs(dy));
     rx = std::max<int64_t>(rx, std::llabs(dx));

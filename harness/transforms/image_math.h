@@ -6,6 +6,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace devparity::image {
@@ -53,10 +55,17 @@ at::Tensor rgb_to_ycbcr(const at::Tensor& rgb);
 /// B = Y + 1.773 Cb' (Cb' = Cb - .5, Cr' = Cr - .5), clamped to [0, 1].
 at::Tensor ycbcr_to_rgb(const at::Tensor& ycbcr);
 
+/// x padded by (top, bottom, left, right) pixels, each >= 0, with `mode`
+/// reflect | symmetric | replicate | circular | constant (`fill`, in x's
+/// units). Positions are gathered on the device.
+at::Tensor pad(const at::Tensor& x, int64_t top, int64_t bottom, int64_t left, int64_t right,
+               const std::string& mode, double fill = 0.0);
+
 /// sum_k weights[k] * x shifted by offsets[k] (dy, dx), on the H x W window
 /// that every shift keeps inside the image: a small stencil without conv2d.
-/// The output is (H - 2 * ry) x (W - 2 * rx) for shifts within ry, rx.
+/// The output is (H - 2 * ry) x (W - 2 * rx) for shifts within ry, rx
+/// (given, or the largest shifts when negative).
 at::Tensor stencil(const at::Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& offsets,
-                   const std::vector<double>& weights);
+                   const std::vector<double>& weights, int64_t ry = -1, int64_t rx = -1);
 
 }  // namespace devparity::image

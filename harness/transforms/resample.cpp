@@ -152,6 +152,12 @@ at::Tensor border_positions(int64_t size, int64_t front, int64_t length, const s
     const auto m = at::remainder(p, period);
     return (size - 1) - absolute_value(m - (size - 1));
   }
+  if (border == "symmetric") {
+    // Mirror repeating the edge: period 2 * size; in doubled units the
+    // index is ((2 size - 1) - |2 m - (2 size - 1)|) / 2, exact in integers.
+    const auto m = at::remainder(p, 2 * size);
+    return ((2 * size - 1) - absolute_value(m * 2 - (2 * size - 1))).div(2, "floor");
+  }
   if (border == "constant") {
     if (valid != nullptr) *valid = ((p >= 0) & (p < size)).to(at::kByte);
     return p.clamp(0, size - 1);

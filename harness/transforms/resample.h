@@ -71,8 +71,9 @@ at::Tensor separable(const at::Tensor& x, const TapTable* taps_h, const TapTable
 
 /// Source positions for a window of `length` positions that starts `front`
 /// positions before the first pixel of an axis of `size` pixels, resolved by
-/// `border` (reflect | replicate | circular | constant). Reflect mirrors about
-/// the edge pixels without repeating them, repeatedly, so any padding works.
+/// `border` (reflect | symmetric | replicate | circular | constant). Reflect
+/// mirrors about the edge pixels without repeating them, symmetric repeats
+/// them (numpy's names); both fold repeatedly, so any padding works.
 /// For constant, positions outside are clamped and `*valid` gets the 0/1 mask.
 at::Tensor border_positions(int64_t size, int64_t front, int64_t length, const std::string& border,
                             const at::TensorOptions& long_options, at::Tensor* valid);
