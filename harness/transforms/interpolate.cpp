@@ -27,6 +27,7 @@ class Interpolate final : public ConfiguredTransform<ResizeConfig> {
     info_.params = ResizeConfig::docs();
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
     info_.differentiable = true;
+    info_.meta_note = "not area: adaptive_avg_pool2d has no meta kernel in LibTorch 1.13";
   }
 
  private:

@@ -56,6 +56,8 @@ class GridSample final : public StatefulTransform {
     };
     info_.dtypes = {at::kFloat, at::kDouble};
     info_.differentiable = true;
+    info_.meta = false;
+    info_.meta_note = "grid_sampler_2d has no meta kernel in LibTorch 1.13";
   }
   const TransformInfo& info() const override { return info_; }
 
@@ -134,6 +136,8 @@ class Conv2d final : public StatefulTransform {
     info_.dtypes = {at::kFloat, at::kDouble};
     info_.random = true;  // the weights' seed
     info_.differentiable = true;
+    info_.meta = false;
+    info_.meta_note = "convolution_overrideable has no meta kernel in LibTorch 1.13";
   }
   const TransformInfo& info() const override { return info_; }
 
@@ -336,6 +340,8 @@ class ConvBlur final : public ConfiguredTransform<ConvBlurConfig> {
     };
     info_.dtypes = {at::kFloat, at::kDouble};
     info_.differentiable = true;
+    info_.meta = false;
+    info_.meta_note = "convolution_overrideable and reflection_pad2d have no meta kernels in LibTorch 1.13";
   }
 
  private:

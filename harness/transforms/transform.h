@@ -35,6 +35,10 @@ struct TransformInfo {
   std::vector<c10::ScalarType> dtypes;  ///< input dtypes apply() supports
   bool random = false;                  ///< sample() draws from the generator
   bool differentiable = false;          ///< apply() is differentiable w.r.t. a floating input
+  /// apply() runs on the meta device (LibTorch 1.13) for every parameter;
+  /// `meta_note` names what does not, when only some parameters do.
+  bool meta = true;
+  std::string meta_note;
   /// What apply() returns: "image" (an NCHW tensor) or "jpeg" (a 1-D uint8
   /// tensor holding one JPEG file per input image, back to back).
   std::string output = "image";

@@ -130,8 +130,12 @@ TEST_F(VdevFaultsTest, ReferenceTransformsAreExactAndCleanOnBothIndices) {
     }
     const auto& parity = EventRecorder::check(result, "parity");
     if (result.reference_subject == result.subject && result.reference_params.empty()) {
-      EXPECT_EQ(parity.stats["tolerance"]["atol"], 0.0) << result.id << " must be exact";
-      EXPECT_EQ(parity.stats["differing"], 0) << result.id;
+      // vdev runs the CPU's kernels: every element equal, even where a case
+      // allows real accelerators a tie's rounding.
+      EXPECT_EQ(parity.stats["differing"], 0) << result.id << " must be exact";
+      if (parity.stats["tolerance"]["default"].get<bool>()) {
+        EXPECT_EQ(parity.stats["tolerance"]["atol"], 0.0) << result.id;
+      }
     }
   }
   EXPECT_GT(vdev_rows, 100);

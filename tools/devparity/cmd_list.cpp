@@ -27,9 +27,11 @@ nlohmann::json transforms_json() {
     }
     std::vector<std::string> dtypes;
     for (auto d : info.dtypes) dtypes.push_back(dtype_name(d));
-    out.push_back({{"name", info.name}, {"family", info.family}, {"description", info.description},
-                   {"dtypes", dtypes}, {"random", info.random}, {"differentiable", info.differentiable},
-                   {"params", params}});
+    nlohmann::json entry = {{"name", info.name}, {"family", info.family}, {"description", info.description},
+                            {"dtypes", dtypes}, {"random", info.random}, {"differentiable", info.differentiable},
+                            {"meta", info.meta}, {"params", params}};
+    if (!info.meta_note.empty()) entry["meta_note"] = info.meta_note;
+    out.push_back(entry);
   }
   return out;
 }
@@ -70,9 +72,31 @@ nlohmann::json suites_json(const std::vector<Suite>& suites) {
   return out;
 }
 
+// The catalog table of the README (a test keeps the README's copy current).
+void print_markdown(const nlohmann::json& transforms) {
+  std::cout << "| Transform | Family | dtypes | Differentiable | Meta | Random | What it does |\n"
+            << "|---|---|---|---|---|---|---|\n";
+  for (const auto& t : transforms) {
+    std::string meta = t["meta"].get<bool>() ? "yes" : "no";
+    if (t.contains("meta_note")) meta += " (" + t["meta_note"].get<std::string>() + ")";
+    std::string description = t["description"].get<std::string>();
+    std::string escaped;
+    for (char ch : description) escaped += ch == '|' ? std::string("\\|") : std::string(1, ch);
+    std::cout << fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", t["name"].get<std::string>(),
+                             t["family"].get<std::string>(),
+                             fmt::join(t["dtypes"].get<std::vector<std::string>>(), ", "),
+                             t["differentiable"].get<bool>() ? "yes" : "no", meta,
+                             t["random"].get<bool>() ? "yes" : "no", escaped);
+  }
+}
+
 }  // namespace
 
 int cmd_list(const Options& options) {
+  if (options.list.markdown) {
+    print_markdown(transforms_json());
+    return 0;
+  }
   const auto inventory = DeviceInventory::probe();
   std::vector<std::string> paths = options.list.suites;
   if (paths.empty() && std::filesystem::exists(default_suite_path())) {
@@ -111,6 +135,7 @@ int cmd_list(const Options& options) {
     std::string traits;
     if (t["random"].get<bool>()) traits += ", random";
     if (t["differentiable"].get<bool>()) traits += ", differentiable";
+    if (!t["meta"].get<bool>()) traits += ", not on meta";
     std::cout << fmt::format("  {:<18} [{}] {} ({}{})\n", t["name"].get<std::string>(),
                              t["family"].get<std::string>(), t["description"].get<std::string>(),
                              fmt::join(t["dtypes"].get<std::vector<std::string>>(), ", "), traits);

@@ -122,7 +122,10 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   auto* list = app.add_subcommand("list", "List transforms (with parameters), checks, reporters, "
                                           "devices and the cases of suites");
   list->add_option("--suite", o.list.suites, "Case file (repeatable); default: cases/default.json");
-  list->add_flag("--json", o.list.json, "Machine-readable output");
+  auto* list_json = list->add_flag("--json", o.list.json, "Machine-readable output");
+  list->add_flag("--markdown", o.list.markdown,
+                 "Only the transform catalog, as the Markdown table the README embeds")
+      ->excludes(list_json);
   list->add_option("--plugin", o.plugins, plugin_help);
 
   auto* apply = app.add_subcommand("apply", "Run one subject once on a .npy input and write the "

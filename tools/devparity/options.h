@@ -40,6 +40,7 @@ struct RunOptions {
 struct ListOptions {
   std::vector<std::string> suites;  ///< empty: the default suite
   bool json = false;
+  bool markdown = false;  ///< the transform catalog as a Markdown table
 };
 
 /// `devparity apply`.
