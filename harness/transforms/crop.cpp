@@ -32,13 +32,14 @@
 namespace devparity {
 namespace {
 
-// The box [top, top + height) x [left, left + width) of x, zeros outside it.
+// The box [top, top + height) x [left, left + width) of x, zeros outside it;
+// a view of x when the box lies inside (callers that return it copy it).
 at::Tensor crop_box(const at::Tensor& x, int64_t top, int64_t left, int64_t height, int64_t width) {
   const int64_t h = x.size(2), w = x.size(3);
   const int64_t y0 = std::max<int64_t>(top, 0), y1 = std::min(top + height, h);
   const int64_t x0 = std::max<int64_t>(left, 0), x1 = std::min(left + width, w);
   if (y0 == top && x0 == left && y1 == top + height && x1 == left + width) {
-    return x.narrow(2, top, height).narrow(3, left, width).contiguous();
+    return x.narrow(2, top, height).narrow(3, left, width);
   }
   auto out = at::zeros({x.size(0), x.size(1), height, width}, x.options());
   if (y1 > y0 && x1 > x0) {
@@ -83,7 +84,7 @@ class Crop final : public ConfiguredTransform<CropConfig> {
  private:
   at::Tensor run(const at::Tensor& x, const CropConfig& c) const override {
     DEVPARITY_TRACE_SCOPE("crop");
-    return crop_box(x, c.top, c.left, c.height, c.width);
+    return crop_box(x, c.top, c.left, c.height, c.width).contiguous();
   }
 };
 
@@ -125,7 +126,7 @@ class CenterCrop final : public ConfiguredTransform<CenterCropConfig> {
     const int64_t ph = std::max(h, c.height), pw = std::max(w, c.width);
     const int64_t top = round_half_even(static_cast<double>(ph - c.height) / 2.0) - pad_top;
     const int64_t left = round_half_even(static_cast<double>(pw - c.width) / 2.0) - pad_left;
-    return crop_box(x, top, left, c.height, c.width);
+    return crop_box(x, top, left, c.height, c.width).contiguous();
   }
 };
 
@@ -158,7 +159,8 @@ class ResizedCrop final : public ConfiguredTransform<ResizedCropConfig> {
  private:
   at::Tensor run(const at::Tensor& x, const ResizedCropConfig& c) const override {
     DEVPARITY_TRACE_SCOPE("resized_crop");
-    return resize_image(crop_box(x, c.box.top, c.box.left, c.box.height, c.box.width), c.resize);
+    // Resampling reads a contiguous box faster than it copies it.
+    return resize_image(crop_box(x, c.box.top, c.box.left, c.box.height, c.box.width).contiguous(), c.resize);
   }
 };
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs devparity_bench once and prints each benchmark's time as a ratio to
 its baseline, as a Markdown table (the README's numbers): LibTorch's own op
-for resize and blur, the untraced run for BM_trace_*_traced, the forward
+for resize and blur, BM_native_X for the catalog's BM_catalog_X, the untraced run for BM_trace_*_traced, the forward
 (no autograd) run for BM_*_forward_backward, libjpeg-turbo for BM_jpeg_*
 (with MB/s of JPEG file where a benchmark counts bytes), the module's own
 forward for BM_torchscript_*.
@@ -20,6 +20,8 @@ BASELINES = {
 
 
 def baseline_of(name):
+    if name.startswith("BM_catalog_"):
+        return name.replace("BM_catalog_", "BM_native_", 1)
     if name.startswith("BM_torchscript_"):
         return "BM_torchscript_gain_module"
     if name.startswith("BM_jpeg_encode"):
