@@ -28,7 +28,7 @@ void register_crops(TransformRegistry& registry);
 void register_color_adjustments(TransformRegistry& registry);
 /// RGB <-> HSV, HLS, YCbCr, YUV, Lab (color_spaces.cpp).
 void register_color_spaces(TransformRegistry& registry);
-/// rotate, affine, perspective, elastic_transform (warp.cpp).
+/// rotate, affine, perspective, elastic_transform, thin_plate_spline (warp.cpp).
 void register_warps(TransformRegistry& registry);
 /// pad (pad.cpp).
 void register_pads(TransformRegistry& registry);
@@ -36,7 +36,7 @@ void register_pads(TransformRegistry& registry);
 void register_erasing(TransformRegistry& registry);
 /// box_blur, median_blur, motion_blur (smoothing.cpp).
 void register_smoothing(TransformRegistry& registry);
-/// gaussian_noise, salt_and_pepper (noise.cpp).
+/// gaussian_noise, salt_and_pepper, plasma_brightness, plasma_shadow (noise.cpp).
 void register_noise(TransformRegistry& registry);
 /// color_jitter, channel_shuffle (color_random.cpp).
 void register_color_random(TransformRegistry& registry);

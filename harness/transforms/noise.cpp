@@ -9,6 +9,18 @@
 //   salt_and_pepper(amount, salt_vs_pepper): one u ~ U(0, 1) per pixel,
 //     shared by the channels (Kornia's RandomSaltAndPepperNoise):
 //     u < amount (1 - svp) is pepper (0), u < amount is salt (the bound)
+//   plasma_brightness(intensity), plasma_shadow(intensity, quantity): Kornia's
+//     plasma augmentations on a diamond-square field P in [0, 1] per sample
+//     (below): brightness clamp(x + intensity P, 0, 1); shadow
+//     x (1 + intensity [P < quantity]) with intensity in [-1, 0]. The field's
+//     random stream is ours, not Kornia's, so outputs match Kornia's in
+//     distribution, not draw for draw.
+//
+// Diamond-square: a (2^k + 1)-square grid covering H x W; the four corners
+// U(0, 1); then per level, with amplitude a (1, times roughness each level):
+// every square's centre is the mean of its corners + U(-a, a), then every
+// edge midpoint the mean of its (3 or 4) neighbours + U(-a, a), draws in row
+// order; min-max normalised, the top-left H x W kept.
 
 #include "harness/core/json_reader.h"
 #include "harness/trace/scope.h"
@@ -23,6 +35,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 
 namespace devparity {
@@ -47,8 +60,10 @@ class SeededFieldTransform : public StatefulTransform {
   std::unique_ptr<TransformState> make_state(const nlohmann::json& p) const override {
     auto shape = p.at("shape").get<std::vector<int64_t>>();
     auto gen = at::make_generator<at::CPUGeneratorImpl>(p.at("seed").get<uint64_t>());
+    ObjectReader r(p);
+    const auto settings = read_settings(r);
     auto state = std::make_unique<TransformState>();
-    state->register_tensor("field", draw(gen, shape));
+    state->register_tensor("field", draw(gen, shape, settings));
     return state;
   }
 
@@ -65,7 +80,7 @@ class SeededFieldTransform : public StatefulTransform {
 
  protected:
   virtual nlohmann::json read_settings(ObjectReader& r) const = 0;
-  virtual at::Tensor draw(at::Generator& gen, std::vector<int64_t> shape) const = 0;
+  virtual at::Tensor draw(at::Generator& gen, std::vector<int64_t> shape, const nlohmann::json& settings) const = 0;
   virtual at::Tensor run(const at::Tensor& x, const at::Tensor& field, const nlohmann::json& settings) const = 0;
 
   void document_seed() {
@@ -94,7 +109,7 @@ class GaussianNoise final : public SeededFieldTransform {
     return {{"mean", r.number("mean", 0.0, -1e6, 1e6)}, {"sigma", r.number("sigma", 0.1, 0.0, 1e6)},
             {"clip", r.boolean("clip", true)}};
   }
-  at::Tensor draw(at::Generator& gen, std::vector<int64_t> shape) const override {
+  at::Tensor draw(at::Generator& gen, std::vector<int64_t> shape, const nlohmann::json&) const override {
     return at::randn(shape, gen, at::kFloat);
   }
   at::Tensor run(const at::Tensor& x, const at::Tensor& field, const nlohmann::json& s) const override {
@@ -121,7 +136,7 @@ class SaltAndPepper final : public SeededFieldTransform {
   nlohmann::json read_settings(ObjectReader& r) const override {
     return {{"amount", r.number("amount", 0.05, 0.0, 1.0)}, {"salt_vs_pepper", r.number("salt_vs_pepper", 0.5, 0.0, 1.0)}};
   }
-  at::Tensor draw(at::Generator& gen, std::vector<int64_t> shape) const override {
+  at::Tensor draw(at::Generator& gen, std::vector<int64_t> shape, const nlohmann::json&) const override {
     shape[1] = 1;
     return at::rand(shape, gen, at::kFloat);
   }
@@ -134,11 +149,126 @@ class SaltAndPepper final : public SeededFieldTransform {
   }
 };
 
+// One H x W diamond-square field in [0, 1] (see the header comment).
+std::vector<double> diamond_square(at::Generator& gen, int64_t h, int64_t w, double roughness) {
+  int64_t n = 2;
+  while (n + 1 < std::max(h, w)) n *= 2;
+  const int64_t size = n + 1;
+  std::vector<double> g(static_cast<size_t>(size * size), 0.0);
+  auto at_ = [&](int64_t y, int64_t x) -> double& { return g[static_cast<size_t>(y * size + x)]; };
+  auto draws = [&](int64_t count) {
+    const auto t = at::rand({count}, gen, at::kDouble);
+    return std::vector<double>(t.data_ptr<double>(), t.data_ptr<double>() + count);
+  };
+  const auto corners = draws(4);
+  at_(0, 0) = corners[0], at_(0, n) = corners[1], at_(n, 0) = corners[2], at_(n, n) = corners[3];
+  double amplitude = 1.0;
+  for (int64_t step = n; step >= 2; step /= 2, amplitude *= roughness) {
+    const int64_t half = step / 2, cells = n / step;
+    auto diamond = draws(cells * cells);
+    size_t k = 0;
+    for (int64_t y = half; y < size; y += step) {
+      for (int64_t x = half; x < size; x += step) {
+        const double mean = (at_(y - half, x - half) + at_(y - half, x + half) + at_(y + half, x - half) +
+                             at_(y + half, x + half)) / 4.0;
+        at_(y, x) = mean + (diamond[k++] * 2.0 - 1.0) * amplitude;
+      }
+    }
+    std::vector<std::pair<int64_t, int64_t>> edges;
+    for (int64_t y = 0; y < size; y += half) {
+      for (int64_t x = (y / half) % 2 == 0 ? half : 0; x < size; x += step) edges.emplace_back(y, x);
+    }
+    auto square = draws(static_cast<int64_t>(edges.size()));
+    k = 0;
+    for (const auto& [y, x] : edges) {
+      double sum = 0.0;
+      int count = 0;
+      for (const auto& [dy, dx] : {std::pair<int64_t, int64_t>{-half, 0}, {half, 0}, {0, -half}, {0, half}}) {
+        if (y + dy < 0 || y + dy >= size || x + dx < 0 || x + dx >= size) continue;
+        sum += at_(y + dy, x + dx);
+        ++count;
+      }
+      at_(y, x) = sum / count + (square[k++] * 2.0 - 1.0) * amplitude;
+    }
+  }
+  std::vector<double> out;
+  for (int64_t y = 0; y < h; ++y) {
+    for (int64_t x = 0; x < w; ++x) out.push_back(at_(y, x));
+  }
+  const auto [lo, hi] = std::minmax_element(out.begin(), out.end());
+  const double low = *lo, span = *hi - *lo;
+  for (auto& v : out) v = span > 0 ? (v - low) / span : 0.0;
+  return out;
+}
+
+class Plasma : public SeededFieldTransform {
+ protected:
+  at::Tensor draw(at::Generator& gen, std::vector<int64_t> shape, const nlohmann::json& settings) const override {
+    auto field = at::empty({shape[0], 1, shape[2], shape[3]}, at::kFloat);
+    for (int64_t b = 0; b < shape[0]; ++b) {
+      const auto values = diamond_square(gen, shape[2], shape[3], settings.at("roughness").get<double>());
+      auto* p = field.data_ptr<float>() + b * shape[2] * shape[3];
+      for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<float>(values[i]);
+    }
+    return field;
+  }
+
+  void document_plasma() {
+    info_.params.insert(info_.params.begin(), {"roughness", "number in [0, 1]", "0.5",
+                                               "amplitude ratio between levels: higher is rougher"});
+    document_seed();
+    info_.dtypes = {at::kFloat, at::kDouble};
+    info_.differentiable = true;
+    info_.family = "intensity";
+  }
+};
+
+class PlasmaBrightness final : public Plasma {
+ public:
+  PlasmaBrightness() {
+    info_.name = "plasma_brightness";
+    info_.description = "adds a diamond-square plasma field, clamped (Kornia's RandomPlasmaBrightness)";
+    info_.params = {{"intensity", "number in [0, 1]", "0.2", "the field's scale"}};
+    document_plasma();
+  }
+
+ private:
+  nlohmann::json read_settings(ObjectReader& r) const override {
+    return {{"roughness", r.number("roughness", 0.5, 0.0, 1.0)}, {"intensity", r.number("intensity", 0.2, 0.0, 1.0)}};
+  }
+  at::Tensor run(const at::Tensor& x, const at::Tensor& field, const nlohmann::json& s) const override {
+    return (x + field.to(x.scalar_type()) * s.at("intensity").get<double>()).clamp(0.0, 1.0);
+  }
+};
+
+class PlasmaShadow final : public Plasma {
+ public:
+  PlasmaShadow() {
+    info_.name = "plasma_shadow";
+    info_.description = "darkens where a diamond-square plasma field is below a quantity (Kornia's RandomPlasmaShadow)";
+    info_.params = {{"intensity", "number in [-1, 0]", "-0.5", "-1: black shadows, 0: none"},
+                    {"quantity", "number in [0, 1]", "0.5", "field level below which the shadow falls"}};
+    document_plasma();
+  }
+
+ private:
+  nlohmann::json read_settings(ObjectReader& r) const override {
+    return {{"roughness", r.number("roughness", 0.5, 0.0, 1.0)}, {"intensity", r.number("intensity", -0.5, -1.0, 0.0)},
+            {"quantity", r.number("quantity", 0.5, 0.0, 1.0)}};
+  }
+  at::Tensor run(const at::Tensor& x, const at::Tensor& field, const nlohmann::json& s) const override {
+    const auto shade = field.lt(s.at("quantity").get<double>()).to(x.scalar_type()) * s.at("intensity").get<double>();
+    return x * (shade + 1.0);
+  }
+};
+
 }  // namespace
 
 void register_noise(TransformRegistry& registry) {
   registry.add(std::make_unique<GaussianNoise>());
   registry.add(std::make_unique<SaltAndPepper>());
+  registry.add(std::make_unique<PlasmaBrightness>());
+  registry.add(std::make_unique<PlasmaShadow>());
 }
 
 }  // namespace devparity

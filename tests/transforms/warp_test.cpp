@@ -107,6 +107,27 @@ TEST(Warp, ElasticFieldIsRegisteredStateAndZeroAlphaIsIdentity) {
   EXPECT_EQ(state->tensor("displacement").sizes(), (c10::IntArrayRef{1, 2, 9, 7}));
 }
 
+TEST(Warp, ThinPlateSplineThroughItsControlPoints) {
+  const auto x = at::rand({2, 3, 9, 11}, at::kDouble);
+  const nlohmann::json src = {{-1, -1}, {-1, 1}, {1, -1}, {1, 1}, {0, 0}};
+  const nlohmann::json same = {src, src};
+  expect_close(apply_builtin("thin_plate_spline", x, {{"dst", same}, {"align_corners", true}}), x, 1e-12);
+  // Every point moved right by 0.2 (one pixel of an 11-pixel row with corner
+  // alignment): the spline is that translation, the output the shifted image.
+  nlohmann::json moved = src;
+  for (auto& pt : moved) pt[0] = pt[0].get<double>() + 0.2;
+  const auto y = apply_builtin("thin_plate_spline", x, {{"dst", {moved, moved}}, {"align_corners", true}});
+  expect_close(y.narrow(3, 1, 10), x.narrow(3, 0, 10), 1e-9);
+  EXPECT_LE(y.narrow(3, 0, 1).abs().max().item<double>(), 1e-9);
+  // Kornia's default (align_corners false) reads the corner pixel at
+  // (-0.5, -0.5): a quarter of it, the rest zero padding.
+  const auto k = apply_builtin("thin_plate_spline", x, {{"dst", same}});
+  EXPECT_NEAR(k[0][0][0][0].item<double>(), 0.25 * x[0][0][0][0].item<double>(), 1e-9);
+  EXPECT_THROW(apply_builtin("thin_plate_spline", x, {{"src", {{0, 0}, {1, 1}, {2, 2}}},
+                                                      {"dst", {{{0, 0}, {1, 1}, {2, 2}}, {{0, 0}, {1, 1}, {2, 2}}}}}),
+               std::exception);
+}
+
 TEST(Warp, Uint8RoundsBackAndEmptyBatchesPass) {
   const auto u8 = at::full({1, 1, 5, 5}, 200, at::kByte);
   const auto y = apply_builtin("affine", u8, {{"angle", 30}, {"interpolation", "bilinear"}, {"padding_mode", "border"}});
