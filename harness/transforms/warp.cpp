@@ -215,7 +215,12 @@ struct AffineConfig {
     c.angle = r.number("angle", 0.0, -1e4, 1e4);
     c.translate = read_pair(r, "translate", {0, 0}, -1e6, 1e6);
     c.scale = r.number("scale", 1.0, 1e-6, 1e6);
-    c.shear = read_pair(r, "shear", {0, 0}, -89.0, 89.0);
+    // torchvision: a number s is the shear (s, 0) (along x only).
+    if (const auto* v = r.get("shear"); v != nullptr && v->is_number()) {
+      c.shear = {r.number("shear", std::nullopt, -89.0, 89.0), 0.0};
+    } else {
+      c.shear = read_pair(r, "shear", {0, 0}, -89.0, 89.0);
+    }
     c.center = read_center(r);
     c.warp = WarpOptions::read(r, "nearest");
     return c;
@@ -240,7 +245,7 @@ class Affine final : public ConfiguredTransform<AffineConfig> {
     info_.params = {{"angle", "number (degrees)", "0", "clockwise, as torchvision's affine"},
                     {"translate", "[tx, ty] pixels", "[0, 0]", ""},
                     {"scale", "number > 0", "1", ""},
-                    {"shear", "number or [sx, sy] degrees in (-89, 89)", "[0, 0]", ""},
+                    {"shear", "s (along x) or [sx, sy] degrees in [-89, 89]", "[0, 0]", ""},
                     {"center", "[x, y] or null", "null", "pixel coordinates; null: the image centre"}};
     add_warp_docs(info_.params, "nearest");
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};

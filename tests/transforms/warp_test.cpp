@@ -80,6 +80,21 @@ TEST(Warp, IntegerTranslationShiftsAndPadsByMode) {
   EXPECT_EQ(f.narrow(3, 0, 3).max().item<double>(), 0.25);
 }
 
+TEST(Warp, ShearAlongXShiftsRowsByTheirHeight) {
+  // torchvision's shear s (a number is [s, 0]): output (x, y) reads input
+  // (x + tan(s) y, y) in centred coordinates; tan(45 deg) = 1.
+  const auto x = at::rand({1, 1, 5, 7}, at::kDouble);
+  const auto y = apply_builtin("affine", x, {{"shear", 45}});
+  EXPECT_TRUE(at::equal(y, apply_builtin("affine", x, {{"shear", {45, 0}}})));
+  for (int64_t i = 0; i < 5; ++i) {
+    for (int64_t j = 0; j < 7; ++j) {
+      const int64_t src = j + (i - 2);
+      const double expected = src >= 0 && src < 7 ? x[0][0][i][src].item<double>() : 0.0;
+      EXPECT_EQ(y[0][0][i][j].item<double>(), expected) << i << "," << j;
+    }
+  }
+}
+
 TEST(Warp, PerspectiveIdentityAndTranslation) {
   const auto x = at::rand({1, 3, 8, 6}, at::kDouble);
   const nlohmann::json corners = {{0, 0}, {5, 0}, {5, 7}, {0, 7}};
