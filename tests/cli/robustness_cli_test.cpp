@@ -54,7 +54,7 @@ class Robustness : public ::testing::Test {
 TEST_F(Robustness, IsolatedRunSurvivesSegfaultAbortExitHangAndMemoryExhaustion) {
   const auto suite = testing::source_path("tests/faults/isolation_faults.json");
   const auto r = cli("run " + crash_plugin() + " --suite " + shell_quote(suite) +
-                     " --devices cpu,vdev:1 --isolate --timeout-s 3 --memory-limit-mb 3072 --report r.json");
+                     " --devices cpu,vdev:1 --isolate --timeout-s 5 --memory-limit-mb 3072 --report r.json");
   EXPECT_EQ(r.exit_code, 1) << describe(r);
   const auto rep = report("r.json");
   std::map<std::string, std::string> status, message;
@@ -75,7 +75,7 @@ TEST_F(Robustness, IsolatedRunSurvivesSegfaultAbortExitHangAndMemoryExhaustion) 
       {"segfault", "the worker died of SIGSEGV"},
       {"abort", "the worker died of SIGABRT"},
       {"exit", "the worker exited with status 3"},
-      {"hang", "timeout: no result for 3 s"},
+      {"hang", "timeout: no result for 5 s"},
       {"huge_allocation", "out of memory on vdev:1: an allocation of 4398046511104 bytes"},
       {"exhaust_memory", "out of memory on vdev:1"},
   };
