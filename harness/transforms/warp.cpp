@@ -9,8 +9,10 @@
 //     coordinates centred on the image); output pixel (i, j) at centred
 //     (j + .5 - W / 2, i + .5 - H / 2) reads source pixel M^-1 (x, y, 1) +
 //     (W / 2 - .5, H / 2 - .5)
-//   rotate(angle): affine with -angle (counter-clockwise), no translation,
-//     unit scale, no shear
+//   rotate(angle, expand): affine with -angle (counter-clockwise), no
+//     translation, unit scale, no shear; expand sizes the output to the
+//     rotated corners' box (_compute_affine_output_size, float32, 1e-4
+//     truncation), centred on it
 //   perspective(start, end): the 8 coefficients c solving end -> start
 //     (_get_perspective_coeffs, in float64 on the host); output (i, j) reads
 //     ((c0 x + c1 y + c2) / (c6 x + c7 y + 1) - .5, (c3 x + c4 y + c5) / (...) - .5)
@@ -136,13 +138,42 @@ std::pair<at::Tensor, at::Tensor> positions(const at::Tensor& like, c10::ScalarT
   return {at::arange(w, options).add(offset_x).reshape({1, 1, w}), at::arange(h, options).add(offset_y).reshape({1, h, 1})};
 }
 
-at::Tensor affine_warp(const at::Tensor& x, const std::array<double, 6>& m, const WarpOptions& o) {
-  if (x.size(0) == 0) return x.clone();
+// The output reads source pixel M (x, y, 1) + (W / 2 - .5, H / 2 - .5) at
+// output pixel centres (x, y) centred on an oh x ow output.
+at::Tensor affine_warp(const at::Tensor& x, const std::array<double, 6>& m, const WarpOptions& o, int64_t oh = -1,
+                       int64_t ow = -1) {
   const int64_t h = x.size(2), w = x.size(3);
-  const auto [cols, rows] = positions(x, sampler::compute_dtype(x), h, w, 0.5 - w / 2.0, 0.5 - h / 2.0);
+  if (oh < 0) oh = h, ow = w;
+  if (x.size(0) == 0) return at::empty({0, x.size(1), oh, ow}, x.options());
+  const auto [cols, rows] = positions(x, sampler::compute_dtype(x), oh, ow, 0.5 - ow / 2.0, 0.5 - oh / 2.0);
   const auto sx = (cols * m[0] + rows * m[1]).add(m[2] + w / 2.0 - 0.5);
   const auto sy = (cols * m[3] + rows * m[4]).add(m[5] + h / 2.0 - 0.5);
   return sampler::warp(x, sx, sy, o.interpolation, o.padding, o.fill);
+}
+
+// torchvision's _compute_affine_output_size, in float32 as it computes: the
+// corners mapped by `m`, their box truncated to 1e-4 (so 1e-15 does not ceil
+// to a whole pixel), then ceil/floor. Returns (height, width).
+std::pair<int64_t, int64_t> expanded_size(const std::array<double, 6>& m, int64_t h, int64_t w) {
+  const float hw = 0.5f * static_cast<float>(w), hh = 0.5f * static_cast<float>(h);
+  const float corners[4][2] = {{-hw, -hh}, {-hw, hh}, {hw, hh}, {hw, -hh}};
+  float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+  for (const auto& c : corners) {
+    for (int r = 0; r < 2; ++r) {
+      const float v = c[0] * static_cast<float>(m[3 * r]) + c[1] * static_cast<float>(m[3 * r + 1]) +
+                      static_cast<float>(m[3 * r + 2]);
+      lo[r] = std::min(lo[r], v);
+      hi[r] = std::max(hi[r], v);
+    }
+  }
+  const float halfs[2] = {hw, hh};
+  int64_t size[2];
+  for (int r = 0; r < 2; ++r) {
+    const float top = std::ceil(std::trunc((hi[r] + halfs[r]) * 10000.0f) * 1e-4f);
+    const float bottom = std::floor(std::trunc((lo[r] + halfs[r]) * 10000.0f) * 1e-4f);
+    size[r] = static_cast<int64_t>(top - bottom);
+  }
+  return {size[1], size[0]};
 }
 
 std::optional<std::pair<double, double>> read_center(ObjectReader& r) {
@@ -166,11 +197,13 @@ void write_center(nlohmann::json& out, const std::optional<std::pair<double, dou
 
 struct RotateConfig {
   double angle = 0;
+  bool expand = false;
   std::optional<std::pair<double, double>> center;
   WarpOptions warp;
   static RotateConfig read(ObjectReader& r) {
     RotateConfig c;
     c.angle = r.number("angle", std::nullopt, -1e4, 1e4);
+    c.expand = r.boolean("expand", false);
     c.center = read_center(r);
     c.warp = WarpOptions::read(r, "nearest");
     return c;
@@ -178,6 +211,7 @@ struct RotateConfig {
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
   void write(nlohmann::json& out) const {
     out["angle"] = angle;
+    out["expand"] = expand;
     write_center(out, center);
     warp.write(out);
   }
@@ -188,8 +222,9 @@ class Rotate final : public ConfiguredTransform<RotateConfig> {
   Rotate() {
     info_.name = "rotate";
     info_.family = "geometry";
-    info_.description = "rotation counter-clockwise about the centre, same size (torchvision)";
+    info_.description = "rotation counter-clockwise about the centre, optionally expanded to fit (torchvision)";
     info_.params = {{"angle", "number (degrees)", "required", "counter-clockwise"},
+                    {"expand", "bool", "false", "grow the output to hold the whole rotated image"},
                     {"center", "[x, y] or null", "null", "pixel coordinates; null: the image centre"}};
     add_warp_docs(info_.params, "nearest");
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
@@ -199,7 +234,10 @@ class Rotate final : public ConfiguredTransform<RotateConfig> {
  private:
   at::Tensor run(const at::Tensor& x, const RotateConfig& c) const override {
     DEVPARITY_TRACE_SCOPE("rotate");
-    return affine_warp(x, inverse_affine(centred(c.center, x.sizes()), -c.angle, {0, 0}, 1.0, {0, 0}), c.warp);
+    const auto m = inverse_affine(centred(c.center, x.sizes()), -c.angle, {0, 0}, 1.0, {0, 0});
+    if (!c.expand) return affine_warp(x, m, c.warp);
+    const auto [oh, ow] = expanded_size(m, x.size(2), x.size(3));
+    return affine_warp(x, m, c.warp, oh, ow);
   }
 };
 

@@ -47,6 +47,19 @@ TEST(Warp, RotateQuarterTurnsAreExact) {
   EXPECT_TRUE(at::equal(apply_builtin("rotate", u8, {{"angle", -90}}), at::rot90(u8, -1, {2, 3})));
 }
 
+TEST(Warp, RotateExpandHoldsTheWholeImage) {
+  const auto x = at::rand({1, 2, 5, 7}, at::kDouble);
+  // A quarter turn of 5x7 expands to 7x5 and is rot90 exactly.
+  const auto q = apply_builtin("rotate", x, {{"angle", 90}, {"expand", true}});
+  EXPECT_TRUE(at::equal(q, at::rot90(x, 1, {2, 3})));
+  // 45 degrees of 10x10: corners at +-7.07 around the centre, so the box
+  // runs from floor(-2.07) to ceil(12.07): 16 pixels each way.
+  const auto d = apply_builtin("rotate", at::rand({1, 1, 10, 10}), {{"angle", 45}, {"expand", true}});
+  EXPECT_EQ(d.sizes(), (c10::IntArrayRef{1, 1, 16, 16}));
+  EXPECT_EQ(apply_builtin("rotate", at::rand({0, 3, 5, 7}), {{"angle", 90}, {"expand", true}}).sizes(),
+            (c10::IntArrayRef{0, 3, 7, 5}));
+}
+
 TEST(Warp, AffineIdentityKeepsTheImageInEveryMode) {
   const auto x = at::rand({1, 2, 6, 5}, at::kDouble);
   for (const char* mode : {"nearest", "bilinear", "bicubic"}) {
