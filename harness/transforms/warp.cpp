@@ -144,7 +144,6 @@ at::Tensor affine_warp(const at::Tensor& x, const std::array<double, 6>& m, cons
                        int64_t ow = -1) {
   const int64_t h = x.size(2), w = x.size(3);
   if (oh < 0) oh = h, ow = w;
-  if (x.size(0) == 0) return at::empty({0, x.size(1), oh, ow}, x.options());
   const auto [cols, rows] = positions(x, sampler::compute_dtype(x), oh, ow, 0.5 - ow / 2.0, 0.5 - oh / 2.0);
   const auto sx = (cols * m[0] + rows * m[1]).add(m[2] + w / 2.0 - 0.5);
   const auto sy = (cols * m[3] + rows * m[4]).add(m[5] + h / 2.0 - 0.5);
