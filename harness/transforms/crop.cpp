@@ -41,10 +41,18 @@ at::Tensor crop_box(const at::Tensor& x, int64_t top, int64_t left, int64_t heig
   if (y0 == top && x0 == left && y1 == top + height && x1 == left + width) {
     return x.narrow(2, top, height).narrow(3, left, width);
   }
-  auto out = at::zeros({x.size(0), x.size(1), height, width}, x.options());
-  if (y1 > y0 && x1 > x0) {
-    out.narrow(2, y0 - top, y1 - y0).narrow(3, x0 - left, x1 - x0).copy_(x.narrow(2, y0, y1 - y0).narrow(3, x0, x1 - x0));
+  if (y1 <= y0 || x1 <= x0) {
+    // Nothing of the image in the box: zeros that still hang on x (with a
+    // zero gradient), as torchvision's pad-then-crop output does; a fresh
+    // at::zeros would cut the autograd graph. masked_fill, not mul(0): a NaN
+    // in x must not leak in.
+    const auto corner = x.narrow(2, 0, 1).narrow(3, 0, 1);
+    return corner.masked_fill(at::ones({}, x.options().dtype(at::kBool)), 0)
+        .expand({x.size(0), x.size(1), height, width})
+        .contiguous();
   }
+  auto out = at::zeros({x.size(0), x.size(1), height, width}, x.options());
+  out.narrow(2, y0 - top, y1 - y0).narrow(3, x0 - left, x1 - x0).copy_(x.narrow(2, y0, y1 - y0).narrow(3, x0, x1 - x0));
   return out;
 }
 

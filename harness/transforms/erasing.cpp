@@ -60,7 +60,7 @@ class Erasing final : public Transform {
                     {"scale", "[low, high] in (0, 1]", "[0.02, 0.33]", "box area as a fraction of the image"},
                     {"ratio", "[low, high] > 0", "[0.3, 3.3]", "box aspect ratio range"},
                     {"value", "number or [per channel]", "0", "in the dtype's units"},
-                    {"box", "[top, left, height, width]", "drawn", "explicit box; replaces the draws and the gate"}};
+                    {"box", "[top, left, height, width]", "drawn", "explicit box (may be empty); replaces the draws and the gate"}};
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
     info_.random = true;
     info_.differentiable = true;
@@ -117,8 +117,9 @@ class Erasing final : public Transform {
 
   static std::vector<int64_t> read_box(ObjectReader& r, c10::IntArrayRef shape) {
     const auto box = r.integers("box", 4, 0, int64_t{1} << 31);
-    if (box[2] < 1 || box[3] < 1 || box[0] + box[2] > shape[2] || box[1] + box[3] > shape[3]) {
-      throw FieldError(r.pointer("box"), fmt::format("[{}, {}, {}, {}] is not a non-empty box inside {}x{}", box[0],
+    // An empty box erases nothing: torchvision draws h = 0 on tiny images.
+    if (box[0] + box[2] > shape[2] || box[1] + box[3] > shape[3]) {
+      throw FieldError(r.pointer("box"), fmt::format("[{}, {}, {}, {}] is not a box inside {}x{}", box[0],
                                                      box[1], box[2], box[3], shape[2], shape[3]));
     }
     return box;

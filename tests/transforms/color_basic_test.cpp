@@ -3,6 +3,7 @@
 #include "tests/support/apply_transform.h"
 
 #include <ATen/ATen.h>
+#include <cmath>
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -81,6 +82,17 @@ TEST(Crops, CropTakesTheBoxAndZerosOutsideIt) {
   const auto outside = run("crop", x, {{"top", -1}, {"left", -1}, {"height", 2}, {"width", 2}});
   const auto expected = at::tensor({0.0, 0.0, 0.0, 1.0}, at::kDouble).reshape({1, 1, 2, 2});
   EXPECT_TRUE(at::equal(outside, expected));
+}
+
+TEST(Crops, ABoxWhollyOutsideIsZerosStillOnTheGraph) {
+  auto x = at::rand({2, 3, 4, 4}, at::kDouble);
+  x[0][0][0][0] = std::nan("");
+  const auto leaf = x.clone().requires_grad_(true);
+  const auto y = run("crop", leaf, {{"top", 10}, {"left", -9}, {"height", 3}, {"width", 2}});
+  EXPECT_TRUE(at::equal(y, at::zeros({2, 3, 3, 2}, at::kDouble)));  // no NaN from the input
+  ASSERT_TRUE(y.requires_grad());
+  y.sum().backward();
+  EXPECT_TRUE(at::equal(leaf.grad(), at::zeros_like(x)));
 }
 
 TEST(Crops, CenterCropRoundsTheAnchorHalfToEvenAndPadsWhenLarger) {

@@ -64,6 +64,12 @@ TEST(Erasing, ExplicitBoxTakesTheValueAndNothingElseChanges) {
   restored.narrow(2, 2, 4).narrow(3, 3, 2).copy_(x.narrow(2, 2, 4).narrow(3, 3, 2));
   EXPECT_TRUE(at::equal(restored, x));
   EXPECT_THROW(apply_builtin("erasing", x, {{"box", {6, 0, 4, 2}}}), std::exception);  // leaves the image
+  // An empty box (what torchvision draws on tiny images) erases nothing.
+  EXPECT_TRUE(at::equal(apply_builtin("erasing", x, {{"box", {0, 0, 0, 0}}}), x));
+  const auto one = at::rand({1, 3, 1, 1});
+  for (uint64_t seed = 0; seed < 5; ++seed) {
+    EXPECT_TRUE(at::equal(apply_builtin("erasing", one, {{"p", 1.0}, {"value", 5.0}}, seed), one));
+  }
 }
 
 TEST(Erasing, DrawnBoxesFollowTheRules) {
