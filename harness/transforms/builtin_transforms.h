@@ -17,7 +17,7 @@ void register_codec_transforms(TransformRegistry& registry);
 void register_jpeg_encoder(TransformRegistry& registry);
 /// interpolate: LibTorch's own op as a subject (transforms/interpolate.cpp).
 void register_native_transforms(TransformRegistry& registry);
-/// invert, solarize, posterize, adjust_brightness (color_basic.cpp).
+/// invert, solarize, posterize, adjust_brightness, to_dtype (color_basic.cpp).
 void register_color_basics(TransformRegistry& registry);
 /// hflip, vflip (flips.cpp).
 void register_flips(TransformRegistry& registry);
@@ -38,7 +38,7 @@ void register_erasing(TransformRegistry& registry);
 void register_smoothing(TransformRegistry& registry);
 /// gaussian_noise, salt_and_pepper, plasma_brightness, plasma_shadow (noise.cpp).
 void register_noise(TransformRegistry& registry);
-/// color_jitter, channel_shuffle (color_random.cpp).
+/// color_jitter, channel_shuffle, rgb_shift (color_random.cpp).
 void register_color_random(TransformRegistry& registry);
 /// grid_sample, conv2d, avg_pool2d, conv_blur (native_ops.cpp).
 void register_native_ops(TransformRegistry& registry);

@@ -7,10 +7,14 @@
 //   posterize:   uint8: x & ~(2^(8 - bits) - 1);  float: floor(x * 2^bits).clamp(0, 2^bits - 1) / 2^bits
 //   brightness:  clamp(x * factor, 0, bound), uint8 truncated back (torchvision's _blend
 //                with a black image: the product is float, .to(uint8) truncates)
+//   to_dtype:    torchvision's to_dtype: without scale a plain cast; with scale
+//                uint8 -> float is x / 255, float -> uint8 is trunc(x (256 - 1e-3)),
+//                float -> float a cast
 //
 // No operation makes a tensor: scalars only, so nothing can land on the
 // wrong device.
 
+#include "harness/core/dtype.h"
 #include "harness/core/error.h"
 #include "harness/core/json_reader.h"
 #include "harness/trace/scope.h"
@@ -154,6 +158,42 @@ class AdjustBrightness final : public ConfiguredTransform<BrightnessConfig> {
   }
 };
 
+struct ToDtypeConfig {
+  c10::ScalarType dtype = at::kFloat;
+  bool scale = false;
+  static ToDtypeConfig read(ObjectReader& r) {
+    ToDtypeConfig c;
+    c.dtype = *parse_dtype(r.string("dtype", "float32", {"uint8", "float32", "float64"}));
+    c.scale = r.boolean("scale", false);
+    return c;
+  }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json& out) const {
+    out["dtype"] = dtype_name(dtype);
+    out["scale"] = scale;
+  }
+};
+
+class ToDtype final : public ConfiguredTransform<ToDtypeConfig> {
+ public:
+  ToDtype() {
+    info_.name = "to_dtype";
+    info_.family = "color";
+    info_.description = "torchvision's to_dtype: a cast, or with scale a change of value range";
+    info_.params = {{"dtype", "uint8|float32|float64", "\"float32\"", "output dtype"},
+                    {"scale", "bool", "false", "map [0, 255] <-> [0, 1] (torchvision's equal-width bins into uint8)"}};
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const ToDtypeConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("to_dtype");
+    const bool from_int = x.scalar_type() == at::kByte, to_int = c.dtype == at::kByte;
+    if (!c.scale || from_int == to_int) return x.to(c.dtype, /*non_blocking=*/false, /*copy=*/true);
+    return from_int ? x.to(c.dtype).div(255.0) : image::from_unit_float(x, at::kByte);
+  }
+};
+
 }  // namespace
 
 void register_color_basics(TransformRegistry& registry) {
@@ -161,6 +201,7 @@ void register_color_basics(TransformRegistry& registry) {
   registry.add(std::make_unique<Solarize>());
   registry.add(std::make_unique<Posterize>());
   registry.add(std::make_unique<AdjustBrightness>());
+  registry.add(std::make_unique<ToDtype>());
 }
 
 }  // namespace devparity

@@ -10,12 +10,15 @@
 //   channel_shuffle (Kornia RandomChannelShuffle): the gate, then per sample
 //     the permutation argsort(rand(B, C)); output channel c of sample b is
 //     input channel perm[b][c].
+//   rgb_shift (Kornia RandomRGBShift): the gate, then r, g, b shifts, each
+//     U(-limit, limit) per sample; clamp(x + shift_c, 0, 1).
 
 #include "harness/core/error.h"
 #include "harness/core/json_reader.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/configured.h"
+#include "harness/transforms/image_math.h"
 #include "harness/transforms/registry.h"
 #include "harness/transforms/sampling.h"
 
@@ -137,7 +140,7 @@ class ChannelShuffle final : public Transform {
     info_.family = "color";
     info_.description = "Kornia's RandomChannelShuffle: a random channel permutation per sample";
     info_.params = {{"p", "number in [0, 1]", "0.5", "probability per sample"},
-                    {"permutation", "[[channel...] per sample]", "drawn", "explicit permutations"},
+                    {"permutation", "[[channel...] per sample]", "drawn", "explicit permutations (gate all true)"},
                     {"apply", "[bool per sample]", "drawn", "explicit gate"}};
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
     info_.random = true;
@@ -150,18 +153,7 @@ class ChannelShuffle final : public Transform {
     const int64_t batch = shape[0], channels = shape[1];
     ObjectReader r(given);
     const double p = r.number("p", 0.5, 0.0, 1.0);
-    auto apply = sampling::gate(gen, batch, p, false);
-    if (r.has("apply")) {
-      const auto* v = r.get("apply");
-      if (!v->is_array() || static_cast<int64_t>(v->size()) != batch) {
-        throw FieldError(r.pointer("apply"), fmt::format("expected one true/false per sample ({})", batch));
-      }
-      apply.clear();
-      for (size_t b = 0; b < v->size(); ++b) {
-        if (!(*v)[b].is_boolean()) throw FieldError(r.pointer("apply") + "/" + std::to_string(b), "expected true or false");
-        apply.push_back((*v)[b].get<bool>());
-      }
-    }
+    const auto apply = sampling::read_gate(r, batch, gen, p, false, {"permutation"});
     std::vector<std::vector<int64_t>> perms;
     const auto drawn = at::rand({batch, channels}, gen).argsort(int64_t{1});
     for (int64_t b = 0; b < batch; ++b) {
@@ -222,11 +214,88 @@ class ChannelShuffle final : public Transform {
   TransformInfo info_;
 };
 
+class RgbShift final : public Transform {
+ public:
+  RgbShift() {
+    info_.name = "rgb_shift";
+    info_.family = "color";
+    info_.description = "Kornia's RandomRGBShift: a random offset per channel and sample, clamped to [0, 1]";
+    info_.params = {{"r_shift_limit", "number in [0, 1]", "0.5", "r shift ~ U(-limit, limit)"},
+                    {"g_shift_limit", "number in [0, 1]", "0.5", ""},
+                    {"b_shift_limit", "number in [0, 1]", "0.5", ""},
+                    {"p", "number in [0, 1]", "0.5", "probability per sample"},
+                    {"same_on_batch", "bool", "false", "one draw for the whole batch"},
+                    {"shifts", "[[r, g, b] per sample]", "drawn", "explicit shifts (gate all true)"},
+                    {"apply", "[bool per sample]", "drawn", "explicit gate"}};
+    info_.dtypes = {at::kFloat, at::kDouble};
+    info_.random = true;
+    info_.differentiable = true;
+  }
+  const TransformInfo& info() const override { return info_; }
+
+  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
+    require_rgb(shape, info_.name);
+    const int64_t batch = shape[0];
+    ObjectReader r(given);
+    double limits[3];
+    const char* keys[3] = {"r_shift_limit", "g_shift_limit", "b_shift_limit"};
+    for (int c = 0; c < 3; ++c) limits[c] = r.number(keys[c], 0.5, 0.0, 1.0);
+    const double p = r.number("p", 0.5, 0.0, 1.0);
+    const bool same = r.boolean("same_on_batch", false);
+    const auto apply = sampling::read_gate(r, batch, gen, p, same, {"shifts"});
+    std::vector<std::vector<double>> shifts(static_cast<size_t>(batch), std::vector<double>(3));
+    for (int c = 0; c < 3; ++c) {
+      const auto drawn = sampling::uniform(gen, batch, static_cast<float>(-limits[c]), static_cast<float>(limits[c]), same);
+      for (int64_t b = 0; b < batch; ++b) shifts[static_cast<size_t>(b)][static_cast<size_t>(c)] = drawn[static_cast<size_t>(b)];
+    }
+    if (const auto* v = r.get("shifts"); v != nullptr) shifts = read_shifts(*v, r.pointer("shifts"), batch);
+    r.finish();
+    return {{"r_shift_limit", limits[0]}, {"g_shift_limit", limits[1]}, {"b_shift_limit", limits[2]}, {"p", p},
+            {"same_on_batch", same}, {"apply", apply}, {"shifts", shifts}};
+  }
+
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
+    DEVPARITY_TRACE_SCOPE("rgb_shift");
+    require_rgb(x.sizes(), info_.name);
+    const auto shifts = read_shifts(params.at("shifts"), "/shifts", x.size(0));
+    const auto apply = params.at("apply").get<std::vector<bool>>();
+    // (B, 3, 1, 1) offsets filled on the device; gated-off samples shift by 0
+    // and skip the clamp, so they come back unchanged.
+    auto offsets = at::zeros({x.size(0), 3}, x.options());
+    auto gate = at::zeros({x.size(0), 1, 1, 1}, x.options().dtype(at::kBool));
+    for (int64_t b = 0; b < x.size(0); ++b) {
+      if (!apply[static_cast<size_t>(b)]) continue;
+      gate.narrow(0, b, 1).fill_(true);
+      for (int64_t c = 0; c < 3; ++c) offsets.narrow(0, b, 1).narrow(1, c, 1).fill_(shifts[b][c]);
+    }
+    const auto shifted = (x + offsets.reshape({-1, 3, 1, 1})).clamp(0.0, 1.0);
+    return image::choose(gate, shifted, x);
+  }
+
+ private:
+  static std::vector<std::vector<double>> read_shifts(const nlohmann::json& v, const std::string& ptr, int64_t batch) {
+    if (!v.is_array() || static_cast<int64_t>(v.size()) != batch) {
+      throw FieldError(ptr, fmt::format("expected one [r, g, b] per sample ({})", batch));
+    }
+    std::vector<std::vector<double>> out;
+    for (size_t b = 0; b < v.size(); ++b) {
+      const auto pb = ptr + "/" + std::to_string(b);
+      if (!v[b].is_array() || v[b].size() != 3) throw FieldError(pb, "expected [r, g, b]");
+      out.push_back({read_number(v[b][0], pb + "/0", -1, 1), read_number(v[b][1], pb + "/1", -1, 1),
+                     read_number(v[b][2], pb + "/2", -1, 1)});
+    }
+    return out;
+  }
+
+  TransformInfo info_;
+};
+
 }  // namespace
 
 void register_color_random(TransformRegistry& registry) {
   registry.add(std::make_unique<ColorJitter>());
   registry.add(std::make_unique<ChannelShuffle>());
+  registry.add(std::make_unique<RgbShift>());
 }
 
 }  // namespace devparity

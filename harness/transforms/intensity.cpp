@@ -42,32 +42,6 @@ at::Tensor blend(const at::Tensor& input, const at::Tensor& transformed, const s
   return at::cat(rows, 0);
 }
 
-// Explicit per-sample values describe what the user wants to see applied, so
-// they also stand in for the gate unless "apply" says otherwise; drawing a
-// p = 0.5 gate under them would silently leave samples untouched.
-std::vector<bool> read_apply(ObjectReader& reader, int64_t batch, at::Generator& gen, double p,
-                             bool same_on_batch, std::initializer_list<const char*> explicit_keys) {
-  if (const auto* v = reader.get("apply")) {
-    if (!v->is_array() || static_cast<int64_t>(v->size()) != batch) {
-      throw FieldError(reader.pointer("apply"),
-                       fmt::format("expected one true/false per sample ({}), got {}", batch,
-                                   describe_json(*v)));
-    }
-    std::vector<bool> out;
-    for (size_t i = 0; i < v->size(); ++i) {
-      if (!(*v)[i].is_boolean()) {
-        throw FieldError(reader.pointer("apply") + "/" + std::to_string(i), "expected true or false");
-      }
-      out.push_back((*v)[i].get<bool>());
-    }
-    return out;
-  }
-  for (const char* key : explicit_keys) {
-    if (reader.get(key) != nullptr) return std::vector<bool>(static_cast<size_t>(batch), true);
-  }
-  return sampling::gate(gen, batch, p, same_on_batch);
-}
-
 // The gate's parameters, which both transforms here take.
 void add_gate_docs(std::vector<ParamDoc>& docs) {
   docs.push_back({"p", "number in [0, 1]", "0.5", "probability per sample"});
@@ -176,7 +150,7 @@ class PlanckianJitter final : public StatefulTransform {
     const bool same = r.boolean("same_on_batch", false);
     const int64_t rows = select_from.empty() ? table_rows(mode) : static_cast<int64_t>(select_from.size());
     // Kornia draws the gate first, then the parameters for the whole batch.
-    const auto apply = read_apply(r, batch, gen, p, same, {"idx"});
+    const auto apply = sampling::read_gate(r, batch, gen, p, same, {"idx"});
     std::vector<int64_t> idx;
     if (const auto explicit_idx = sampling::read_per_sample(r, "idx", batch, 0, static_cast<double>(rows - 1))) {
       for (double v : *explicit_idx) {
@@ -321,7 +295,7 @@ class GaussianIllumination final : public Transform {
     const auto sign_range = sampling::read_range(r, "sign_range", {-1.0, 1.0}, -1.0, 1.0);
     const double p = r.number("p", 0.5, 0.0, 1.0);
     const bool same = r.boolean("same_on_batch", false);
-    const auto apply = read_apply(r, batch, gen, p, same, {"gain", "center", "sigma", "sign"});
+    const auto apply = sampling::read_gate(r, batch, gen, p, same, {"gain", "center", "sigma", "sign"});
     auto draw = [&](std::pair<double, double> range) {
       const auto v = sampling::uniform(gen, batch, static_cast<float>(range.first),
                                        static_cast<float>(range.second), same);

@@ -40,6 +40,32 @@ std::vector<bool> gate(at::Generator& generator, int64_t batch, double p, bool s
   return out;
 }
 
+// Explicit per-sample values describe what the user wants to see applied, so
+// they also stand in for the gate unless "apply" says otherwise; drawing a
+// p = 0.5 gate under them would silently leave samples untouched.
+std::vector<bool> read_gate(ObjectReader& reader, int64_t batch, at::Generator& gen, double p,
+                             bool same_on_batch, std::initializer_list<const char*> explicit_keys) {
+  if (const auto* v = reader.get("apply")) {
+    if (!v->is_array() || static_cast<int64_t>(v->size()) != batch) {
+      throw FieldError(reader.pointer("apply"),
+                       fmt::format("expected one true/false per sample ({}), got {}", batch,
+                                   describe_json(*v)));
+    }
+    std::vector<bool> out;
+    for (size_t i = 0; i < v->size(); ++i) {
+      if (!(*v)[i].is_boolean()) {
+        throw FieldError(reader.pointer("apply") + "/" + std::to_string(i), "expected true or false");
+      }
+      out.push_back((*v)[i].get<bool>());
+    }
+    return out;
+  }
+  for (const char* key : explicit_keys) {
+    if (reader.get(key) != nullptr) return std::vector<bool>(static_cast<size_t>(batch), true);
+  }
+  return gate(gen, batch, p, same_on_batch);
+}
+
 std::pair<double, double> read_range(ObjectReader& reader, const std::string& key,
                                      std::pair<double, double> fallback, double min, double max) {
   const auto* v = reader.get(key);

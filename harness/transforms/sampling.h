@@ -7,6 +7,7 @@
 
 #include <ATen/core/Generator.h>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -31,6 +32,13 @@ uint64_t seed(at::Generator& generator);
 /// without drawing; otherwise rand(batch) < p (rand(1) repeated with
 /// same_on_batch).
 std::vector<bool> gate(at::Generator& generator, int64_t batch, double p, bool same_on_batch);
+
+/// The gate of a transform with explicit per-sample values: the "apply"
+/// field (one bool per sample) when given; else all true when any of
+/// `explicit_keys` is given (explicit values stand for the gate); else
+/// gate(). Throws FieldError at "apply".
+std::vector<bool> read_gate(ObjectReader& reader, int64_t batch, at::Generator& generator, double p,
+                            bool same_on_batch, std::initializer_list<const char*> explicit_keys);
 
 /// A range parameter: a number x means (x, x); [lo, hi] needs lo <= hi; both
 /// within [min, max]. Absent: `fallback`. Throws FieldError at the field.

@@ -84,6 +84,20 @@ TEST(Crops, CropTakesTheBoxAndZerosOutsideIt) {
   EXPECT_TRUE(at::equal(outside, expected));
 }
 
+TEST(ColorBasics, ToDtypeCastsOrScalesAsTorchvision) {
+  const auto u8 = all_bytes();
+  EXPECT_TRUE(at::equal(run("to_dtype", u8, {{"dtype", "float32"}}), u8.to(at::kFloat)));
+  EXPECT_TRUE(at::equal(run("to_dtype", u8, {{"dtype", "float64"}, {"scale", true}}), u8.to(at::kDouble) / 255.0));
+  // Equal-width bins: trunc(x * 255.999), so 0.5 -> 127 and only 1.0 -> 255.
+  const auto f = at::tensor({0.0, 0.5, 0.996, 0.9961, 1.0}, at::kDouble).reshape({1, 1, 1, 5});
+  const auto expected = at::tensor({0, 127, 254, 255, 255}, at::kLong).to(at::kByte).reshape({1, 1, 1, 5});
+  EXPECT_TRUE(at::equal(run("to_dtype", f, {{"dtype", "uint8"}, {"scale", true}}), expected));
+  // uint8 -> float -> uint8 with scale is the identity on every value.
+  const auto back = run("to_dtype", run("to_dtype", u8, {{"dtype", "float32"}, {"scale", true}}),
+                        {{"dtype", "uint8"}, {"scale", true}});
+  EXPECT_TRUE(at::equal(back, u8));
+}
+
 TEST(Crops, ABoxWhollyOutsideIsZerosStillOnTheGraph) {
   auto x = at::rand({2, 3, 4, 4}, at::kDouble);
   x[0][0][0][0] = std::nan("");

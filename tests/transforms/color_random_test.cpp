@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace devparity {
 namespace {
@@ -58,6 +59,23 @@ TEST(ColorRandom, ChannelShufflePermutesEachSample) {
     EXPECT_TRUE(at::allclose(a, c));
   }
   EXPECT_THROW(apply_builtin("channel_shuffle", x, {{"permutation", {{0, 0, 1}, {0, 1, 2}}}}), std::exception);
+}
+
+TEST(ColorRandom, RgbShiftAddsPerChannelOffsetsAndClamps) {
+  const auto x = at::rand({2, 3, 4, 5}, at::kDouble);
+  const auto y = apply_builtin("rgb_shift", x, {{"shifts", {{0.1, -0.2, 0.0}, {0.5, 0.5, 0.5}}}, {"apply", {true, false}}});
+  EXPECT_TRUE(at::equal(y[0][0], (x[0][0] + 0.1).clamp(0, 1)));
+  EXPECT_TRUE(at::equal(y[0][1], (x[0][1] - 0.2).clamp(0, 1)));
+  EXPECT_TRUE(at::equal(y[0][2], x[0][2].clamp(0, 1)));
+  EXPECT_TRUE(at::equal(y[1], x[1]));  // gated off
+  register_builtins();
+  const auto* t = TransformRegistry::global().find("rgb_shift");
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
+  const auto p = t->sample({{"r_shift_limit", 0.1}, {"g_shift_limit", 0.0}, {"p", 1.0}}, {4, 3, 2, 2}, gen);
+  for (const auto& s : p.at("shifts")) {
+    EXPECT_LE(std::abs(s[0].get<double>()), 0.1);
+    EXPECT_EQ(s[1].get<double>(), 0.0);
+  }
 }
 
 }  // namespace
