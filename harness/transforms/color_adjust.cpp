@@ -28,7 +28,6 @@
 // Everything is built on the input's device; the histogram is a scatter_add
 // there, with no trip to the host.
 
-#include "harness/core/error.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/image_math.h"
@@ -77,7 +76,6 @@ at::Tensor saturation(const at::Tensor& x, const NumericValues& v) {
 at::Tensor hue(const at::Tensor& x, const NumericValues& v) {
   // One channel: unchanged, as PIL and torchvision.
   if (x.numel() == 0 || x.size(1) == 1) return x.clone();
-  if (x.size(1) != 3) throw InputError("adjust_hue needs 1 or 3 channels, got " + std::to_string(x.size(1)));
   const auto hsv = image::rgb_to_hsv_unit(image::to_unit_float(x));
   const auto shifted = hsv.narrow(1, 0, 1).add(v[0][0]).remainder(1.0);
   const auto rgb = image::hsv_unit_to_rgb(at::cat({shifted, hsv.narrow(1, 1, 2)}, 1));
@@ -159,6 +157,12 @@ at::Tensor denormalize(const at::Tensor& x, const NumericValues& v) {
   return x.mul(image::per_channel(v[1], x.options())).add(image::per_channel(v[0], x.options()));
 }
 
+NumericParam grayscale_channels() {
+  NumericParam p{"num_output_channels", 1, 1, 3, "the grey repeated", true};
+  p.choices = {1, 3};
+  return p;
+}
+
 NumericParam flag(const char* name, bool fallback, const char* description) {
   NumericParam p{name, fallback ? 1.0 : 0.0, 0, 1, description};
   p.boolean = true;
@@ -177,20 +181,20 @@ NumericParam per_channel_list(const char* name, std::vector<double> fallback, do
 void register_color_adjustments(TransformRegistry& registry) {
   registry.add(make_numeric_transform(
       describe("adjust_contrast", "blend with the mean grey level (torchvision)", kAllTypes, true),
-      {{"factor", 1.5, 0.0, 1e6, "0 gives flat grey, 1 the image"}}, Channels::kAny, contrast));
+      {{"factor", 1.5, 0.0, 1e6, "0 gives flat grey, 1 the image"}}, Channels::kGrayOrRgb, contrast));
   registry.add(make_numeric_transform(
       describe("adjust_saturation", "blend with the per-pixel grey (torchvision)", kAllTypes, true),
-      {{"factor", 0.5, 0.0, 1e6, "0 gives grey, 1 the image"}}, Channels::kAny, saturation));
+      {{"factor", 0.5, 0.0, 1e6, "0 gives grey, 1 the image"}}, Channels::kGrayOrRgb, saturation));
   registry.add(make_numeric_transform(
       describe("adjust_hue", "rotate the hue in HSV (torchvision; float32 inside)", kAllTypes, false),
-      {{"factor", 0.25, -0.5, 0.5, "added to the hue, in turns"}}, Channels::kAny, hue));
+      {{"factor", 0.25, -0.5, 0.5, "added to the hue, in turns"}}, Channels::kGrayOrRgb, hue));
   registry.add(make_numeric_transform(
       describe("adjust_gamma", "gain * (x / bound)^gamma (torchvision)", kAllTypes, true),
       {{"gamma", 2.2, 0.0, 1e3, "exponent"}, {"gain", 1.0, 0.0, 1e3, "multiplier; clamps to [0, 1] when not 1"}},
       Channels::kAny, gamma));
   registry.add(make_numeric_transform(
       describe("rgb_to_grayscale", "0.2989 R + 0.587 G + 0.114 B, truncated for uint8 (torchvision)", kAllTypes, true),
-      {{"num_output_channels", 1, 1, 3, "1 or 3 (repeated)", true}}, Channels::kRgb, grayscale));
+      {grayscale_channels()}, Channels::kGrayOrRgb, grayscale));
   registry.add(make_numeric_transform(
       describe("adjust_sharpness", "blend with a 3x3 smoothing of the interior (torchvision)", kAllTypes, true),
       {{"factor", 2.0, 0.0, 1e6, "0 smooths, 1 the image, above 1 sharpens"}}, Channels::kAny, sharpness));

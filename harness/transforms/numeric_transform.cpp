@@ -7,7 +7,10 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace devparity {
 namespace {
@@ -23,8 +26,9 @@ class NumericTransform final : public Transform {
   NumericTransform(TransformInfo info, std::vector<NumericParam> params, Channels channels, NumericApply fn)
       : info_(std::move(info)), params_(std::move(params)), channels_(channels), fn_(std::move(fn)) {
     for (const auto& p : params_) {
-      const std::string range = fmt::format("{} in [{}, {}]", p.integer ? "integer" : "number",
-                                            number_text(p.lo), number_text(p.hi));
+      std::string range = fmt::format("{} in [{}, {}]", p.integer ? "integer" : "number", number_text(p.lo),
+                                      number_text(p.hi));
+      if (!p.choices.empty()) range = fmt::format("{}", fmt::join(p.choices, " or "));
       std::string fallback = number_text(p.fallback);
       if (p.boolean) {
         info_.params.push_back({p.name, "bool", p.fallback != 0.0 ? "true" : "false", p.description});
@@ -71,6 +75,9 @@ class NumericTransform final : public Transform {
       require_rgb(shape, info_.name);
     } else {
       require_nchw(shape, info_.name);
+      if (channels_ == Channels::kGrayOrRgb && shape[1] != 1 && shape[1] != 3) {
+        throw InputError(fmt::format("{} takes 1 (grey) or 3 (RGB) channels, got {}", info_.name, shape[1]));
+      }
     }
     ObjectReader r(given);
     NumericValues values;
@@ -90,6 +97,11 @@ class NumericTransform final : public Transform {
                                                         static_cast<int64_t>(p.lo), static_cast<int64_t>(p.hi)))});
       } else {
         values.push_back({r.number(p.name, p.fallback, p.lo, p.hi)});
+      }
+      const double v = values.back()[0];
+      if (!p.choices.empty() && std::find(p.choices.begin(), p.choices.end(), v) == p.choices.end()) {
+        throw FieldError(r.pointer(p.name), fmt::format("expected one of {}, got {}", fmt::join(p.choices, ", "),
+                                                        number_text(v)));
       }
     }
     r.finish();

@@ -23,6 +23,7 @@ struct NumericParam {
   bool integer = false;
   bool list = false;
   bool boolean = false;  ///< true/false, seen by apply() as 1/0
+  std::vector<double> choices = {};  ///< when not empty, the only values allowed
   std::vector<double> list_fallback = {};
 };
 
@@ -33,7 +34,7 @@ using NumericValues = std::vector<std::vector<double>>;
 using NumericApply = std::function<at::Tensor(const at::Tensor& x, const NumericValues& values)>;
 
 /// What the input must be.
-enum class Channels { kAny, kRgb };
+enum class Channels { kAny, kRgb, kGrayOrRgb };
 
 /// A transform from `info` (params docs are filled from `params`), the
 /// parameter table and the function. The function runs inside a trace scope

@@ -1,6 +1,7 @@
 // Colour adjustments against hand-computed values and identities
 // (torchvision v2 and Kornia semantics; see color_adjust.cpp).
 
+#include "harness/core/error.h"
 #include "tests/support/apply_transform.h"
 
 #include <ATen/ATen.h>
@@ -74,6 +75,18 @@ TEST(ColorAdjust, GrayscaleUsesTorchvisionWeightsAndTruncates) {
   const auto three = apply_builtin("rgb_to_grayscale", f, {{"num_output_channels", 3}});
   EXPECT_EQ(three.size(1), 3);
   expect_close(three, pixels({{1, 1, 1}}) * (0.2989 * 0.5 + 0.587 * 0.25 + 0.114), 1e-15);
+}
+
+TEST(ColorAdjust, ChannelRulesFollowTorchvision) {
+  // One channel: hue and saturation leave it, grayscale passes it through
+  // (repeated to 3 when asked); 2 channels and 2 output channels are errors.
+  const auto grey = at::rand({1, 1, 4, 4});
+  EXPECT_TRUE(at::equal(apply_builtin("adjust_hue", grey, {{"factor", 0.3}}), grey));
+  EXPECT_TRUE(at::equal(apply_builtin("adjust_saturation", grey, {{"factor", 0.3}}), grey));
+  EXPECT_TRUE(at::equal(apply_builtin("rgb_to_grayscale", grey, {{"num_output_channels", 3}}), grey.expand({1, 3, 4, 4})));
+  EXPECT_THROW(apply_builtin("adjust_hue", at::rand({1, 2, 4, 4})), InputError);
+  EXPECT_THROW(apply_builtin("adjust_contrast", at::rand({1, 4, 4, 4})), InputError);
+  EXPECT_THROW(apply_builtin("rgb_to_grayscale", at::rand({1, 3, 4, 4}), {{"num_output_channels", 2}}), FieldError);
 }
 
 TEST(ColorAdjust, SharpnessBlendsTheInteriorWithTheSmoothing) {
