@@ -59,7 +59,7 @@ std::optional<std::pair<double, double>> read_jitter_range(ObjectReader& r, cons
   return range;
 }
 
-class ColorJitter final : public Transform {
+class ColorJitter final : public Described<Transform> {
  public:
   ColorJitter() {
     info_.name = "color_jitter";
@@ -74,8 +74,6 @@ class ColorJitter final : public Transform {
     info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
     info_.random = true;
   }
-  const TransformInfo& info() const override { return info_; }
-
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
@@ -128,12 +126,9 @@ class ColorJitter final : public Transform {
     }
     return out.is_same(x) ? x.clone() : out;
   }
-
- private:
-  TransformInfo info_;
 };
 
-class ChannelShuffle final : public Transform {
+class ChannelShuffle final : public Described<Transform> {
  public:
   ChannelShuffle() {
     info_.name = "channel_shuffle";
@@ -146,8 +141,6 @@ class ChannelShuffle final : public Transform {
     info_.random = true;
     info_.differentiable = true;
   }
-  const TransformInfo& info() const override { return info_; }
-
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     const int64_t batch = shape[0], channels = shape[1];
@@ -211,10 +204,9 @@ class ChannelShuffle final : public Transform {
     return out;
   }
 
-  TransformInfo info_;
 };
 
-class RgbShift final : public Transform {
+class RgbShift final : public Described<Transform> {
  public:
   RgbShift() {
     info_.name = "rgb_shift";
@@ -231,8 +223,6 @@ class RgbShift final : public Transform {
     info_.random = true;
     info_.differentiable = true;
   }
-  const TransformInfo& info() const override { return info_; }
-
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_rgb(shape, info_.name);
     const int64_t batch = shape[0];
@@ -287,7 +277,6 @@ class RgbShift final : public Transform {
     return out;
   }
 
-  TransformInfo info_;
 };
 
 }  // namespace

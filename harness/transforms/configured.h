@@ -23,6 +23,17 @@ void require_nchw(c10::IntArrayRef shape, const std::string& subject);
 /// require_nchw() and exactly three channels (RGB).
 void require_rgb(c10::IntArrayRef shape, const std::string& subject);
 
+/// Base (Transform or StatefulTransform) with the TransformInfo the
+/// constructor fills in and info() returns.
+template <typename Base>
+class Described : public Base {
+ public:
+  const TransformInfo& info() const override { return info_; }
+
+ protected:
+  TransformInfo info_;
+};
+
 template <typename Config>
 class ConfiguredTransform : public Transform {
  public:

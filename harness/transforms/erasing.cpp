@@ -50,7 +50,7 @@ std::optional<std::array<int64_t, 4>> draw_box(at::Generator& gen, int64_t h, in
   return std::nullopt;
 }
 
-class Erasing final : public Transform {
+class Erasing final : public Described<Transform> {
  public:
   Erasing() {
     info_.name = "erasing";
@@ -65,8 +65,6 @@ class Erasing final : public Transform {
     info_.random = true;
     info_.differentiable = true;
   }
-  const TransformInfo& info() const override { return info_; }
-
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
@@ -125,7 +123,6 @@ class Erasing final : public Transform {
     return box;
   }
 
-  TransformInfo info_;
 };
 
 }  // namespace

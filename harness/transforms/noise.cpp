@@ -42,10 +42,8 @@ namespace devparity {
 namespace {
 
 // A transform whose state is one seeded field of the input's size.
-class SeededFieldTransform : public StatefulTransform {
+class SeededFieldTransform : public Described<StatefulTransform> {
  public:
-  const TransformInfo& info() const override { return info_; }
-
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
@@ -88,7 +86,6 @@ class SeededFieldTransform : public StatefulTransform {
     info_.random = true;
   }
 
-  TransformInfo info_;
 };
 
 class GaussianNoise final : public SeededFieldTransform {

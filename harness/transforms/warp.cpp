@@ -390,7 +390,7 @@ int64_t elastic_kernel(double sigma) {
   return k % 2 == 0 ? k + 1 : k;
 }
 
-class Elastic final : public StatefulTransform {
+class Elastic final : public Described<StatefulTransform> {
  public:
   Elastic() {
     info_.name = "elastic_transform";
@@ -404,8 +404,6 @@ class Elastic final : public StatefulTransform {
     info_.random = true;
     info_.differentiable = true;
   }
-  const TransformInfo& info() const override { return info_; }
-
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
@@ -467,7 +465,6 @@ class Elastic final : public StatefulTransform {
     return out;
   }
 
-  TransformInfo info_;
 };
 
 // ---------------------------------------------------------------- thin plate spline
@@ -508,7 +505,7 @@ std::optional<std::vector<double>> tps_weights(const Points& centers, const Poin
 
 const Points kTpsSource = {{-1, -1}, {-1, 1}, {1, -1}, {1, 1}, {0, 0}};
 
-class ThinPlateSpline final : public Transform {
+class ThinPlateSpline final : public Described<Transform> {
  public:
   ThinPlateSpline() {
     info_.name = "thin_plate_spline";
@@ -523,8 +520,6 @@ class ThinPlateSpline final : public Transform {
     info_.random = true;
     info_.differentiable = true;
   }
-  const TransformInfo& info() const override { return info_; }
-
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
@@ -606,7 +601,6 @@ class ThinPlateSpline final : public Transform {
     return out;
   }
 
-  TransformInfo info_;
 };
 
 }  // namespace
