@@ -1,5 +1,5 @@
 // hflip and vflip (torchvision v2 horizontal_flip / vertical_flip): the
-// columns (rows) in reverse order, gathered by advanced indexing with the
+// columns (rows) in reverse order, gathered (resample::take_positions) with the
 // index made on the input's device: LibTorch 1.13's C++ flip and
 // index_select have no meta kernel.
 

@@ -11,6 +11,14 @@
 namespace devparity::resample {
 
 at::Tensor take_positions(const at::Tensor& x, int64_t dim, const at::Tensor& positions) {
+  if (dim == x.dim() - 1 && x.dim() > 1) {
+    // Along the innermost dimension ATen's gather beats advanced indexing
+    // about 2x on the CPU (the index kernel strides per element there).
+    std::vector<int64_t> shape(static_cast<size_t>(x.dim()), 1), sizes = x.sizes().vec();
+    shape.back() = positions.size(0);
+    sizes.back() = positions.size(0);
+    return x.gather(dim, positions.reshape(shape).expand(sizes));
+  }
   std::vector<at::indexing::TensorIndex> indices(static_cast<size_t>(dim),
                                                  at::indexing::TensorIndex(at::indexing::Slice()));
   indices.emplace_back(positions);

@@ -35,7 +35,8 @@
 namespace devparity::resample {
 
 /// x's entries at `positions` (a 1-D long tensor on x's device) along `dim`,
-/// by advanced indexing (which meta runs, unlike index_select or flip).
+/// by gather along the innermost dimension and advanced indexing elsewhere
+/// (both of which meta runs, unlike index_select or flip).
 at::Tensor take_positions(const at::Tensor& x, int64_t dim, const at::Tensor& positions);
 
 /// Fractional bits of the fixed-point weights (Note [uint8 fixed point]).

@@ -22,6 +22,8 @@ BASELINES = {
 def baseline_of(name):
     if name.startswith("BM_catalog_"):
         return name.replace("BM_catalog_", "BM_native_", 1)
+    if name.startswith("BM_native_"):
+        return name
     if name.startswith("BM_torchscript_"):
         return "BM_torchscript_gain_module"
     if name.startswith("BM_jpeg_encode"):
