@@ -101,11 +101,7 @@ class Erasing final : public Described<Transform> {
 
  private:
   static std::vector<double> read_value(ObjectReader& r, int64_t channels) {
-    std::vector<double> v{0.0};
-    if (const auto* given = r.get("value"); given != nullptr) {
-      v = given->is_number() ? std::vector<double>{r.number("value", std::nullopt, -1e6, 1e6)}
-                             : r.numbers("value", 0, -1e6, 1e6);
-    }
+    auto v = sampling::read_per_channel(r, "value", -1e6, 1e6).value_or(std::vector<double>{0.0});
     if (v.size() == 1) v.resize(static_cast<size_t>(channels), v[0]);
     if (static_cast<int64_t>(v.size()) != channels) {
       throw FieldError(r.pointer("value"), fmt::format("expected one value or one per channel ({})", channels));

@@ -43,6 +43,16 @@ std::vector<bool> gate(at::Generator& generator, int64_t batch, double p, bool s
 // Explicit per-sample values describe what the user wants to see applied, so
 // they also stand in for the gate unless "apply" says otherwise; drawing a
 // p = 0.5 gate under them would silently leave samples untouched.
+std::optional<std::vector<double>> read_per_channel(ObjectReader& reader, const std::string& key, double lo,
+                                                    double hi) {
+  const auto* v = reader.get(key);
+  if (v == nullptr || v->is_null()) return std::nullopt;
+  if (v->is_number()) return std::vector<double>{reader.number(key, std::nullopt, lo, hi)};
+  auto values = reader.numbers(key, 0, lo, hi);
+  if (values.empty()) throw FieldError(reader.pointer(key), "expected a number or one per channel");
+  return values;
+}
+
 std::vector<bool> read_gate(ObjectReader& reader, int64_t batch, at::Generator& gen, double p,
                              bool same_on_batch, std::initializer_list<const char*> explicit_keys) {
   if (const auto* v = reader.get("apply")) {

@@ -40,6 +40,12 @@ std::vector<bool> gate(at::Generator& generator, int64_t batch, double p, bool s
 std::vector<bool> read_gate(ObjectReader& reader, int64_t batch, at::Generator& generator, double p,
                             bool same_on_batch, std::initializer_list<const char*> explicit_keys);
 
+/// A per-channel parameter: a number (one for all channels) or a non-empty
+/// list, each in [lo, hi]. Absent or null: nullopt. The caller matches the
+/// list against the channel count.
+std::optional<std::vector<double>> read_per_channel(ObjectReader& reader, const std::string& key, double lo,
+                                                    double hi);
+
 /// A range parameter: a number x means (x, x); [lo, hi] needs lo <= hi; both
 /// within [min, max]. Absent: `fallback`. Throws FieldError at the field.
 std::pair<double, double> read_range(ObjectReader& reader, const std::string& key,

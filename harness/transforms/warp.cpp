@@ -74,11 +74,7 @@ struct WarpOptions {
     WarpOptions o;
     o.interpolation = r.string("interpolation", default_interpolation, {"nearest", "bilinear", "bicubic"});
     o.padding = r.string("padding_mode", "zeros", {"zeros", "border", "reflection"});
-    if (const auto* f = r.get("fill"); f != nullptr && !f->is_null()) {
-      o.fill = f->is_number() ? std::vector<double>{r.number("fill", std::nullopt, -1e6, 1e6)}
-                              : r.numbers("fill", 0, -1e6, 1e6);
-      if (o.fill.empty()) throw FieldError(r.pointer("fill"), "expected a number or one per channel");
-    }
+    if (auto fill = sampling::read_per_channel(r, "fill", -1e6, 1e6)) o.fill = std::move(*fill);
     return o;
   }
   void check(c10::IntArrayRef shape) const {

@@ -26,6 +26,12 @@ inline at::Tensor apply_builtin(const std::string& name, const at::Tensor& x,
   return t->apply(x, t->sample(given, x.sizes(), gen));
 }
 
+/// max |a - b| <= tol, compared in float64, with equal shapes.
+inline void expect_close(const at::Tensor& a, const at::Tensor& b, double tol) {
+  ASSERT_EQ(a.sizes(), b.sizes());
+  EXPECT_LE((a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>(), tol) << a << b;
+}
+
 /// A 1 x C x 1 x W image from per-pixel colours, given pixel-major.
 inline at::Tensor pixels(std::vector<std::vector<double>> colours, c10::ScalarType dtype = at::kDouble) {
   const auto n = static_cast<int64_t>(colours.size());

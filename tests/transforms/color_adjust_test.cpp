@@ -11,14 +11,10 @@ namespace devparity {
 namespace {
 
 using test_support::apply_builtin;
+using test_support::expect_close;
 using test_support::pixels;
 
 at::Tensor bytes(std::vector<std::vector<double>> colours) { return pixels(std::move(colours), at::kByte); }
-
-void expect_close(const at::Tensor& a, const at::Tensor& b, double tol) {
-  ASSERT_EQ(a.sizes(), b.sizes());
-  EXPECT_LE((a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>(), tol) << a << b;
-}
 
 TEST(ColorAdjust, ContrastBlendsWithTheFlooredMeanGrey) {
   // L = 76.2195 and 29.07, floored to 76 and 29: mean 52.5; half contrast

@@ -12,12 +12,8 @@ namespace devparity {
 namespace {
 
 using test_support::apply_builtin;
+using test_support::expect_close;
 using test_support::pixels;
-
-void expect_close(const at::Tensor& a, const at::Tensor& b, double tol) {
-  ASSERT_EQ(a.sizes(), b.sizes());
-  EXPECT_LE((a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>(), tol) << a << b;
-}
 
 const auto kPrimaries = [] { return pixels({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0.5, 0.5, 0.5}, {1, 1, 1}}); };
 

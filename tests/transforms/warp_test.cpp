@@ -12,11 +12,7 @@ namespace devparity {
 namespace {
 
 using test_support::apply_builtin;
-
-void expect_close(const at::Tensor& a, const at::Tensor& b, double tol) {
-  ASSERT_EQ(a.sizes(), b.sizes());
-  EXPECT_LE((a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>(), tol);
-}
+using test_support::expect_close;
 
 // The sampler against LibTorch's grid_sampler on the CPU, at random source
 // positions in and around the image, for every mode pair.
