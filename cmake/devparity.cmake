@@ -59,3 +59,31 @@ function(dp_target_defaults target)
                          -Wno-maybe-uninitialized -Wno-missing-field-initializers)
   target_precompile_headers(${target} PRIVATE ${DEVPARITY_PCH_HEADERS})
 endfunction()
+
+# dp_device_rules(<out_var>): CUDA's mixed-device rules for the LibTorch that
+# was found (harness/core/rules/: the generated-check table of that release
+# and the hand-written rules of ops that decide for themselves), embedded in
+# a generated source whose path goes to <out_var>. This is the one place the
+# LibTorch version picks the rules; the code reads whichever table it gets.
+function(dp_device_rules out_var)
+  set(dir ${PROJECT_SOURCE_DIR}/harness/core/rules)
+  if(Torch_VERSION VERSION_LESS 2.0)
+    set(release 1.13)
+  else()
+    set(release 2.6)
+  endif()
+  set(checks_file ${dir}/cuda-device-checks-${release}.tsv)
+  set(special_files ${dir}/common-special-rules.tsv ${dir}/special-rules-${release}.tsv)
+  file(READ ${checks_file} DP_RULES_CHECKS)
+  set(DP_RULES_SPECIAL "")
+  foreach(f ${special_files})
+    file(READ ${f} text)
+    string(APPEND DP_RULES_SPECIAL "${text}")
+  endforeach()
+  set(DP_RULES_RELEASE ${release})
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/device_rules_data.cpp)
+  configure_file(${dir}/device_rules_data.cpp.in ${out} @ONLY)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${checks_file} ${special_files})
+  message(STATUS "devparity: CUDA device rules of LibTorch ${release}")
+  set(${out_var} ${out} PARENT_SCOPE)
+endfunction()

@@ -9,6 +9,7 @@
 #include "harness/transforms/transform.h"
 #include "harness/report/model.h"
 #include "harness/trace/finding.h"
+#include "harness/trace/tracer.h"
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/ScalarType.h>
@@ -50,6 +51,9 @@ struct CheckContext {
   uint64_t seed = 0;                             ///< the trial group's seed
   /// Where failing checks save evidence (.npy); null when the run keeps none.
   ArtifactStore* artifacts = nullptr;
+  /// Random ops that drew on the trial's device itself (Note [Replayed
+  /// draws]); null when not traced.
+  const std::vector<DeviceDraw>* device_draws = nullptr;
 };
 
 /// Interface of a check.

@@ -10,6 +10,8 @@
 #include "harness/core/compare.h"
 #include "harness/core/dtype.h"
 #include "harness/core/error.h"
+#include "harness/core/replayed_draws.h"
+#include "harness/core/rng.h"
 #include "harness/core/text.h"
 #include "harness/core/tolerance.h"
 #include "harness/trace/scope.h"
@@ -45,17 +47,23 @@ struct Gradient {
 };
 
 Gradient gradient_on(const Transform& subject, const nlohmann::json& params,
-                     const at::Tensor& input, const c10::Device& device, bool trace) {
+                     const at::Tensor& input, const c10::Device& device, bool trace, uint64_t seed) {
   Gradient g;
   std::unique_ptr<Tracer> tracer;
   try {
     const auto x = input.to(device).detach().requires_grad_(true);
-    const auto y = subject.apply(x, params);
+    at::Tensor y;
+    {
+      const ReplayedDraws draws(derive_seed(seed, "draws"), device);  // Note [Replayed draws]
+      y = subject.apply(x, params);
+    }
     if (!y.requires_grad()) {
       throw std::runtime_error("the output does not depend differentiably on the input");
     }
     const auto loss = loss_of(y);
-    if (trace) tracer = std::make_unique<Tracer>(device);
+    // Backward's saved tensors and gradients were made before the tracer
+    // started: what it did not see made is device data.
+    if (trace) tracer = std::make_unique<Tracer>(device, TraceSeeds{}, TracerOptions{true});
     {
       DEVPARITY_TRACE_SCOPE("backward");
       loss.backward();
@@ -89,17 +97,19 @@ Gradient gradient_on(const Transform& subject, const nlohmann::json& params,
 // sit exactly on clamps and rounding steps (0, 1, a ramp's rationals), where
 // no derivative exists; jittered, such kinks have measure zero.
 CheckOutcome finite_differences(const Transform& subject, const nlohmann::json& params,
-                                const at::Tensor& input, CheckOutcome out) {
+                                const at::Tensor& input, uint64_t seed, CheckOutcome out) {
   auto jitter_gen = at::make_generator<at::CPUGeneratorImpl>(7);
   const auto x = input.to(at::kDouble) +
                  1e-3 * (at::rand(input.sizes(), jitter_gen, at::TensorOptions().dtype(at::kDouble)) - 0.5);
-  const auto analytic = gradient_on(subject, params, x, c10::Device(c10::DeviceType::CPU), false);
+  const c10::Device cpu(c10::DeviceType::CPU);
+  const auto analytic = gradient_on(subject, params, x, cpu, false, seed);
   if (analytic.error) {
     out.status = Status::kFail;
     out.message = "float64 backward on the CPU failed: " + analytic.error->message;
     return out;
   }
   auto loss = [&](const at::Tensor& at_x) {
+    const ReplayedDraws draws(derive_seed(seed, "draws"), cpu);
     return loss_of(subject.apply(at_x, params)).item<double>();
   };
   auto gen = at::make_generator<at::CPUGeneratorImpl>(20261122);
@@ -171,7 +181,7 @@ class GradientCheck final : public Check {
       out.message = "the subject did not run";
       return out;
     }
-    const auto mine = gradient_on(*ctx.subject, *ctx.params, *ctx.input, *ctx.target.device, ctx.trace);
+    const auto mine = gradient_on(*ctx.subject, *ctx.params, *ctx.input, *ctx.target.device, ctx.trace, ctx.seed);
     int64_t errors = 0;
     for (const auto& f : mine.findings) {
       out.findings.push_back(f.to_json());
@@ -187,7 +197,7 @@ class GradientCheck final : public Check {
                                    "other devices' gradients are compared with this one";
         return out;
       }
-      auto fd = finite_differences(*ctx.subject, *ctx.params, *ctx.input, out);
+      auto fd = finite_differences(*ctx.subject, *ctx.params, *ctx.input, ctx.seed, out);
       fd.stats["backward_ops_traced"] = mine.ops_traced;
       if (errors > 0 && fd.status == Status::kPass) {
         fd.status = Status::kFail;
@@ -205,7 +215,7 @@ class GradientCheck final : public Check {
       return out;
     }
     const auto ref = gradient_on(*ctx.reference_subject, *ctx.reference_params, *ctx.input,
-                                 *ctx.reference_device, false);
+                                 *ctx.reference_device, false, ctx.seed);
     if (ref.error) {
       out.message = "no reference gradient: " + ref.error->message;
       return out;

@@ -9,6 +9,7 @@
 #include "harness/core/compare.h"
 #include "harness/core/dtype.h"
 #include "harness/core/error.h"
+#include "harness/core/json_reader.h"
 #include "harness/core/text.h"
 #include "harness/core/tolerance.h"
 #include "harness/report/artifacts.h"
@@ -23,6 +24,29 @@ std::string format_index(const std::vector<int64_t>& index) {
   return fmt::format("[{}]", fmt::join(index, ","));
 }
 
+// The setting: a tolerance (core/tolerance.h) plus "device_random": "skip"
+// (the default: a trial that draws on its device is not comparable) or
+// "compare" (compare anyway: the subject's device draws are meant to match).
+struct ParitySetting {
+  nlohmann::json tolerance = true;
+  bool compare_device_draws = false;
+};
+
+ParitySetting read_setting(const nlohmann::json& setting) {
+  ParitySetting out;
+  out.tolerance = setting;
+  if (!setting.is_object() || !setting.contains("device_random")) return out;
+  const auto& value = setting.at("device_random");
+  if (!value.is_string() || (value != "skip" && value != "compare")) {
+    throw FieldError("/device_random", fmt::format("expected \"skip\" or \"compare\", got {}",
+                                                   describe_json(value)));
+  }
+  out.compare_device_draws = value == "compare";
+  out.tolerance.erase("device_random");
+  if (out.tolerance.empty()) out.tolerance = true;
+  return out;
+}
+
 class ParityCheck final : public Check {
  public:
   std::string name() const override { return "parity"; }
@@ -33,7 +57,7 @@ class ParityCheck final : public Check {
   }
 
   void validate_setting(const nlohmann::json& setting) const override {
-    validate_tolerance(setting);
+    validate_tolerance(read_setting(setting).tolerance);
   }
 
   CheckOutcome run(const CheckContext& ctx) const override {
@@ -70,7 +94,22 @@ class ParityCheck final : public Check {
       return out;
     }
 
-    Tolerance tol = resolve_tolerance(ctx.setting, ctx.dtype);
+    const auto setting = read_setting(ctx.setting);
+    // Note [Replayed draws]: the device's own generator is not the CPU's.
+    if (ctx.device_draws != nullptr && !ctx.device_draws->empty() && !setting.compare_device_draws) {
+      const auto& first = ctx.device_draws->front();
+      out.status = Status::kSkip;
+      out.describe = "not comparable: the subject draws random numbers on the device";
+      out.stats["device_draws"] = static_cast<int64_t>(ctx.device_draws->size());
+      out.message = fmt::format(
+          "not comparable: the subject draws random numbers on {} ({}{}{}), and a device's "
+          "generator differs from the CPU's by design (set parity's \"device_random\": \"compare\" "
+          "to compare anyway)",
+          ctx.target.resolved_name(), first.op, first.source.empty() ? "" : " at " + first.source,
+          ctx.device_draws->size() > 1 ? fmt::format(" and {} more", ctx.device_draws->size() - 1) : "");
+      return out;
+    }
+    Tolerance tol = resolve_tolerance(setting.tolerance, ctx.dtype);
     if (ctx.expect_exact && tol.is_default) {
       tol = Tolerance{};
       tol.reason = "the virtual device runs the CPU's kernels, so any difference is a bug";

@@ -11,17 +11,46 @@
 #include "harness/core/json_reader.h"
 
 #include <fmt/format.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace devparity {
 namespace {
 
-std::string read_mode(const nlohmann::json& setting) {
-  if (setting.is_boolean()) return "warn";
+// Every finding kind, for "severity" overrides.
+const std::vector<std::string>& kinds() {
+  static const std::vector<std::string> all = {
+      finding_kind::kForeignDeviceInput,   finding_kind::kWrongDeviceOutput,
+      finding_kind::kImplicitDeviceFactory, finding_kind::kDeviceWithoutIndex,
+      finding_kind::kForeignDeviceTarget,  finding_kind::kHostSync,
+      finding_kind::kHostToDeviceCopy,     finding_kind::kStateOffDevice,
+      finding_kind::kDeviceMismatchError,  finding_kind::kUnregisteredTensorState,
+      finding_kind::kDeviceDependentCode};
+  return all;
+}
+
+struct PlacementSetting {
+  std::string mode = "warn";
+  std::map<std::string, Severity> severity;  // kind -> what the case makes it
+};
+
+PlacementSetting read_setting(const nlohmann::json& setting) {
+  PlacementSetting out;
+  if (setting.is_boolean()) return out;
   ObjectReader reader(setting);
-  const auto mode = reader.string("mode", std::string("warn"), {"warn", "strict"});
+  out.mode = reader.string("mode", std::string("warn"), {"warn", "strict"});
+  if (const auto* severity = reader.get("severity")) {
+    ObjectReader levels(*severity, reader.pointer("severity"));
+    for (const auto& kind : kinds()) {
+      if (!levels.has(kind)) continue;
+      const auto level = levels.string(kind, std::nullopt, {"error", "warning", "note"});
+      out.severity[kind] = level == "error" ? Severity::kError : level == "warning" ? Severity::kWarning
+                                                                                    : Severity::kNote;
+    }
+    levels.finish();
+  }
   reader.finish();
-  return mode;
+  return out;
 }
 
 class PlacementCheck final : public Check {
@@ -33,7 +62,7 @@ class PlacementCheck final : public Check {
            "factories, host syncs and copies, state and output left behind";
   }
 
-  void validate_setting(const nlohmann::json& setting) const override { read_mode(setting); }
+  void validate_setting(const nlohmann::json& setting) const override { read_setting(setting); }
 
   bool compares_outputs() const override { return false; }
 
@@ -47,13 +76,19 @@ class PlacementCheck final : public Check {
       out.message = "placement tracing is off (--placement off)";
       return out;
     }
-    const auto mode = read_mode(ctx.setting);
+    const auto setting = read_setting(ctx.setting);
+    const auto& mode = setting.mode;
     out.describe = mode == "strict" ? "no placement findings (strict: warnings fail too)"
                                     : "no placement errors (warnings are reported)";
     int64_t errors = 0, warnings = 0, notes = 0;
     const Finding* first_error = nullptr;
     const Finding* first_warning = nullptr;
-    for (const auto& f : *ctx.findings) {
+    std::vector<Finding> findings = *ctx.findings;
+    for (auto& f : findings) {
+      const auto it = setting.severity.find(f.kind);
+      if (it != setting.severity.end()) f.severity = it->second;
+    }
+    for (const auto& f : findings) {
       out.findings.push_back(f.to_json());
       if (f.severity == Severity::kNote) {
         notes += f.count;

@@ -13,6 +13,8 @@ std::string runtime_version() { return ""; }
 
 std::string device_model(int /*index*/) { return "unknown (devparity built without CUDA support)"; }
 
+void seed_default_generator(int /*index*/, uint64_t /*seed*/) {}
+
 void synchronize(int index) {
   throw Unsupported("devparity was built without CUDA support; cannot synchronize cuda:" +
                     std::to_string(index));

@@ -3,12 +3,15 @@
 
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/cuda.h>
 
 #include <fmt/format.h>
+
+#include <mutex>
 
 namespace devparity::cuda {
 
@@ -29,6 +32,12 @@ std::string device_model(int index) {
   return fmt::format("{}, {:.1f} GiB, sm_{}{}", prop->name,
                      static_cast<double>(prop->totalGlobalMem) / (1024.0 * 1024.0 * 1024.0),
                      prop->major, prop->minor);
+}
+
+void seed_default_generator(int index, uint64_t seed) {
+  auto gen = at::cuda::detail::getDefaultCUDAGenerator(static_cast<c10::DeviceIndex>(index));
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_current_seed(seed);
 }
 
 void synchronize(int index) { torch::cuda::synchronize(index); }

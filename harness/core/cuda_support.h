@@ -6,6 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,10 @@ std::string runtime_version();
 
 /// A human description of device `index` ("NVIDIA H100 80GB HBM3, 79.1 GiB, sm_90").
 std::string device_model(int index);
+
+/// Seeds the default generator of device `index` (no-op on CPU builds:
+/// there is none).
+void seed_default_generator(int index, uint64_t seed);
 
 /// Blocks until all work queued on device `index` has finished.
 void synchronize(int index);

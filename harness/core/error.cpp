@@ -1,5 +1,7 @@
 #include "harness/core/error.h"
 
+#include "harness/core/text.h"
+
 #include <c10/util/Exception.h>
 
 #include <algorithm>
@@ -29,21 +31,56 @@ std::string first_line(const std::string& text) {
 }
 
 // Note [Device error wordings]
-// LibTorch reports tensors on different devices in several ways; each one is a
-// placement failure, so each maps to kDeviceMismatch. The TorchScript
-// interpreter wraps them in a traceback, so search the whole text.
-const char* const kDeviceMismatchPatterns[] = {
-    "Expected all tensors to be on the same device",
-    "indices should be either on cpu or on the same device",
-    "Cannot copy out of meta tensor",
-    "Expected tensor for argument",
-    "to be on the same device",
-    "Unhandled FakeTensor Device Propagation",
-    // A hard-coded "cuda" met a machine (or build) without it.
-    "Cannot initialize CUDA without ATen_cuda library",
-    "Torch not compiled with CUDA enabled",
-    "Found no NVIDIA driver on your system",
+// LibTorch says "these tensors are on different devices" in several ways, and
+// "this backend has no kernel for that" in one (the dispatcher's "Could not
+// run"). The first are placement failures (kDeviceMismatch); the second is a
+// capability (kUnsupported: on meta a skip, as meta lacks many kernels), as is
+// meta's refusal to hand over data it does not have. Each wording is a row,
+// matched against the error itself (for TorchScript, the interpreter's last
+// error line, not the traceback that wraps it).
+struct Wording {
+  const char* name;
+  const char* pattern;  // a regular expression (ECMAScript)
+  FailureKind kind;
 };
+
+const Wording kWordings[] = {
+    // The device checks (../shared/spec/cuda-device-rules.md).
+    {"same_device", "Expected all tensors to be on the same device", FailureKind::kDeviceMismatch},
+    {"indices_device", "indices should be either on cpu or on the same device as the indexed tensor",
+     FailureKind::kDeviceMismatch},
+    {"mask_device", "expected self and mask to be on the same device", FailureKind::kDeviceMismatch},
+    {"storage_device", "Attempted to set the storage of a tensor on device", FailureKind::kDeviceMismatch},
+    {"gradient_device", "invalid gradient at index [0-9]+ - expected device", FailureKind::kDeviceMismatch},
+    {"value_device", "expected device \\S+ but got device \\S+ for value tensor", FailureKind::kDeviceMismatch},
+    {"cpu_scalars", "Trying to pass too many CPU scalars to non-CPU kernel", FailureKind::kDeviceMismatch},
+    {"argument_device", "Expected tensor for argument #[0-9]+ .* to have the same device",
+     FailureKind::kDeviceMismatch},
+    {"kernel_same_device", "(to be|are|be) on (the )?same device", FailureKind::kDeviceMismatch},
+    {"expected_device", "Tensor on device \\S+ is not on the expected device", FailureKind::kDeviceMismatch},
+    {"fake_tensor", "Unhandled FakeTensor Device Propagation", FailureKind::kDeviceMismatch},
+    // A hard-coded "cuda" met a machine (or build) without it.
+    {"no_cuda", "Cannot initialize CUDA without ATen_cuda library|Torch not compiled with CUDA enabled|"
+                "Found no NVIDIA driver on your system",
+     FailureKind::kDeviceMismatch},
+    // What a backend cannot do.
+    {"missing_kernel", "Could not run '[^']+' with arguments from the '[^']+' backend", FailureKind::kUnsupported},
+    {"meta_has_no_data", "Cannot copy out of meta tensor", FailureKind::kUnsupported},
+    {"dtype_kernel", "not implemented for '[^']+'", FailureKind::kUnsupported},
+    {"overrideable_kernel", "_overrideable not implemented", FailureKind::kUnsupported},
+    {"not_implemented", "is not implemented for", FailureKind::kUnsupported},
+};
+
+// "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor)
+// should be the same": convolution's type check, which is a device mismatch
+// when the backends differ and a dtype mismatch otherwise.
+bool parameter_device_mismatch(const std::string& text) {
+  static const std::regex types(R"(Input type \(([^)]+)\) and weight type \(([^)]+)\) should be the same)");
+  std::smatch m;
+  if (!std::regex_search(text, m, types)) return false;
+  static const std::regex scalar(R"((Byte|Char|Short|Int|Long|Half|Float|Double|Bool|BFloat16|ComplexFloat|ComplexDouble)(Tensor|Type)$)");
+  return std::regex_replace(m.str(1), scalar, "") != std::regex_replace(m.str(2), scalar, "");
+}
 
 // Note [TorchScript tracebacks]
 // The interpreter's message starts with "The following operation failed in
@@ -66,13 +103,16 @@ std::string interpreter_error_line(const std::string& text) {
   return last;
 }
 
+// The innermost frame outside PyTorch's own files, as the tracer's sources
+// (a failure inside torch.nn.functional names the subject's call).
 std::string traceback_source(const std::string& text) {
   static const std::regex entry(R"re(File "([^"]+)", line ([0-9]+))re");
-  std::string out;
+  std::string innermost, user;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), entry); it != std::sregex_iterator(); ++it) {
-    out = (*it).str(1) + ":" + (*it).str(2);
+    innermost = (*it).str(1) + ":" + (*it).str(2);
+    if (!inside_torch((*it).str(1))) user = innermost;
   }
-  return out;
+  return user.empty() ? innermost : user;
 }
 
 }  // namespace
@@ -98,27 +138,41 @@ std::string trim_boilerplate(std::string line) {
 ClassifiedError classify_message(const std::string& text) {
   ClassifiedError out;
   out.message = trim_boilerplate(first_line(text));
+  std::string error = text;
   if (text.rfind(kInterpreterPreamble, 0) == 0) {
     const auto line = interpreter_error_line(text);
-    if (!line.empty()) out.message = trim_boilerplate(line);
+    if (!line.empty()) {
+      out.message = trim_boilerplate(line);
+      error = line;
+    }
     out.source = traceback_source(text);
     if (!out.source.empty()) out.message += " (TorchScript, " + out.source + ")";
   }
   static const std::regex op_name(R"((aten|prim|torchvision|devparity)::[A-Za-z0-9_.]+)");
   std::smatch match;
-  if (std::regex_search(text, match, op_name)) out.op = match.str();
+  if (std::regex_search(error, match, op_name) || std::regex_search(text, match, op_name)) {
+    out.op = match.str();
+  }
 
-  for (const char* pattern : kDeviceMismatchPatterns) {
-    if (text.find(pattern) != std::string::npos) {
-      out.kind = FailureKind::kDeviceMismatch;
+  static const auto compiled = [] {
+    std::vector<std::regex> r;
+    for (const auto& w : kWordings) r.emplace_back(w.pattern);
+    return r;
+  }();
+  for (size_t i = 0; i < compiled.size(); ++i) {
+    if (std::regex_search(error, compiled[i])) {
+      out.kind = kWordings[i].kind;
+      out.wording = kWordings[i].name;
+      if (out.kind == FailureKind::kUnsupported && out.op.empty() &&
+          error.find("convolution_overrideable") != std::string::npos) {
+        out.op = "aten::convolution_overrideable";
+      }
       return out;
     }
   }
-  // `.item()` on meta fails for want of a kernel, but it is a placement bug:
-  // the subject synchronised with the host.
-  if (text.find("_local_scalar_dense") != std::string::npos &&
-      text.find("'Meta'") != std::string::npos) {
+  if (parameter_device_mismatch(error)) {
     out.kind = FailureKind::kDeviceMismatch;
+    out.wording = "parameter_type";
     return out;
   }
   // Note [Out of memory]: LibTorch says "DefaultCPUAllocator: can't allocate
@@ -149,15 +203,6 @@ ClassifiedError classify_message(const std::string& text) {
     if (text.find(pattern) != std::string::npos) {
       out.kind = FailureKind::kDeviceError;
       return out;
-    }
-  }
-  if (text.find("Could not run '") != std::string::npos ||
-      text.find("not implemented for '") != std::string::npos ||
-      text.find("_overrideable not implemented") != std::string::npos ||
-      text.find("is not implemented for") != std::string::npos) {
-    out.kind = FailureKind::kUnsupported;
-    if (out.op.empty() && text.find("convolution_overrideable") != std::string::npos) {
-      out.op = "aten::convolution_overrideable";
     }
   }
   return out;

@@ -63,13 +63,17 @@ struct ClassifiedError {
   std::string op;       ///< "aten::index_select" when the message names one
   /// "file.py:42": the innermost source line of a TorchScript traceback, if any.
   std::string source;
+  /// Which of LibTorch's wordings matched ("same_device", "missing_kernel",
+  /// see Note [Device error wordings]); empty for other errors.
+  std::string wording;
   /// kOutOfMemory: the size the failed allocation asked for; -1 when unknown.
   int64_t requested_bytes = -1;
 };
 
-/// Classifies an exception from a subject. LibTorch words device errors in
-/// several ways (see ../shared/spec/pytorch-notes.md §8); all become
-/// kDeviceMismatch, missing kernels become kUnsupported.
+/// Classifies an exception from a subject by the structure of LibTorch's
+/// message: its device-check wordings become kDeviceMismatch; the
+/// dispatcher's "Could not run 'op' with arguments from the 'B' backend" and
+/// meta's "no data" become kUnsupported (a skip on meta).
 ClassifiedError classify_exception(const std::exception& e);
 
 /// Same classification from message text alone.

@@ -8,6 +8,8 @@
 #include "harness/core/input.h"
 #include "harness/core/interrupt.h"
 #include "harness/core/isolation.h"
+#include "harness/core/replayed_draws.h"
+#include "harness/core/rng.h"
 #include "harness/report/report_file.h"
 #include "harness/trace/tracer.h"
 #include "harness/transforms/state.h"
@@ -49,6 +51,7 @@ struct Execution {
   bool traced = false;
   std::vector<Finding> findings;
   int64_t ops_traced = 0;
+  std::vector<DeviceDraw> device_draws;  // random ops that drew on the device itself
 };
 
 // Registered state that did not follow the subject to `device`.
@@ -86,7 +89,7 @@ Finding mismatch_finding(const ClassifiedError& err, const Finding& failed_op) {
 }
 
 Execution execute(const Transform& subject, const at::Tensor& input, const nlohmann::json& params,
-                  const c10::Device& device, bool trace, const std::string& layout) {
+                  const c10::Device& device, bool trace, const std::string& layout, uint64_t seed) {
   Execution e;
   e.traced = trace;
   FindingSet found;
@@ -96,6 +99,7 @@ Execution execute(const Transform& subject, const at::Tensor& input, const nlohm
     if (!tracer) return;
     found.merge(tracer->findings());
     e.ops_traced = tracer->ops_traced();
+    e.device_draws = tracer->device_draws();
     tracer.reset();
   };
   const auto* stateful = dynamic_cast<const StatefulTransform*>(&subject);
@@ -113,11 +117,22 @@ Execution execute(const Transform& subject, const at::Tensor& input, const nlohm
     // must not change the next device's.
     const auto x = apply_layout(input.to(device, input.scalar_type(), /*non_blocking=*/false, /*copy=*/true),
                                 layout);
-    if (trace) tracer = std::make_unique<Tracer>(device);
+    if (trace) {
+      // Note [Device data and host data]: the input and the registered state.
+      TraceSeeds seeds;
+      seeds.device_data.push_back(x);
+      if (state) state->seed_trace(seeds);
+      tracer = std::make_unique<Tracer>(device, std::move(seeds));
+    }
     const auto start = Clock::now();
-    const auto y = stateful != nullptr ? stateful->apply(x, params, *state) : subject.apply(x, params);
+    at::Tensor y;
+    {
+      const ReplayedDraws draws(derive_seed(seed, "draws"), device);  // Note [Replayed draws]
+      y = stateful != nullptr ? stateful->apply(x, params, *state) : subject.apply(x, params);
+    }
     if (device.is_cuda()) cuda::synchronize(device.index());
     e.duration_ms = ms_since(start);
+    if (tracer) tracer->returned(y);
     stop_tracing();
     if (state) check_state(*state, device, "after apply on", found);
     if (!y.defined()) throw std::runtime_error("the subject returned an undefined tensor");
@@ -388,7 +403,8 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
     auto reference_execution = [&]() -> const Execution* {
       if (!setup_error.empty() || !ref_target.available()) return nullptr;
       if (!reference_done) {
-        reference = execute(ref_subject, input, ref_params, *ref_target.device, trace, group.input.layout);
+        reference = execute(ref_subject, input, ref_params, *ref_target.device, trace, group.input.layout,
+                            group.seed);
         reference_done = true;
       }
       return &reference;
@@ -397,7 +413,8 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
       if (!compare_ref_row) return reference_execution();
       if (!setup_error.empty() || !ref_target.available()) return nullptr;
       if (!own_done) {
-        own_on_reference = execute(subject, input, params, *ref_target.device, trace, group.input.layout);
+        own_on_reference = execute(subject, input, params, *ref_target.device, trace, group.input.layout,
+                                   group.seed);
         own_done = true;
       }
       return &own_on_reference;
@@ -452,7 +469,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
         if (on_reference_device) {
           mine = subject_on_reference();
         } else {
-          own = execute(subject, input, params, *trial.target.device, trace, group.input.layout);
+          own = execute(subject, input, params, *trial.target.device, trace, group.input.layout, group.seed);
           mine = &own;
         }
         r.duration_ms = mine->duration_ms;
@@ -525,6 +542,7 @@ RunSummary Runner::run(const Plan& plan, RunInfo info) {
               ctx.input_recipe = &group.input;
               ctx.seed = group.seed;
               ctx.artifacts = options_.artifacts;
+              ctx.device_draws = mine->traced ? &mine->device_draws : nullptr;
               c = check->run(ctx);
               c.name = name;
             } catch (const std::exception& e) {

@@ -104,4 +104,23 @@ std::optional<int64_t> parse_count(const std::string& text, size_t max_digits) {
   return std::stoll(text);
 }
 
+bool inside_torch(const std::string& path) {
+  // torch's top-level modules and packages, as they follow ".../torch/".
+  static const char* const kTorchParts[] = {
+      "nn/",      "jit/",        "autograd/", "functional.py", "_",          "utils/",     "fx/",
+      "ao/",      "cuda/",       "amp/",      "backends/",     "distributions/", "overrides.py",
+      "random.py", "serialization.py", "testing/", "linalg/",  "fft/",       "special/",   "sparse/",
+      "masked/",  "onnx/",       "quantization/", "nested/",   "storage.py", "types.py",   "library.py",
+      "hub.py",   "__init__.py", "functional.pyi", "return_types.py", "package/", "profiler/"};
+  for (size_t at = path.rfind("torch/"); at != std::string::npos;
+       at = at == 0 ? std::string::npos : path.rfind("torch/", at - 1)) {
+    if (at > 0 && path[at - 1] != '/') continue;  // "mytorch/", "torchvision/" are not torch's
+    const auto rest = path.substr(at + 6);
+    for (const char* part : kTorchParts) {
+      if (rest.rfind(part, 0) == 0) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace devparity

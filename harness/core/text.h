@@ -25,6 +25,11 @@ bool is_identifier(const std::string& name);
 /// A count written as 1 to `max_digits` decimal digits ("42"), or nullopt.
 std::optional<int64_t> parse_count(const std::string& text, size_t max_digits);
 
+/// True when `path` is one of PyTorch's own Python files
+/// (".../site-packages/torch/nn/functional.py"): source frames there are
+/// torch's, not the subject's, when findings name the subject's line.
+bool inside_torch(const std::string& path);
+
 /// A file's name without folders and extension, with every character but
 /// [A-Za-z0-9_] and those in `keep` replaced by '_': "models/jit-ter.pt" ->
 /// "jit_ter".

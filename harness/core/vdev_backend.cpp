@@ -4,12 +4,16 @@
 // Pieces: a device guard with a thread-local current index; an allocator
 // that stamps that index on CPU memory; the kernels a tensor needs to exist
 // and move (empty, empty_strided, copies, resize_, views, set_, fill_); and a
-// boxed fallback that runs every other op with the CPU kernels after checking
-// that its tensors share one device. The check is what makes it a device:
-// the generic CPU fallback would otherwise run mm, index, cat, where and
-// friends across devices without a word.
+// boxed fallback that runs every other op with the CPU kernels after judging
+// its tensors' devices by CUDA's rules (Note [Virtual device rules]). The
+// judgement is what makes it a device: the generic CPU fallback would
+// otherwise run mm, index, cat, where and friends across devices without a
+// word.
 
 #include "harness/core/vdev.h"
+
+#include "harness/core/device_rules.h"
+#include "harness/core/op_arguments.h"
 
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>
@@ -26,6 +30,7 @@
 #include <c10/core/impl/alloc_cpu.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <mutex>
@@ -223,35 +228,42 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
   return {home(std::get<0>(grads)), home(std::get<1>(grads)), home(std::get<2>(grads))};
 }
 
-void collect_devices(const c10::IValue& v, std::vector<at::Tensor>& out) {
-  if (v.isTensor()) {
-    if (v.toTensor().defined()) out.push_back(v.toTensor());
-  } else if (v.isTensorList()) {
-    for (const auto& t : v.toTensorVector()) {
-      if (t.defined()) out.push_back(t);
-    }
-  } else if (v.isList()) {
-    for (const auto& e : v.toListRef()) collect_devices(e, out);
-  }
+int place_of(const c10::Device& d) {
+  return static_cast<int>(d.type()) * 256 + static_cast<int>(d.index()) + 1;
 }
 
-// Everything else: the CPU kernels, once the tensors agree on one device.
+// Note [Virtual device rules]: every op that reaches the fallback is judged
+// by CUDA's rules for that op (core/device_rules.h), so the virtual device
+// accepts exactly what CUDA accepts (`x[cpu_mask]`, a CPU scalar times a
+// device tensor) and refuses the rest with CUDA's wording.
+device_rules::Verdict judge_devices(const c10::FunctionSchema& schema,
+                                    const std::vector<ArgumentTensor>& tensors) {
+  std::vector<device_rules::Operand> operands;
+  operands.reserve(tensors.size());
+  for (const auto& a : tensors) {
+    const auto d = a.tensor.device();
+    operands.push_back({a.argument, place_of(d), d.is_cpu(), label(d), a.tensor.dim(), a.output});
+  }
+  std::string name = schema.name();
+  if (!schema.overload_name().empty()) name += "." + schema.overload_name();
+  auto rule = device_rules::rule_for(name);
+  // Composite ops never reach a backend's fallback; should one, judge it
+  // as CUDA judges an unknown kernel.
+  if (rule.kind == device_rules::Kind::kComposite) rule.kind = device_rules::Kind::kIteratorCpuScalar;
+  return device_rules::judge(rule, operands);
+}
+
+// Everything else: the CPU kernels, once CUDA's rules accept the devices.
 void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
-  const auto args = torch::jit::last(*stack, schema.arguments().size());
-  std::vector<at::Tensor> tensors;
-  for (const auto& v : args) collect_devices(v, tensors);
-  c10::optional<c10::Device> common;
-  for (const auto& t : tensors) {
-    // 0-dim CPU tensors are scalars, which every device accepts.
-    if (t.device().is_cpu() && t.dim() == 0) continue;
-    if (!common) {
-      common = t.device();
-    } else if (t.device() != *common) {
-      TORCH_CHECK(false, "Expected all tensors to be on the same device, but found at least two "
-                         "devices, ", label(*common), " and ", label(t.device()), "!");
-    }
-  }
+  const auto tensors = argument_tensors(schema, torch::jit::last(*stack, schema.arguments().size()));
+  const auto verdict = judge_devices(schema, tensors);
+  TORCH_CHECK(verdict.accepted, verdict.message);
+  // cpu_fallback puts results on its first tensor argument's device; the
+  // op's device is the one the rules chose (`cpu_scalar * x` runs on x's).
+  const std::optional<c10::Device> op_device =
+      verdict.device_of >= 0 ? std::optional<c10::Device>(tensors[verdict.device_of].tensor.device())
+                             : std::nullopt;
   // A view must share the device's memory; cpu_fallback would hand back a
   // copy (with only a warning), so views without a kernel here are unsupported.
   for (const auto& ret : schema.returns()) {
@@ -278,6 +290,35 @@ void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     }
   }
   at::native::cpu_fallback(op, stack);
+  if (!op_device || op_device->type() != kType) return;
+  const auto& returns = schema.returns();
+  const auto results = stack->size() - returns.size();
+  for (size_t i = 0; i < returns.size(); ++i) {
+    auto& v = (*stack)[results + i];
+    if (returns[i].alias_info() != nullptr || !v.isTensor()) continue;
+    const auto& t = v.toTensor();
+    if (t.defined() && t.device() != *op_device) v = c10::IValue(t.to(*op_device));
+  }
+}
+
+// Note [Structured checks]: CUDA checks a structured op's devices in its
+// functional wrapper ("... in method wrapper_cat"); an out-of-tree backend
+// gets the functional form through a composite that allocates `out` and
+// calls the out= kernel, whose check would say "wrapper_cat_out_out". So the
+// functional and in-place forms of those ops run the judging fallback here.
+void register_structured_checks() {
+  static std::unique_ptr<torch::Library> library;
+  library = std::make_unique<torch::Library>(torch::Library::IMPL, "aten", c10::DispatchKey::PrivateUse1,
+                                             __FILE__, static_cast<uint32_t>(__LINE__));
+  for (const auto& name : device_rules::structured_checked_ops()) {
+    const auto dot = name.find('.');
+    const c10::OperatorName op("aten::" + name.substr(0, dot), dot == std::string::npos ? "" : name.substr(dot + 1));
+    const auto handle = c10::Dispatcher::singleton().findSchema(op);
+    if (!handle) continue;
+    const auto& args = handle->schema().arguments();
+    if (std::any_of(args.begin(), args.end(), [](const c10::Argument& a) { return a.is_out(); })) continue;
+    library->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&fallback>());
+  }
 }
 
 }  // namespace
@@ -311,7 +352,10 @@ void install(int count) {
   TORCH_CHECK(count >= 1 && count <= kMaxDevices, "the virtual device count must be in [1, ",
               kMaxDevices, "], got ", count);
   static std::once_flag once;
-  std::call_once(once, [] { c10::SetAllocator(kType, &g_allocator); });
+  std::call_once(once, [] {
+    c10::SetAllocator(kType, &g_allocator);
+    register_structured_checks();
+  });
   g_count.store(count);
 }
 

@@ -1,11 +1,15 @@
 #include "harness/torchscript/script_source.h"
 
+#include "harness/core/text.h"
+
 #include <fmt/format.h>
+#include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
 
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -53,11 +57,13 @@ void scan_block(const torch::jit::Block* block, const std::string& function,
     if (what.empty()) continue;
     Finding f;
     f.kind = finding_kind::kDeviceDependentCode;
+    f.severity = Severity::kWarning;
     f.op = kind;
     f.scopes = {function};
     f.source = location(node->sourceRange());
-    f.message = fmt::format("{} {}: each device runs different code, so no device's result "
-                            "vouches for another's",
+    f.message = fmt::format("{} {}: each device runs different code, and no simulated device can "
+                            "vouch for the branch it does not take (a warning; a case makes it an "
+                            "error with placement's \"severity\")",
                             function, what);
     if (seen.insert(f.key()).second) out.push_back(f);
   }
@@ -65,23 +71,80 @@ void scan_block(const torch::jit::Block* block, const std::string& function,
 
 }  // namespace
 
-std::string location(const torch::jit::SourceRange& range) {
+namespace {
+
+std::optional<std::tuple<std::string, size_t, size_t>> file_line_col(const torch::jit::SourceRange& range) {
   auto flc = range.file_line_col();
   if (const auto original = range.findSourceRangeThatGenerated()) {
     if (auto o = original->file_line_col()) flc = o;
   }
-  if (!flc || std::get<0>(*flc).empty()) return "";
-  return fmt::format("{}:{}", std::get<0>(*flc), std::get<1>(*flc));
+  if (!flc || std::get<0>(*flc).empty()) return std::nullopt;
+  return std::make_tuple(std::get<0>(*flc), std::get<1>(*flc), std::get<2>(*flc));
 }
 
-std::string current_location() {
-  // currentCallstack() lists the outermost frame first.
-  const auto stack = torch::jit::currentCallstack();
-  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-    auto where = location(it->range);
-    if (!where.empty()) return where;
+// Factory ops: a `device` argument and no tensor argument.
+bool deviceless_factory(const torch::jit::Node* node) {
+  const auto* schema = node->maybeSchema();
+  if (schema == nullptr) return false;
+  const auto& args = schema->arguments();
+  int device = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].name() == "device") device = static_cast<int>(i);
+    if (args[i].type()->str().find("Tensor") != std::string::npos) return false;
   }
-  return "";
+  if (device < 0 || static_cast<size_t>(device) >= node->inputs().size()) return false;
+  const auto value = torch::jit::toIValue(node->inputs()[device]);
+  return value && value->isNone();
+}
+
+void scan_factories(const torch::jit::Block* block, std::set<std::string>& out) {
+  for (const auto* node : block->nodes()) {
+    for (const auto* inner : node->blocks()) scan_factories(inner, out);
+    if (!deviceless_factory(node)) continue;
+    const auto where = site(node->sourceRange());
+    if (!where.empty()) out.insert(where);
+  }
+}
+
+}  // namespace
+
+std::string location(const torch::jit::SourceRange& range) {
+  const auto flc = file_line_col(range);
+  return flc ? fmt::format("{}:{}", std::get<0>(*flc), std::get<1>(*flc)) : "";
+}
+
+std::string site(const torch::jit::SourceRange& range) {
+  const auto flc = file_line_col(range);
+  return flc ? fmt::format("{}:{}:{}", std::get<0>(*flc), std::get<1>(*flc), std::get<2>(*flc)) : "";
+}
+
+SourcePoint current_location() {
+  // currentCallstack() lists the innermost frame first (it reverses the
+  // interpreter's frames): walking it from the end would name the call in
+  // forward for every op of every helper.
+  const auto stack = torch::jit::currentCallstack();
+  SourcePoint out;
+  for (auto it = stack.begin(); it != stack.end(); ++it) {
+    const auto flc = file_line_col(it->range);
+    if (!flc) continue;
+    if (out.site.empty()) out.site = fmt::format("{}:{}:{}", std::get<0>(*flc), std::get<1>(*flc), std::get<2>(*flc));
+    if (!inside_torch(std::get<0>(*flc))) {
+      out.user = fmt::format("{}:{}", std::get<0>(*flc), std::get<1>(*flc));
+      break;
+    }
+  }
+  return out;
+}
+
+std::set<std::string> deviceless_factory_sites(const torch::jit::Module& module) {
+  std::set<std::string> out;
+  const auto unit = module._ivalue()->compilation_unit();
+  for (auto* function : unit->get_functions()) {
+    auto* graph_function = torch::jit::tryToGraphFunction(*function);
+    if (graph_function == nullptr) continue;
+    scan_factories(graph_function->graph()->block(), out);
+  }
+  return out;
 }
 
 std::vector<Finding> device_dependent_code(const torch::jit::Module& module) {

@@ -3,7 +3,9 @@
 /// static scan for code that branches on the device it runs on.
 
 #include "harness/trace/finding.h"
+#include "harness/trace/tracer.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,14 +21,26 @@ namespace devparity::torchscript {
 /// "" when the range has no file.
 std::string location(const torch::jit::SourceRange& range);
 
-/// The source line the interpreter is executing on this thread, innermost
-/// call first; "" outside TorchScript. The tracer's SourceLocator.
-std::string current_location();
+/// "file.py:42:9": the exact expression a range starts at (SourcePoint::site).
+std::string site(const torch::jit::SourceRange& range);
+
+/// Where the interpreter is on this thread: `user` is the innermost frame
+/// outside PyTorch's own files (a finding in torch.nn.functional.pad names
+/// the subject's line that called it), `site` the node running. Empty
+/// outside TorchScript. The tracer's SourceLocator.
+SourcePoint current_location();
 
 /// device_dependent_code findings, one per site: comparisons of a tensor's
 /// device (or device type) with anything but another tensor's device, and
 /// device predicates (`x.is_cuda`, `x.is_cpu`, ...), in every function of the
-/// module's compilation unit.
+/// module's compilation unit. They are warnings: no simulated device can
+/// vouch for the branch it does not take.
 std::vector<Finding> device_dependent_code(const torch::jit::Module& module);
+
+/// The sites (site()) of factory calls written with no device in every
+/// function of the module (`torch.tensor([[mean]])`, `torch.zeros(3)`):
+/// LibTorch lowers some of them to an explicit CPU device, which the tracer
+/// could not tell from a deliberate one (TraceSeeds::deviceless_sites).
+std::set<std::string> deviceless_factory_sites(const torch::jit::Module& module);
 
 }  // namespace devparity::torchscript

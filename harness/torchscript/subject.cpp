@@ -113,8 +113,9 @@ torch::jit::Module owner_of(torch::jit::Module module, const std::string& dotted
 // Note [TorchScript state].
 class ScriptState final : public TransformState {
  public:
-  ScriptState(torch::jit::Module module, const std::vector<Finding>& static_findings)
-      : module_(std::move(module)), static_findings_(static_findings) {
+  ScriptState(torch::jit::Module module, const std::vector<Finding>& static_findings,
+              const std::set<std::string>& deviceless_sites)
+      : module_(std::move(module)), static_findings_(static_findings), deviceless_sites_(deviceless_sites) {
     for (const auto& p : module_.named_parameters(true)) add_module_tensor(p.name, p.value);
     for (const auto& b : module_.named_buffers(true)) add_module_tensor(b.name, b.value);
     std::vector<std::pair<std::string, at::Tensor>> tensors;
@@ -150,6 +151,11 @@ class ScriptState final : public TransformState {
     out.insert(out.end(), static_findings_.begin(), static_findings_.end());
   }
 
+  void seed_trace(TraceSeeds& seeds) const override {
+    TransformState::seed_trace(seeds);
+    seeds.deviceless_sites.insert(deviceless_sites_.begin(), deviceless_sites_.end());
+  }
+
   torch::jit::Module& module() { return module_; }
 
  private:
@@ -161,6 +167,7 @@ class ScriptState final : public TransformState {
 
   torch::jit::Module module_;
   const std::vector<Finding>& static_findings_;
+  const std::set<std::string>& deviceless_sites_;
   std::set<std::string> module_tensors_;
   std::vector<std::pair<std::string, at::Tensor>> unregistered_;
 };
@@ -173,7 +180,8 @@ class ScriptSubject final : public StatefulTransform {
         module_(std::move(module)),
         method_(std::move(method)),
         arguments_(std::move(arguments)),
-        static_findings_(torchscript::device_dependent_code(module_)) {}
+        static_findings_(torchscript::device_dependent_code(module_)),
+        deviceless_sites_(torchscript::deviceless_factory_sites(module_)) {}
 
   const TransformInfo& info() const override { return info_; }
 
@@ -220,7 +228,7 @@ class ScriptSubject final : public StatefulTransform {
 
   std::unique_ptr<TransformState> make_state(const nlohmann::json& params,
                                              c10::ScalarType input_dtype) const override {
-    auto state = std::make_unique<ScriptState>(module_.deepcopy(), static_findings_);
+    auto state = std::make_unique<ScriptState>(module_.deepcopy(), static_findings_, deviceless_sites_);
     for (size_t i = 0; i < arguments_.size(); ++i) {
       const auto& a = arguments_[i];
       if (a.kind != Argument::Kind::kTensor) continue;
@@ -266,6 +274,7 @@ class ScriptSubject final : public StatefulTransform {
   std::string method_;
   std::vector<Argument> arguments_;
   std::vector<Finding> static_findings_;
+  std::set<std::string> deviceless_sites_;
 };
 
 std::string signature(const std::string& method, const c10::FunctionSchema& schema) {

@@ -1,7 +1,9 @@
 #include "harness/trace/tracer.h"
 
 #include "harness/core/device.h"
+#include "harness/core/device_rules.h"
 #include "harness/core/dtype.h"
+#include "harness/core/op_arguments.h"
 #include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>
@@ -27,17 +29,39 @@ std::string base_name(const std::string& op) {
 }
 
 // Ops whose result the host must wait for (values or data-dependent shapes).
-const std::unordered_set<std::string>& syncing_ops() {
+bool is_syncing(const std::string& base) {
   static const std::unordered_set<std::string> ops = {
       "aten::item",         "aten::_local_scalar_dense", "aten::is_nonzero", "aten::equal",
       "aten::allclose",     "aten::nonzero",             "aten::masked_select",
       "aten::unique_dim",   "aten::_unique2",            "aten::_unique",
       "aten::repeat_interleave", "aten::bincount"};
-  return ops;
+  return ops.count(base) != 0;
 }
 
-bool is_copy(const std::string& base) {
-  return base == "aten::to" || base == "aten::_to_copy" || base == "aten::copy_";
+// Ops that draw from a random generator.
+bool is_random(const std::string& base) {
+  static const std::unordered_set<std::string> ops = {
+      "aten::uniform_",     "aten::normal_",      "aten::normal",        "aten::bernoulli_",
+      "aten::bernoulli",    "aten::random_",      "aten::exponential_",  "aten::cauchy_",
+      "aten::log_normal_",  "aten::geometric_",   "aten::multinomial",   "aten::randperm",
+      "aten::poisson",      "aten::binomial",     "aten::_standard_gamma", "aten::_sample_dirichlet",
+      "aten::native_dropout", "aten::_fused_dropout", "aten::rrelu_with_noise", "aten::rand",
+      "aten::randn",        "aten::randint",      "aten::rand_like",     "aten::randn_like",
+      "aten::randint_like"};
+  return ops.count(base) != 0;
+}
+
+// Ops that move or convert a tensor: judged by where they put it.
+bool is_move(const std::string& base) {
+  return base == "aten::to" || base == "aten::_to_copy" || base == "aten::type_as";
+}
+
+// Where a tensor's data is, for the subject's code (Note [Device data and host data]).
+enum class Side { kTarget, kHost, kForeign };
+
+Side side_of(const TensorInfo& t, const c10::Device& target) {
+  if (t.device == target) return t.host_data ? Side::kHost : Side::kTarget;
+  return t.device.is_cpu() ? Side::kHost : Side::kForeign;
 }
 
 Finding make(const char* kind, Severity severity, const std::string& op, std::string message,
@@ -57,10 +81,17 @@ Finding make(const char* kind, Severity severity, const std::string& op, std::st
   return f;
 }
 
-// An explicit device argument that is not the target.
+// "aten::matmul (at its aten::mm)" when a composite's callee was judged.
+std::string op_words(const OpCall& call) {
+  if (call.kernel.empty() || call.kernel == call.op) return call.op;
+  return fmt::format("{} (at its {})", call.op, call.kernel);
+}
+
+// An explicit device argument that is not the target. A CPU one is host
+// work, judged where its result meets device data.
 void check_explicit_device(const OpCall& call, const c10::Device& given, const c10::Device& target,
                            std::vector<Finding>& out) {
-  if (given == target) return;
+  if (given == target || given.is_cpu()) return;
   if (given.type() == target.type() && !given.has_index() && target.has_index()) {
     out.push_back(make(finding_kind::kDeviceWithoutIndex, Severity::kError, call.op,
                        fmt::format("{} given device '{}' without an index: it lands on the current "
@@ -73,144 +104,264 @@ void check_explicit_device(const OpCall& call, const c10::Device& given, const c
       (!given.has_index() || given.index() == target.index())) {
     return;
   }
-  const bool host = given.type() == c10::DeviceType::CPU;
-  out.push_back(make(finding_kind::kForeignDeviceTarget, host ? Severity::kWarning : Severity::kError,
-                     call.op,
+  out.push_back(make(finding_kind::kForeignDeviceTarget, Severity::kError, call.op,
                      fmt::format("{} asked for device {} while the target is {}", call.op,
                                  device_label(given), device_label(target)),
                      &given));
 }
 
-void classify_copy(const OpCall& call, const std::string& base, const c10::Device& target,
+const TensorInfo* argument(const OpCall& call, const char* name, size_t fallback_index) {
+  for (const auto& t : call.tensors) {
+    if (t.argument == name) return &t;
+  }
+  return fallback_index < call.tensors.size() && call.tensors[fallback_index].argument.empty()
+             ? &call.tensors[fallback_index]
+             : nullptr;
+}
+
+// Where a move puts its result: the explicit device, the other tensor's
+// device (to(other), type_as), or where it was (a dtype cast).
+std::optional<Side> move_destination(const OpCall& call, const c10::Device& target) {
+  if (call.has_device_argument) {
+    if (!call.device) return std::nullopt;
+    if (*call.device == target) return Side::kTarget;
+    if (call.device->type() == target.type() && !call.device->has_index()) return Side::kTarget;
+    return call.device->is_cpu() ? Side::kHost : Side::kForeign;
+  }
+  if (const auto* other = argument(call, "other", 1)) return side_of(*other, target);
+  return std::nullopt;
+}
+
+void classify_move(const OpCall& call, const std::string& base, const c10::Device& target,
                    std::vector<Finding>& out) {
-  if (call.tensors.empty()) return;
-  const TensorInfo* src = &call.tensors[0];
-  std::optional<c10::Device> dest = call.device;
-  if (base == "aten::copy_") {
-    if (call.tensors.size() < 2) return;
-    dest = call.tensors[0].device;
-    src = &call.tensors[1];
-  } else if (!call.has_device_argument && call.tensors.size() >= 2) {
-    dest = call.tensors[1].device;  // to(other)
+  const bool copy_into = base == "aten::copy_";
+  const TensorInfo* src = argument(call, copy_into ? "src" : "self", copy_into ? 1 : 0);
+  if (src == nullptr) return;
+  std::optional<Side> dest;
+  if (copy_into) {
+    if (const auto* self = argument(call, "self", 0)) dest = side_of(*self, target);
+  } else {
+    if (call.device) check_explicit_device(call, *call.device, target, out);
+    if (!out.empty()) return;  // the destination itself is the problem
+    dest = move_destination(call, target);
   }
-  if (!dest || *dest == src->device) return;  // a dtype cast, not a move
-  const bool target_is_host = target.type() == c10::DeviceType::CPU;
-  if (dest->type() == c10::DeviceType::CPU && !target_is_host) {
+  const auto from = side_of(*src, target);
+  if (!dest || *dest == from) return;
+  if (from == Side::kTarget && *dest == Side::kHost) {
     out.push_back(make(finding_kind::kHostSync, Severity::kWarning, call.op,
-                       fmt::format("{} copies a tensor from {} to the CPU inside apply", call.op,
-                                   device_label(src->device)),
+                       fmt::format("{} copies device data to the host inside the subject: the host "
+                                   "waits for the device",
+                                   call.op),
                        nullptr, src));
-    return;
-  }
-  if (*dest == target && src->device.type() == c10::DeviceType::CPU && !target_is_host) {
+  } else if (from == Side::kHost && *dest == Side::kTarget && !(copy_into && src->shape.empty())) {
     out.push_back(make(finding_kind::kHostToDeviceCopy, Severity::kWarning, call.op,
-                       fmt::format("{} copies a CPU tensor to {} inside apply: it was built on the "
-                                   "wrong device and moved late",
+                       fmt::format("{} copies host data to {} inside the subject: a copy on every "
+                                   "call (make it on the device)",
                                    call.op, device_label(target)),
                        nullptr, src));
-    return;
   }
-  check_explicit_device(call, *dest, target, out);
 }
 
 }  // namespace
 
-std::vector<Finding> classify_op(const OpCall& call, const c10::Device& target) {
+namespace {
+
+// classify_op, also saying which tensor a foreign_device_input blames.
+std::vector<Finding> classify(const OpCall& call, const c10::Device& target, int* blamed_tensor) {
   std::vector<Finding> out;
-  const std::string base = base_name(call.op);
-  if (syncing_ops().count(base) != 0) {
-    // On meta these also throw (no data to read), which the run reports.
-    out.push_back(make(finding_kind::kHostSync, Severity::kWarning, call.op,
-                       fmt::format("{} makes the host wait for the device inside apply", call.op),
-                       nullptr, call.tensors.empty() ? nullptr : &call.tensors[0]));
-  }
-  if (is_copy(base)) {
-    classify_copy(call, base, target, out);
+  const std::string& judged = call.kernel.empty() ? call.op : call.kernel;
+  const std::string base = base_name(judged);
+  if (is_move(base) || base == "aten::copy_") {
+    classify_move(call, base, target, out);
     return out;
   }
-  if (call.has_device_argument) {
-    if (!call.device) {
-      if (call.factory) {
-        out.push_back(make(finding_kind::kImplicitDeviceFactory, Severity::kError, call.op,
-                           fmt::format("{} with no device: the tensor lands on the default device "
-                                       "(the CPU), whatever the input's device",
-                                       call.op)));
-      }
-    } else {
-      check_explicit_device(call, *call.device, target, out);
-    }
+  if (call.has_device_argument && call.device) check_explicit_device(call, *call.device, target, out);
+  if ((is_syncing(base) || is_syncing(base_name(call.op))) && !call.tensors.empty() &&
+      side_of(call.tensors[0], target) == Side::kTarget) {
+    out.push_back(make(finding_kind::kHostSync, Severity::kWarning, call.op,
+                       fmt::format("{} makes the host wait for the device inside the subject", call.op),
+                       nullptr, &call.tensors[0]));
   }
+  if (call.tensors.size() < 2) return out;
+
+  // Note [Device rule sources]: the op's own rule, on where each tensor's data is.
+  auto rule = device_rules::rule_for(judged);
+  if (rule.kind == device_rules::Kind::kComposite) rule.kind = device_rules::Kind::kIteratorCpuScalar;
+  std::vector<device_rules::Operand> operands;
+  operands.reserve(call.tensors.size());
+  const auto target_label = device_label(target);
   for (const auto& t : call.tensors) {
-    if (t.device == target) continue;
-    // 0-dim CPU tensors are scalars, which every device accepts.
-    if (t.device.type() == c10::DeviceType::CPU && t.shape.empty()) continue;
-    out.push_back(make(finding_kind::kForeignDeviceInput, Severity::kError, call.op,
-                       fmt::format("{} received a tensor on {} while the target is {}", call.op,
-                                   device_label(t.device), device_label(target)),
+    const auto side = side_of(t, target);
+    device_rules::Operand o;
+    o.argument = t.argument;
+    o.host = side == Side::kHost;
+    o.place = side == Side::kTarget ? 1 : side == Side::kHost ? 0
+                                         : 2 + static_cast<int>(t.device.type()) * 256 + t.device.index() + 1;
+    o.label = side == Side::kTarget ? target_label : side == Side::kHost ? "cpu" : device_label(t.device);
+    o.dim = static_cast<int64_t>(t.shape.size());
+    o.output = t.output;
+    operands.push_back(std::move(o));
+  }
+  const auto verdict = device_rules::judge(rule, operands);
+  if (!verdict.accepted) {
+    // Blame the tensor that is not device data.
+    int blamed = verdict.offender;
+    if (blamed < 0 || side_of(call.tensors[blamed], target) == Side::kTarget) {
+      for (size_t i = 0; i < call.tensors.size(); ++i) {
+        if (side_of(call.tensors[i], target) != Side::kTarget) {
+          blamed = static_cast<int>(i);
+          break;
+        }
+      }
+    }
+    if (blamed < 0) blamed = 0;
+    if (blamed_tensor != nullptr) *blamed_tensor = blamed;
+    const auto& t = call.tensors[blamed];
+    const bool host = side_of(t, target) == Side::kHost;
+    out.push_back(make(
+        finding_kind::kForeignDeviceInput, Severity::kError, call.op,
+        host ? fmt::format("{} mixes device data with host data ({}); on an accelerator it fails: {}",
+                           op_words(call),
+                           t.origin.empty() ? "a tensor kept outside the subject's input and registered "
+                                              "state, such as a plain member"
+                                            : t.origin,
+                           verdict.message)
+             : fmt::format("{} received a tensor on {} while the target is {}: {}", op_words(call),
+                           device_label(t.device), target_label, verdict.message),
+        nullptr, &t));
+    return out;
+  }
+  for (const int i : verdict.moved) {
+    const auto& t = call.tensors[i];
+    if (side_of(t, target) != Side::kHost || t.shape.empty()) continue;
+    out.push_back(make(finding_kind::kHostToDeviceCopy, Severity::kWarning, call.op,
+                       fmt::format("{} takes host data as '{}', which ATen copies to {} on every call "
+                                   "(make it on the device)",
+                                   op_words(call), t.argument, target_label),
                        nullptr, &t));
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<Finding> classify_op(const OpCall& call, const c10::Device& target) {
+  return classify(call, target, nullptr);
+}
+
 namespace {
 
 // What the tracer needs from an op's schema, looked up once per op.
-struct SchemaInfo {
-  int device_index = -1;   // position of the `device` argument
-  bool factory = false;    // no tensor argument at all
-  int num_arguments = -1;  // -1: unknown or variadic
+struct OpInfo {
+  std::string name;                           // "aten::mul.Tensor"
+  std::string base;                           // "aten::mul"
+  const c10::FunctionSchema* schema = nullptr;
+  int device_index = -1;                      // position of the `device` argument
+  bool factory = false;                       // no tensor argument at all
+  bool composite = false;                     // checks nothing itself (Note [What the tracer sees])
+  bool random = false;
+  bool move = false;
+  int num_arguments = -1;                     // -1: unknown or variadic
+  int num_returns = -1;
 };
 
-SchemaInfo schema_info(const c10::OperatorName& name, const std::string& qualified) {
-  static std::mutex mutex;
-  static std::unordered_map<std::string, SchemaInfo> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  const auto it = cache.find(qualified);
-  if (it != cache.end()) return it->second;
-  SchemaInfo info;
+OpInfo* make_info(const c10::OperatorName& name) {
+  auto info = std::make_unique<OpInfo>();
+  info->name = name.name + (name.overload_name.empty() ? "" : "." + name.overload_name);
+  info->base = name.name;
   if (const auto handle = c10::Dispatcher::singleton().findSchema(name)) {
-    const auto& args = handle->schema().arguments();
-    if (!handle->schema().is_vararg()) info.num_arguments = static_cast<int>(args.size());
+    const auto& schema = handle->schema();
+    info->schema = &schema;
+    const auto& args = schema.arguments();
+    if (!schema.is_vararg()) info->num_arguments = static_cast<int>(args.size());
+    if (!schema.is_varret()) info->num_returns = static_cast<int>(schema.returns().size());
     bool any_tensor = false;
     for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i].name() == "device") info.device_index = static_cast<int>(i);
+      if (args[i].name() == "device") info->device_index = static_cast<int>(i);
       if (args[i].type()->str().find("Tensor") != std::string::npos) any_tensor = true;
     }
-    info.factory = !any_tensor;
+    info->factory = !any_tensor;
   }
-  cache.emplace(qualified, info);
+  info->composite = device_rules::rule_for(info->name).kind == device_rules::Kind::kComposite;
+  info->random = is_random(info->base);
+  info->move = is_move(info->base) || info->base == "aten::copy_";
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<OpInfo>> all;  // alive for the process
+  std::lock_guard<std::mutex> lock(mutex);
+  all.push_back(std::move(info));
+  return all.back().get();
+}
+
+// Op metadata by the schema's name pointer, which is stable and distinct
+// per overload (RecordFunction::name() of a dispatcher op).
+const OpInfo* op_info(const at::RecordFunction& fn) {
+  thread_local std::unordered_map<const char*, const OpInfo*> cache;
+  const char* key = fn.name();
+  const auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const auto name = fn.operator_name();
+  if (!name) return nullptr;  // not a dispatcher op: its name is not stable either
+  static std::mutex mutex;
+  static std::unordered_map<std::string, OpInfo*> by_name;
+  OpInfo* info = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto qualified = name->name + "." + name->overload_name;
+    auto& slot = by_name[qualified];
+    if (slot == nullptr) slot = make_info(*name);
+    info = slot;
+  }
+  cache.emplace(key, info);
   return info;
 }
 
-void collect_tensors(const c10::IValue& v, std::vector<TensorInfo>& out) {
-  if (v.isTensor()) {
-    const auto& t = v.toTensor();
-    if (t.defined()) out.push_back({t.device(), t.sizes().vec(), t.scalar_type()});
-  } else if (v.isTensorList()) {
-    for (const auto& t : v.toTensorVector()) {
-      if (t.defined()) out.push_back({t.device(), t.sizes().vec(), t.scalar_type()});
-    }
-  } else if (v.isList()) {
-    for (const auto& e : v.toListRef()) collect_tensors(e, out);
-  }
-}
+// Where host data came from, for the findings that blame its maker.
+struct Origin {
+  enum class Made { kDefaultFactory, kHostFactory, kCopiedHome, kUnknown } made = Made::kUnknown;
+  std::string op;                   // the subject's op that made it
+  std::string source;
+  std::string site;
+  std::vector<std::string> scopes;
+};
+
+// What the tracer knows of one storage.
+struct Record {
+  std::optional<c10::weak_intrusive_ptr<c10::StorageImpl>> keep;  // holds the address while the trial lives
+  bool host = false;
+  std::shared_ptr<const Origin> origin;            // host data: how it was made
+};
+
+enum class Role : uint8_t { kScope, kOpaque, kComposite, kJudged };
 
 struct Frame {
-  std::string name;
-  bool op = false;
+  Role role = Role::kScope;
+  std::string name;       // scopes, and the subject's op for op frames
+  bool hidden = false;    // a bookkeeping record, left out of scope chains
   bool top = false;
-  bool hidden = false;  // a bookkeeping record, left out of scope chains
+  const OpInfo* info = nullptr;
+  // For outputs that need a record (ops judged, and composites):
+  bool inputs_target = false;                  // any input is device data
+  std::shared_ptr<const Origin> host_origin;   // the first host input's origin
+  std::optional<Side> move_to;                 // moves: where the result goes
+  bool move_from_host = false;
+  bool literal = false;                        // a literal's own conversion (Note [Literal sites])
+  std::shared_ptr<const Origin> factory_origin;  // factories: host data they make
+  std::optional<Side> factory_side;
 };
 
 }  // namespace
 
 struct Tracer::State {
   c10::Device target{c10::DeviceType::CPU};
+  TracerOptions options;
+  std::set<std::string> deviceless_sites;
   std::mutex mutex;  // ops may arrive from autograd worker threads too
   FindingSet findings;
   Finding failed;
   int64_t ops = 0;
   int64_t tensors = 0;
+  std::vector<DeviceDraw> draws;
+  std::unordered_map<const c10::StorageImpl*, Record> storages;
 };
 
 namespace {
@@ -224,20 +375,21 @@ namespace {
 std::atomic<Tracer::State*> g_active{nullptr};
 std::atomic<SourceLocator> g_locator{nullptr};
 
-std::string current_source() {
+SourcePoint current_source() {
   const auto locate = g_locator.load();
-  return locate == nullptr ? std::string() : locate();
+  return locate == nullptr ? SourcePoint{} : locate();
 }
 
 struct ThreadFrames {
   const Tracer::State* owner = nullptr;
   std::vector<Frame> frames;
   int op_depth = 0;
+  int opaque_depth = 0;                  // frames inside a judged op
   std::vector<c10::Device> top_devices;  // devices of the running top-level op's tensors
 
   bool in_scope(const char* name) const {
     for (const auto& f : frames) {
-      if (!f.op && f.name == name) return true;
+      if (f.role == Role::kScope && f.name == name) return true;
     }
     return false;
   }
@@ -246,24 +398,351 @@ struct ThreadFrames {
     std::vector<std::string> out;
     for (const auto& f : frames) {
       // A scripted method records itself twice (the Method, then its function).
-      if (!f.op && !f.hidden && (out.empty() || out.back() != f.name)) out.push_back(f.name);
+      if (f.role == Role::kScope && !f.hidden && (out.empty() || out.back() != f.name)) out.push_back(f.name);
     }
     return out;
+  }
+
+  // The op frame that encloses `frame` (an op frame of this thread), if any.
+  const Frame* parent_op(const Frame& frame) const {
+    const Frame* parent = nullptr;
+    for (const auto& f : frames) {
+      if (&f == &frame) return parent;
+      if (f.role == Role::kComposite || f.role == Role::kJudged) parent = &f;
+    }
+    return nullptr;
+  }
+
+  // The subject's op: the outermost op frame.
+  const Frame* user_op() const {
+    for (const auto& f : frames) {
+      if (f.role != Role::kScope) return &f;
+    }
+    return nullptr;
   }
 };
 
 ThreadFrames& frames_for(const Tracer::State* s) {
   thread_local ThreadFrames t;
-  if (t.owner != s) t = ThreadFrames{s, {}, 0, {}};
+  if (t.owner != s) t = ThreadFrames{s, {}, 0, 0, {}};
   return t;
 }
 
-std::string qualified_name(const at::RecordFunction& fn) {
-  std::string name = fn.name();
-  if (const auto op = fn.operator_name()) {
-    if (!op->overload_name.empty()) name += "." + op->overload_name;
+c10::StorageImpl* storage_of(const at::Tensor& t) {
+  return t.defined() && t.has_storage() ? t.storage().unsafeGetStorageImpl() : nullptr;
+}
+
+// Host data, by the record of its storage or, unrecorded, by where it is:
+// on the CPU row an unrecorded tensor never came from the input or state.
+const Record* record_of(const Tracer::State& s, const at::Tensor& t) {
+  const auto* key = storage_of(t);
+  if (key == nullptr) return nullptr;
+  const auto it = s.storages.find(key);
+  return it == s.storages.end() ? nullptr : &it->second;
+}
+
+bool is_host_data(const Tracer::State& s, const at::Tensor& t) {
+  if (t.device() != s.target) return t.device().is_cpu();
+  if (!s.target.is_cpu()) return false;
+  const auto* r = record_of(s, t);
+  return r == nullptr ? !s.options.unrecorded_is_device_data : r->host;
+}
+
+void remember(Tracer::State& s, const at::Tensor& t, bool host, std::shared_ptr<const Origin> origin) {
+  auto* key = storage_of(t);
+  if (key == nullptr) return;
+  auto& r = s.storages[key];
+  r.keep = t.storage().getWeakStorageImpl();
+  r.host = host;
+  r.origin = std::move(origin);
+}
+
+std::string describe(const Origin& o) {
+  const auto at = o.source.empty() ? std::string() : " at " + o.source;
+  switch (o.made) {
+    case Origin::Made::kDefaultFactory: return fmt::format("made by {} with no device{}", o.op, at);
+    case Origin::Made::kHostFactory: return fmt::format("made by {} on the CPU{}", o.op, at);
+    case Origin::Made::kCopiedHome: return "device data copied to the host";
+    case Origin::Made::kUnknown: break;
   }
-  return name;
+  return "";
+}
+
+// "aten::arange at ramp.py:12".
+std::string where(const std::string& op, const std::string& source) {
+  return source.empty() ? op : fmt::format("{} at {}", op, source);
+}
+
+// The finding that blames the maker of host data that met device data (or
+// was returned): `what` says where it ended up.
+std::optional<Finding> origin_finding(const Origin& o, const c10::Device& target, const std::string& what) {
+  Finding f;
+  f.severity = Severity::kError;
+  f.op = o.op;
+  f.scopes = o.scopes;
+  f.source = o.source;
+  f.device = "cpu";
+  if (o.made == Origin::Made::kDefaultFactory) {
+    f.kind = finding_kind::kImplicitDeviceFactory;
+    f.message = fmt::format("{} with no device: the tensor lands on the default device (the CPU), "
+                            "whatever the input's device, and {}",
+                            o.op, what);
+  } else if (o.made == Origin::Made::kHostFactory) {
+    f.kind = finding_kind::kForeignDeviceTarget;
+    f.message = fmt::format("{} asked for device cpu while the target is {}, and {}", o.op,
+                            device_label(target), what);
+  } else {
+    return std::nullopt;
+  }
+  return f;
+}
+
+// An op's own arguments (or results): the dispatcher hands a boxed call's
+// whole stack to the callbacks, and the TorchScript interpreter's holds live
+// values below them, so they are the last `count` entries.
+template <typename Values>
+std::vector<c10::IValue> last(const Values& values, int count) {
+  const size_t n = values.size();
+  const size_t from = count >= 0 && n > static_cast<size_t>(count) ? n - static_cast<size_t>(count) : 0;
+  return std::vector<c10::IValue>(values.begin() + static_cast<std::ptrdiff_t>(from), values.end());
+}
+
+// The tensors among the outputs, lists flattened.
+void output_tensors(const c10::IValue& v, std::vector<at::Tensor>& out) {
+  if (v.isTensor()) {
+    if (v.toTensor().defined()) out.push_back(v.toTensor());
+  } else if (v.isTensorList()) {
+    for (const auto& t : v.toTensorVector()) {
+      if (t.defined()) out.push_back(t);
+    }
+  } else if (v.isList()) {
+    for (const auto& e : v.toListRef()) output_tensors(e, out);
+  } else if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) output_tensors(e, out);
+  }
+}
+
+// Host data made by a factory: how, judged at the subject's own factory
+// call (a composite factory's inner `empty` inherits its device argument).
+std::shared_ptr<const Origin> factory_origin(const Tracer::State& s, const ThreadFrames& t,
+                                             const std::string& op,
+                                             const std::optional<c10::Device>& device,
+                                             std::optional<Side>& side) {
+  SourcePoint at;
+  bool located = false;
+  bool written_without = !device.has_value();
+  if (!written_without && !s.deviceless_sites.empty()) {
+    at = current_source();
+    located = true;
+    written_without = s.deviceless_sites.count(at.site) != 0;
+  }
+  Origin o;
+  if (written_without) {
+    side = Side::kHost;
+    o.made = Origin::Made::kDefaultFactory;
+  } else if (*device == s.target || (device->type() == s.target.type() && !device->has_index())) {
+    side = Side::kTarget;
+    return nullptr;
+  } else if (device->is_cpu()) {
+    side = Side::kHost;
+    o.made = Origin::Made::kHostFactory;
+  } else {
+    side = Side::kForeign;
+    return nullptr;
+  }
+  if (!located) at = current_source();
+  o.op = op;
+  o.source = at.user;
+  o.site = at.site;
+  o.scopes = t.scopes();
+  return std::make_shared<const Origin>(std::move(o));
+}
+
+void add_findings(Tracer::State& s, ThreadFrames& t, std::vector<Finding> found,
+                  const std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>>& blamed_origins,
+                  const std::string& meeting) {
+  if (found.empty()) return;
+  // Inside a declared hand-over the host transfers are the point; they
+  // stay visible as notes, and anything else is judged as usual.
+  if (t.in_scope(kHostHandoverScope)) {
+    for (auto& f : found) {
+      if (f.kind == finding_kind::kHostSync || f.kind == finding_kind::kHostToDeviceCopy) {
+        f.severity = Severity::kNote;
+        f.message += " (declared host hand-over)";
+      }
+    }
+  }
+  const auto scopes = t.scopes();
+  const auto here = current_source();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (const auto& [tensor, origin] : blamed_origins) {
+    if (!origin) continue;
+    if (auto f = origin_finding(*origin, s.target,
+                                fmt::format("meets device data in {}", where(meeting, here.user)))) {
+      f->shape = tensor->shape;
+      f->dtype = dtype_name(tensor->dtype);
+      s.findings.add(*f);
+    }
+  }
+  for (auto& f : found) {
+    f.scopes = scopes;
+    f.source = here.user;
+    s.findings.add(f);
+  }
+}
+
+// Reads an op's tensors; classifies it when it is judged (composites only
+// note what they received, for the outputs their callees do not record).
+void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunction& fn) {
+  const OpInfo& info = *frame.info;
+  OpCall call;
+  const Frame* user = t.user_op();
+  call.op = user != nullptr ? user->name : frame.name;
+  call.kernel = frame.name;
+  const auto inputs = last(fn.inputs(), info.num_arguments);
+  std::vector<std::shared_ptr<const Origin>> origins;
+  if (info.schema != nullptr) {
+    const auto tensors = argument_tensors(*info.schema, inputs);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (const auto& a : tensors) {
+      TensorInfo ti{a.tensor.device(), a.tensor.sizes().vec(), a.tensor.scalar_type(), a.argument, a.output,
+                    false};
+      const bool host = is_host_data(s, a.tensor);
+      ti.host_data = host && ti.device == s.target;
+      const auto* r = host ? record_of(s, a.tensor) : nullptr;
+      if (host) {
+        if (!frame.host_origin && r != nullptr) frame.host_origin = r->origin;
+      } else if (ti.device == s.target) {
+        frame.inputs_target = true;
+      }
+      origins.push_back(r != nullptr ? r->origin : nullptr);
+      if (host && r != nullptr && r->origin) ti.origin = describe(*r->origin);
+      call.tensors.push_back(std::move(ti));
+    }
+    if (frame.top) s.tensors += static_cast<int64_t>(call.tensors.size());
+  }
+  if (frame.top) {
+    t.top_devices.clear();
+    for (const auto& tensor : call.tensors) {
+      if (std::find(t.top_devices.begin(), t.top_devices.end(), tensor.device) == t.top_devices.end()) {
+        t.top_devices.push_back(tensor.device);
+      }
+    }
+  }
+  call.factory = info.factory;
+  if (info.device_index >= 0 && static_cast<size_t>(info.device_index) < inputs.size()) {
+    call.has_device_argument = true;
+    const auto& d = inputs[info.device_index];
+    if (d.isDevice()) call.device = d.toDevice();
+  }
+  if (info.factory) {
+    const Frame* parent = t.parent_op(frame);
+    if (parent == nullptr) {
+      frame.factory_origin = factory_origin(s, t, call.op, call.device, frame.factory_side);
+    } else if (parent->info != nullptr && parent->info->factory) {
+      // A composite factory's callees take the subject's device argument.
+      frame.factory_origin = parent->factory_origin;
+      frame.factory_side = parent->factory_side;
+    } else {
+      // A buffer a composite allocates for its result belongs with its
+      // inputs' data, whatever device ATen spelled out for it.
+      frame.factory_side = parent->inputs_target ? Side::kTarget : Side::kHost;
+      frame.factory_origin = parent->inputs_target ? nullptr : parent->host_origin;
+    }
+  }
+  if (info.move) {
+    const bool copy_into = info.base == "aten::copy_";
+    if (!call.tensors.empty()) {
+      frame.move_to = copy_into ? std::optional<Side>(side_of(call.tensors[0], s.target))
+                                : move_destination(call, s.target);
+      frame.move_from_host = side_of(call.tensors[0], s.target) == Side::kHost;
+    }
+    // Note [Literal sites]: TorchScript lowers `torch.tensor(values, ...)`
+    // to an empty CPU tensor filled on the host, then a `to` at the same
+    // site. That `to` is the literal's own: it moves nothing the subject
+    // made elsewhere, and what it gives is still the literal (host data
+    // when written with no device; device data when given the device).
+    frame.literal = !copy_into && frame.move_from_host && !origins.empty() && origins[0] &&
+                    !origins[0]->site.empty() && current_source().site == origins[0]->site;
+  }
+  if (frame.role != Role::kJudged) return;
+
+  int blamed = -1;
+  auto found = classify(call, s.target, &blamed);
+  if (found.empty()) return;
+  // The literal's copy to the device costs what it must.
+  if (frame.literal) {
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [](const Finding& f) { return f.kind == finding_kind::kHostToDeviceCopy; }),
+                found.end());
+  }
+  std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>> makers;
+  if (blamed >= 0 && origins[blamed]) makers.emplace_back(&call.tensors[blamed], origins[blamed]);
+  add_findings(s, t, std::move(found), makers, op_words(call));
+}
+
+// Records what an op judged (or a composite) made; keeps what it wrote in place.
+void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame, const at::RecordFunction& fn) {
+  std::vector<at::Tensor> outs;
+  for (const auto& v : last(fn.outputs(), frame.info->num_returns)) output_tensors(v, outs);
+  if (outs.empty()) return;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (const auto& out : outs) {
+    auto* key = storage_of(out);
+    if (key == nullptr) continue;
+    const auto it = s.storages.find(key);
+    const bool known = it != s.storages.end();
+    // A move that returned its input (`.to(x.device)` of data already
+    // there) changes where the subject's code thinks it is.
+    if (known && frame.move_to && frame.info->base != "aten::copy_" && !frame.literal) {
+      if (*frame.move_to == Side::kTarget && it->second.host && out.device() == s.target) {
+        it->second.host = false;
+      }
+      continue;
+    }
+    if (known) continue;
+    bool host;
+    std::shared_ptr<const Origin> origin;
+    if (out.device() != s.target) {
+      host = out.device().is_cpu();
+      if (host && frame.factory_origin) {
+        origin = frame.factory_origin;
+      } else if (host && !frame.inputs_target && frame.host_origin) {
+        origin = frame.host_origin;
+      } else if (host) {
+        auto o = std::make_shared<Origin>();
+        o->made = frame.inputs_target ? Origin::Made::kCopiedHome : Origin::Made::kUnknown;
+        origin = std::move(o);
+      }
+    } else if (!s.target.is_cpu()) {
+      host = false;
+    } else if (frame.move_to && !frame.literal) {
+      host = *frame.move_to == Side::kHost;
+      if (host) origin = frame.host_origin;
+    } else if (frame.factory_side) {
+      host = *frame.factory_side == Side::kHost;
+      origin = frame.factory_origin;
+    } else {
+      host = !frame.inputs_target;
+      if (host) origin = frame.host_origin;
+    }
+    remember(s, out, host, std::move(origin));
+  }
+  // Draws on the device itself come from its own generator.
+  if (frame.info->random) {
+    for (const auto& out : outs) {
+      if (out.device() == s.target && !is_host_data(s, out)) {
+        const Frame* user = t.user_op();
+        const auto source = current_source().user;
+        const DeviceDraw draw{user != nullptr ? user->name : frame.name, source};
+        const bool seen = std::any_of(s.draws.begin(), s.draws.end(), [&](const DeviceDraw& d) {
+          return d.op == draw.op && d.source == draw.source;
+        });
+        if (!seen) s.draws.push_back(draw);
+        break;
+      }
+    }
+  }
 }
 
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
@@ -272,66 +751,35 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   // Callbacks must never throw into the dispatcher.
   try {
     auto& t = frames_for(s);
-    // Only dispatcher ops have an operator name; other FUNCTION-scope records
-    // (the autograd engine's "evaluate_function: SumBackward0") are scopes.
-    if (fn.scope() != at::RecordScope::FUNCTION || !fn.operator_name()) {
-      const std::string name = fn.name();
-      const bool hidden = name.rfind("autograd::engine::evaluate_function", 0) == 0;
-      t.frames.push_back({name, false, false, hidden});
+    if (t.opaque_depth > 0) {
+      // Inside an op already judged: ATen's own business (and scopes of no interest).
+      t.frames.push_back(Frame{Role::kOpaque});
+      ++t.opaque_depth;
       return nullptr;
     }
-    const bool top = t.op_depth == 0;
-    t.frames.push_back({qualified_name(fn), true, top});
+    // Only dispatcher ops have an operator name; other FUNCTION-scope records
+    // (the autograd engine's "evaluate_function: SumBackward0") are scopes.
+    const OpInfo* info = fn.scope() == at::RecordScope::FUNCTION ? op_info(fn) : nullptr;
+    if (info == nullptr) {
+      Frame scope;
+      scope.name = fn.name();
+      scope.hidden = scope.name.rfind("autograd::engine::evaluate_function", 0) == 0;
+      t.frames.push_back(std::move(scope));
+      return nullptr;
+    }
+    Frame frame;
+    frame.info = info;
+    frame.name = info->name;
+    frame.top = t.op_depth == 0;
+    frame.role = info->composite ? Role::kComposite : Role::kJudged;
+    t.frames.push_back(std::move(frame));
     ++t.op_depth;
-    if (!top) return nullptr;
-    OpCall call;
-    call.op = t.frames.back().name;
-    const auto info = schema_info(*fn.operator_name(), call.op);
-    // The dispatcher records the caller's whole
-    // stack; the TorchScript interpreter's holds live values below the op's
-    // arguments, so an op's arguments are the last ones.
-    auto inputs = fn.inputs();
-    if (info.num_arguments >= 0 && inputs.size() > static_cast<size_t>(info.num_arguments)) {
-      inputs = inputs.slice(inputs.size() - static_cast<size_t>(info.num_arguments));
+    if (t.frames.back().top) {
+      std::lock_guard<std::mutex> lock(s->mutex);
+      ++s->ops;
     }
-    for (const auto& v : inputs) collect_tensors(v, call.tensors);
-    t.top_devices.clear();
-    for (const auto& tensor : call.tensors) {
-      if (std::find(t.top_devices.begin(), t.top_devices.end(), tensor.device) ==
-          t.top_devices.end()) {
-        t.top_devices.push_back(tensor.device);
-      }
-    }
-    {
-      call.factory = info.factory;
-      if (info.device_index >= 0 && static_cast<size_t>(info.device_index) < inputs.size()) {
-        call.has_device_argument = true;
-        const auto& d = inputs[info.device_index];
-        if (d.isDevice()) call.device = d.toDevice();
-      }
-    }
-    auto found = classify_op(call, s->target);
-    // Inside a declared hand-over the host transfers are the point; they
-    // stay visible as notes, and anything else is judged as usual.
-    if (!found.empty() && t.in_scope(kHostHandoverScope)) {
-      for (auto& f : found) {
-        const bool host_target = f.kind == finding_kind::kForeignDeviceTarget && f.device == "cpu";
-        if (f.kind == finding_kind::kHostSync || f.kind == finding_kind::kHostToDeviceCopy || host_target) {
-          f.severity = Severity::kNote;
-          f.message += " (declared host hand-over)";
-        }
-      }
-    }
-    const auto scopes = found.empty() ? std::vector<std::string>{} : t.scopes();
-    const auto source = found.empty() ? std::string() : current_source();
-    std::lock_guard<std::mutex> lock(s->mutex);
-    ++s->ops;
-    s->tensors += static_cast<int64_t>(call.tensors.size());
-    for (auto& f : found) {
-      f.scopes = scopes;
-      f.source = source;
-      s->findings.add(f);
-    }
+    judge(*s, t, t.frames.back(), fn);
+    if (t.frames.back().role == Role::kJudged) ++t.opaque_depth;
   } catch (...) {
   }
   return nullptr;
@@ -343,24 +791,38 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
   try {
     auto& t = frames_for(s);
     if (t.frames.empty()) return;
-    const Frame frame = t.frames.back();
-    t.frames.pop_back();
-    if (!frame.op) return;
-    --t.op_depth;
-    // Note [What the tracer sees]: an end during unwinding means this op threw.
-    if (frame.top && std::uncaught_exceptions() > 0) {
-      std::lock_guard<std::mutex> lock(s->mutex);
-      if (!s->failed.op.empty()) return;
-      s->failed.op = frame.name;
-      s->failed.scopes = t.scopes();
-      s->failed.source = current_source();
-      // "vdev:1 and vdev:0": the target first, then the others the op received.
-      std::vector<std::string> labels = {device_label(s->target)};
-      for (const auto& d : t.top_devices) {
-        if (d != s->target) labels.push_back(device_label(d));
-      }
-      if (labels.size() > 1) s->failed.device = fmt::format("{}", fmt::join(labels, " and "));
+    const Frame& frame = t.frames.back();
+    if (frame.role == Role::kOpaque) {
+      --t.opaque_depth;
+      t.frames.pop_back();
+      return;
     }
+    if (frame.role == Role::kScope) {
+      t.frames.pop_back();
+      return;
+    }
+    if (frame.role == Role::kJudged) --t.opaque_depth;
+    // Note [What the tracer sees]: an end during unwinding means this op threw.
+    if (std::uncaught_exceptions() > 0) {
+      if (frame.top) {
+        std::lock_guard<std::mutex> lock(s->mutex);
+        if (s->failed.op.empty()) {
+          s->failed.op = frame.name;
+          s->failed.scopes = t.scopes();
+          s->failed.source = current_source().user;
+          // "vdev:1 and vdev:0": the target first, then the others the op received.
+          std::vector<std::string> labels = {device_label(s->target)};
+          for (const auto& d : t.top_devices) {
+            if (d != s->target) labels.push_back(device_label(d));
+          }
+          if (labels.size() > 1) s->failed.device = fmt::format("{}", fmt::join(labels, " and "));
+        }
+      }
+    } else {
+      record_outputs(*s, t, frame, fn);
+    }
+    t.frames.pop_back();
+    --t.op_depth;
   } catch (...) {
   }
 }
@@ -369,8 +831,14 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
 
 void set_source_locator(SourceLocator locator) { g_locator.store(locator); }
 
-Tracer::Tracer(const c10::Device& target) : state_(std::make_unique<State>()) {
+Tracer::Tracer(const c10::Device& target, TraceSeeds seeds, TracerOptions options)
+    : state_(std::make_unique<State>()) {
   state_->target = target;
+  state_->options = options;
+  state_->deviceless_sites = std::move(seeds.deviceless_sites);
+  for (const auto& t : seeds.device_data) {
+    if (t.defined()) remember(*state_, t, false, nullptr);
+  }
   State* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, state_.get())) {
     throw std::logic_error("a Tracer is already active (one at a time, Note [Tracer threads])");
@@ -378,6 +846,7 @@ Tracer::Tracer(const c10::Device& target) : state_(std::make_unique<State>()) {
   handle_ = at::addThreadLocalCallback(
       at::RecordFunctionCallback(on_start, on_end)
           .needsInputs(true)
+          .needsOutputs(true)
           .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE,
                    at::RecordScope::TORCHSCRIPT_FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
 }
@@ -387,9 +856,37 @@ Tracer::~Tracer() {
   g_active.store(nullptr);
 }
 
+void Tracer::returned(const at::Tensor& output) {
+  if (!output.defined()) return;
+  auto& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!is_host_data(s, output)) return;
+  const auto* r = record_of(s, output);
+  const TensorInfo info{output.device(), output.sizes().vec(), output.scalar_type()};
+  if (r != nullptr && r->origin) {
+    if (auto f = origin_finding(*r->origin, s.target, "the subject returns it")) {
+      f->shape = info.shape;
+      f->dtype = dtype_name(info.dtype);
+      s.findings.add(*f);
+    }
+  }
+  if (output.device() != s.target) return;  // the runner reports the device it came back on
+  Finding f = make(finding_kind::kWrongDeviceOutput, Severity::kError, "",
+                   fmt::format("the subject returned host data, not data derived from its input or "
+                               "made on {}: on an accelerator it would come back on the CPU",
+                               device_label(s.target)),
+                   nullptr, &info);
+  s.findings.add(f);
+}
+
 std::vector<Finding> Tracer::findings() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return state_->findings.items();
+}
+
+std::vector<DeviceDraw> Tracer::device_draws() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->draws;
 }
 
 const Finding& Tracer::failed_op() const { return state_->failed; }

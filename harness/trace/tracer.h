@@ -1,25 +1,40 @@
 #pragma once
 /// The tracer: while a Tracer lives, every op dispatched on this thread is
-/// observed through a thread-local at::RecordFunction callback, and the
-/// top-level ones (called by the subject, not by other ops) are classified
-/// into placement findings against the trial's target device.
+/// observed through a thread-local at::RecordFunction callback and judged
+/// against the trial's target device.
+///
+/// Note [Device data and host data]
+/// The tracer knows where each tensor's data came from during a trial:
+/// *device data* is the subject's input, its registered state, anything
+/// computed from them, and tensors made on the target device; *host data* is
+/// made on the host (a factory with no device or with the CPU's), kept
+/// outside registered state (a plain member), or copied back to the host.
+/// Host work is not a finding: sampling parameters with `torch.rand(1).item()`
+/// on the host is what random transforms do. A finding is where host data
+/// meets device data in an op that CUDA would refuse (device_rules.h), where
+/// it is returned, and where the host waits for device data. The cpu row
+/// judges by the same rule: its device data and host data share the CPU, so
+/// the origin, not the device, tells them apart.
 ///
 /// Note [What the tracer sees]
-/// Only top-level ops are judged: ATen's own ops call others internally, on
-/// whatever device they choose, and that is not the subject's doing. Named
-/// scopes (TraceScope, TorchScript functions) do not count as ops; they make
-/// up each finding's scope chain. When an op throws, the RecordFunction's end
-/// callback runs during unwinding; the tracer remembers that op, so a
-/// "same device" error can be blamed on it although LibTorch's message does
-/// not name it.
+/// Ops are judged where CUDA judges them: the op the subject called, unless
+/// it is a composite that checks nothing itself, in which case the ops it
+/// calls, down to the first with a kernel of its own (`matmul` is judged at
+/// its `mm`). Ops inside a judged op are ATen's business. Findings name the
+/// subject's op, with its scopes (TraceScope, TorchScript functions) and its
+/// source line. When an op throws, the RecordFunction's end callback runs
+/// during unwinding; the tracer remembers that op, so a "same device" error
+/// can be blamed on it although LibTorch's message does not name it.
 
 #include "harness/trace/finding.h"
 
+#include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,43 +43,95 @@ namespace devparity {
 /// A tensor argument as the classifier sees it (buildable by hand in tests:
 /// CPU builds cannot make CUDA tensors).
 struct TensorInfo {
-  c10::Device device{c10::DeviceType::CPU};
+  c10::Device device{c10::DeviceType::CPU};  ///< where its data is
   std::vector<int64_t> shape;
   c10::ScalarType dtype = c10::ScalarType::Float;
+  std::string argument;    ///< the schema's name for it ("self"); "" in hand-built calls
+  bool output = false;     ///< the op writes it (in-place self, out=)
+  /// Host data although on the target: the cpu row's host-born tensors
+  /// (Note [Device data and host data]).
+  bool host_data = false;
+  /// For host data, how it came to be ("made by aten::arange with no device
+  /// at ramp.py:12"); empty when the tracer did not see it made.
+  std::string origin;
 };
 
-/// One top-level op call.
+/// One op call as judged.
 struct OpCall {
-  std::string op;                     ///< qualified: "aten::to.dtype_layout"
-  std::vector<TensorInfo> tensors;    ///< tensor arguments in order, lists flattened
+  std::string op;                     ///< the subject's op: "aten::matmul"
+  std::string kernel;                 ///< the op judged, when a composite's: "aten::mm"
+  std::vector<TensorInfo> tensors;    ///< tensor arguments in schema order, lists flattened
   bool has_device_argument = false;   ///< the schema has a `device` argument
   std::optional<c10::Device> device;  ///< its value when given
   bool factory = false;               ///< the schema takes no tensor at all
 };
 
-/// The findings for one top-level op call made while the target is `target`
-/// (scopes are filled in by the tracer). Pure: tested directly.
+/// The findings of one op call made while the target is `target`: device
+/// arguments that miss the target, host data meeting device data where CUDA
+/// refuses it (or moving it there), host syncs on device data. Scopes,
+/// sources and the origins of host data are the tracer's to add. Pure:
+/// tested directly.
 std::vector<Finding> classify_op(const OpCall& call, const c10::Device& target);
 
-/// Names the subject's source line while an op runs ("file.py:42"), for
-/// subjects that have source (TorchScript); "" when there is none.
-using SourceLocator = std::string (*)();
+/// Where the subject's code is while an op runs.
+struct SourcePoint {
+  std::string user;  ///< "file.py:42": the innermost frame of the subject's own code
+  std::string site;  ///< "file.py:42:9": the exact expression running (for TraceSeeds sites)
+};
+/// Names the subject's source while an op runs, for subjects that have
+/// source (TorchScript); empty when there is none.
+using SourceLocator = SourcePoint (*)();
 /// Installs the locator findings are stamped with (process-wide; the
 /// TorchScript subject kind installs its own when registered).
 void set_source_locator(SourceLocator locator);
+
+/// What the tracer is told before the subject runs.
+struct TraceSeeds {
+  /// The subject's input and registered state, already on the target: the
+  /// device data (Note [Device data and host data]).
+  std::vector<at::Tensor> device_data;
+  /// Sites ("file.py:12:8", SourcePoint::site) of factory calls written with
+  /// no device that LibTorch lowers to an explicit CPU device (TorchScript's
+  /// `torch.tensor(...)`): what they make is host data made by default.
+  std::set<std::string> deviceless_sites;
+};
+
+/// How the tracer judges.
+struct TracerOptions {
+  /// What a tensor the tracer never saw being made is, where the device
+  /// cannot tell (the cpu row): host data by default (an apply, whose device
+  /// data is seeded: anything else came from outside the subject's input and
+  /// state); device data for a backward pass, whose saved tensors and
+  /// gradients were made before the tracer started.
+  bool unrecorded_is_device_data = false;
+};
+
+/// A random op that drew on the target device: its draws come from the
+/// device's generator, so they differ between device types by design.
+struct DeviceDraw {
+  std::string op;      ///< the subject's op ("aten::rand")
+  std::string source;  ///< where, when known
+};
 
 /// Observes the ops of this thread (and of the threads LibTorch runs its work
 /// on, such as autograd's) while it lives. One at a time per process.
 class Tracer {
  public:
   /// Starts observing; findings are judged against `target`.
-  explicit Tracer(const c10::Device& target);
+  explicit Tracer(const c10::Device& target, TraceSeeds seeds = {}, TracerOptions options = {});
   ~Tracer();
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
 
+  /// Judges what the subject returned: host data returned from the cpu row
+  /// is a wrong_device_output, and returned host data made by a factory
+  /// names that factory. Call after the subject returned.
+  void returned(const at::Tensor& output);
+
   /// The findings so far, deduplicated.
   std::vector<Finding> findings() const;
+  /// Random ops that drew on the target device, in order.
+  std::vector<DeviceDraw> device_draws() const;
   /// The top-level op an exception left, with its scopes and, in `device`,
   /// the devices its tensors were on ("vdev:1 and vdev:0"; op empty if none).
   const Finding& failed_op() const;

@@ -30,6 +30,10 @@ void TransformState::to(const c10::Device& device) {
 
 void TransformState::audit(const c10::Device&, std::vector<Finding>&) const {}
 
+void TransformState::seed_trace(TraceSeeds& seeds) const {
+  for (const auto& entry : tensors_) seeds.device_data.push_back(entry.second);
+}
+
 std::unique_ptr<TransformState> StatefulTransform::make_state(const nlohmann::json& params,
                                                               c10::ScalarType) const {
   return make_state(params);

@@ -12,6 +12,7 @@
 /// a handle cached before the move still points at the old device.
 
 #include "harness/trace/finding.h"
+#include "harness/trace/tracer.h"
 #include "harness/transforms/transform.h"
 
 #include <c10/core/Device.h>
@@ -43,6 +44,11 @@ class TransformState {
   /// module's unregistered tensor attributes, code that branches on the
   /// device), judged for a run on `target`, after the move.
   virtual void audit(const c10::Device& target, std::vector<Finding>& out) const;
+
+  /// Tells the tracer what this state knows (Note [Device data and host
+  /// data]): its registered tensors are device data; subclasses add what
+  /// their code says (a TorchScript module's device-less factory sites).
+  virtual void seed_trace(TraceSeeds& seeds) const;
 
  private:
   std::vector<std::pair<std::string, at::Tensor>> tensors_;

@@ -104,14 +104,17 @@ TEST_F(RunnerTest, ExceptionsBecomeFailuresNotCrashes) {
 
 TEST_F(RunnerTest, StrayCpuTensorIsCaughtOnEveryDevice) {
   const auto r = testing::run_suite(one_case("t_mixes_devices"), "cpu,meta");
-  // On the CPU the sum works, but the device-less factory is reported.
+  // On the CPU the sum works, but the device-less factory's tensor meets
+  // the input in it: the factory and the op are reported, the factory first.
   const auto& cpu = r.results[0];
   EXPECT_EQ(EventRecorder::check(cpu, "run").status, Status::kPass);
   const auto& cpu_placement = EventRecorder::check(cpu, "placement");
   EXPECT_EQ(cpu_placement.status, Status::kFail);
-  ASSERT_EQ(cpu_placement.findings.size(), 1u);
+  ASSERT_EQ(cpu_placement.findings.size(), 2u) << cpu_placement.findings.dump(1);
   EXPECT_EQ(cpu_placement.findings[0]["kind"], "implicit_device_factory");
   EXPECT_EQ(cpu_placement.findings[0]["op"], "aten::ones");
+  EXPECT_EQ(cpu_placement.findings[1]["kind"], "foreign_device_input");
+  EXPECT_EQ(cpu_placement.findings[1]["op"], "aten::add.Tensor");
   // On meta the sum itself fails: a placement failure naming the op and both devices.
   const auto& meta = r.results[1];
   EXPECT_EQ(meta.status, Status::kFail);

@@ -1,7 +1,9 @@
 // Seeded placement fault: a Gaussian kernel whose arange has no device,
 // reached through jpeg > subsample > blur > gaussian_kernel (kornia/kornia#2837:
-// the differentiable JPEG failed on GPU because of it). The finding carries
-// that scope chain. The clean twin takes the device from the input.
+// the differentiable JPEG failed on GPU because of it). The kernel is applied
+// as a tensor, as a convolution applies it, so CUDA refuses the mix (single
+// taps read as 0-dim CPU scalars would be legal). The finding carries that
+// scope chain. The clean twin takes the device from the input.
 
 #include "harness/trace/scope.h"
 #include "harness/transforms/register.h"
@@ -24,8 +26,10 @@ at::Tensor blur_w(const at::Tensor& x) {
   DEVPARITY_TRACE_SCOPE("blur");
   const auto k = gaussian_kernel<kFaulty>(x, 3, 0.8);
   const auto padded = at::cat({x.narrow(3, 0, 1), x, x.narrow(3, x.size(3) - 1, 1)}, 3);
-  return padded.narrow(3, 0, x.size(3)) * k[0] + padded.narrow(3, 1, x.size(3)) * k[1] +
-         padded.narrow(3, 2, x.size(3)) * k[2];
+  const auto taps = at::stack({padded.narrow(3, 0, x.size(3)), padded.narrow(3, 1, x.size(3)),
+                               padded.narrow(3, 2, x.size(3))},
+                              -1);
+  return (taps * k).sum(-1);
 }
 
 template <bool kFaulty>

@@ -40,11 +40,23 @@ std::vector<std::string> kinds(const std::vector<Finding>& findings) {
 
 using Kinds = std::vector<std::string>;
 
-TEST(ClassifyOpTest, FactoriesWithoutADeviceOnEveryTarget) {
+TensorInfo host_data(std::vector<int64_t> shape = {2, 3}) {
+  auto t = on(kCpu, std::move(shape));
+  t.host_data = true;
+  return t;
+}
+
+TensorInfo argument(TensorInfo t, const char* name) {
+  t.argument = name;
+  return t;
+}
+
+TEST(ClassifyOpTest, FactoriesWithoutADeviceAreHostWork) {
+  // Note [Device data and host data]: what they make is judged where it
+  // meets device data, not where it is made.
   for (const auto& target : {kCpu, kMeta, kCuda1}) {
-    const auto f = classify_op(factory("aten::arange.start", std::nullopt), target);
-    EXPECT_EQ(kinds(f), Kinds{"implicit_device_factory"}) << target;
-    EXPECT_EQ(f[0].op, "aten::arange.start");
+    EXPECT_TRUE(classify_op(factory("aten::arange.start", std::nullopt), target).empty()) << target;
+    EXPECT_TRUE(classify_op(factory("aten::empty.memory_format", kCpu), target).empty()) << target;
   }
 }
 
@@ -60,9 +72,6 @@ TEST(ClassifyOpTest, ExplicitForeignDevices) {
   const auto hard_coded = classify_op(factory("aten::ones", kCuda0), kCuda1);
   EXPECT_EQ(kinds(hard_coded), Kinds{"foreign_device_target"});
   EXPECT_EQ(hard_coded[0].device, "cuda:0");
-  // Explicit host work is a warning.
-  EXPECT_EQ(kinds(classify_op(factory("aten::empty.memory_format", kCpu), kMeta)),
-            Kinds{"foreign_device_target/w"});
 }
 
 TEST(ClassifyOpTest, CopiesBetweenHostAndDevice) {
@@ -96,26 +105,80 @@ TEST(ClassifyOpTest, CopiesBetweenHostAndDevice) {
   EXPECT_EQ(kinds(classify_op(copy, kCuda1)), Kinds{"host_to_device_copy/w"});
   copy.tensors = {on(kCpu), on(kCuda1)};
   EXPECT_EQ(kinds(classify_op(copy, kCuda1)), Kinds{"host_sync/w"});
-  // On the CPU a copy to the CPU is no sync.
+  // On the CPU a copy of device data to the CPU is no sync.
   to.tensors = {on(kCpu)};
   to.device = kCpu;
   EXPECT_TRUE(classify_op(to, kCpu).empty());
 }
 
-TEST(ClassifyOpTest, ForeignInputsExceptCpuScalars) {
+TEST(ClassifyOpTest, MixedDevicesFollowCudasRuleForTheOp) {
   OpCall add;
   add.op = "aten::add.Tensor";
   add.tensors = {on(kCuda1), on(kCpu, {})};
-  EXPECT_TRUE(classify_op(add, kCuda1).empty()) << "0-dim CPU tensors are scalars";
+  EXPECT_TRUE(classify_op(add, kCuda1).empty()) << "a CPU 0-dim input is a scalar to TensorIterator";
   add.tensors = {on(kCuda1), on(kCpu, {3})};
   const auto f = classify_op(add, kCuda1);
   EXPECT_EQ(kinds(f), Kinds{"foreign_device_input"});
   EXPECT_EQ(f[0].device, "cpu");
   EXPECT_EQ(f[0].shape, std::vector<int64_t>{3});
+  EXPECT_NE(f[0].message.find("cuda:1 and cpu!"), std::string::npos) << f[0].message;
   add.tensors = {on(kCuda1), on(kCuda0)};
   EXPECT_EQ(kinds(classify_op(add, kCuda1)), Kinds{"foreign_device_input"});
-  add.tensors = {on(kCuda0, {})};  // a 0-dim tensor on another GPU is no scalar
+  add.tensors = {on(kCuda1), on(kCuda0, {})};  // a 0-dim tensor on another GPU is no scalar
   EXPECT_EQ(kinds(classify_op(add, kCuda1)), Kinds{"foreign_device_input"});
+  // All on the host: host work, whatever the target.
+  add.tensors = {on(kCpu), on(kCpu)};
+  EXPECT_TRUE(classify_op(add, kCuda1).empty());
+
+  // Generated checks take no scalars (clamp.Tensor), and name the argument.
+  OpCall clamp;
+  clamp.op = "aten::clamp.Tensor";
+  clamp.tensors = {argument(on(kCuda1), "self"), argument(on(kCpu, {}), "max")};
+  const auto c = classify_op(clamp, kCuda1);
+  EXPECT_EQ(kinds(c), Kinds{"foreign_device_input"});
+  EXPECT_NE(c[0].message.find("argument max"), std::string::npos) << c[0].message;
+
+  // Indexing with host indices is legal (ATen moves them): a copy per call.
+  OpCall index;
+  index.op = "aten::index.Tensor";
+  index.tensors = {argument(on(kCuda1), "self"), argument(on(kCpu, {2}), "indices")};
+  EXPECT_EQ(kinds(classify_op(index, kCuda1)), Kinds{"host_to_device_copy/w"});
+  index.tensors = {argument(on(kCpu), "self"), argument(on(kCuda1, {2}), "indices")};
+  EXPECT_EQ(kinds(classify_op(index, kCuda1)), Kinds{"foreign_device_input"}) << "device indices into host data";
+
+  // A masked_fill with a host mask is refused.
+  OpCall fill;
+  fill.op = "aten::masked_fill_.Scalar";
+  fill.tensors = {argument(on(kCuda1), "self"), argument(on(kCpu), "mask")};
+  const auto m = classify_op(fill, kCuda1);
+  EXPECT_EQ(kinds(m), Kinds{"foreign_device_input"});
+  EXPECT_NE(m[0].message.find("expected self and mask to be on the same device"), std::string::npos);
+}
+
+TEST(ClassifyOpTest, OnTheCpuHostDataIsToldByItsOrigin) {
+  // The cpu row: device data and host data share the CPU.
+  OpCall mul;
+  mul.op = "aten::mul.Tensor";
+  mul.tensors = {on(kCpu), host_data({3})};
+  mul.tensors[1].origin = "made by aten::arange with no device at k.py:3";
+  const auto f = classify_op(mul, kCpu);
+  EXPECT_EQ(kinds(f), Kinds{"foreign_device_input"});
+  EXPECT_NE(f[0].message.find("made by aten::arange with no device at k.py:3"), std::string::npos) << f[0].message;
+  mul.tensors = {on(kCpu), host_data({})};
+  EXPECT_TRUE(classify_op(mul, kCpu).empty()) << "a host scalar";
+  mul.tensors = {host_data(), host_data()};
+  EXPECT_TRUE(classify_op(mul, kCpu).empty()) << "host work";
+  // Moving host data to the target is a copy per call; device data to the host a sync.
+  OpCall to;
+  to.op = "aten::to.device";
+  to.has_device_argument = true;
+  to.device = kCpu;
+  to.tensors = {host_data()};
+  EXPECT_EQ(kinds(classify_op(to, kCpu)), Kinds{"host_to_device_copy/w"});
+  OpCall item;
+  item.op = "aten::item";
+  item.tensors = {host_data({})};
+  EXPECT_TRUE(classify_op(item, kCpu).empty()) << "reading a host draw is no sync";
 }
 
 TEST(ClassifyOpTest, HostSyncs) {
@@ -128,30 +191,99 @@ TEST(ClassifyOpTest, HostSyncs) {
   EXPECT_EQ(kinds(classify_op(item, kCpu)), Kinds{"host_sync/w"}) << "reported on the CPU too";
 }
 
+TraceSeeds device_data(const at::Tensor& x) {
+  TraceSeeds seeds;
+  seeds.device_data.push_back(x);
+  return seeds;
+}
+
+std::vector<std::string> kinds_of(const std::vector<Finding>& findings) { return kinds(findings); }
+
 TEST(TracerTest, SeesTopLevelOpsWithScopes) {
   const auto x = at::ones({2, 3});
   std::vector<Finding> findings;
   int64_t ops = 0;
   {
-    Tracer tracer(kCpu);
+    Tracer tracer(kCpu, device_data(x));
     {
       DEVPARITY_TRACE_SCOPE("outer");
       DEVPARITY_TRACE_SCOPE("inner");
       (void)(x + at::arange(3, at::TensorOptions().dtype(at::kFloat)));  // no device
     }
-    (void)at::arange(3, x.options());  // explicit device: fine
+    (void)(x + at::arange(3, x.options()));  // the input's device: fine
     findings = tracer.findings();
     ops = tracer.ops_traced();
   }
-  ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].kind, "implicit_device_factory");
+  // The maker first, then the op where its tensor met the input.
+  ASSERT_EQ(kinds_of(findings), (Kinds{"implicit_device_factory", "foreign_device_input"}));
   EXPECT_EQ(findings[0].op, "aten::arange");
   EXPECT_EQ(findings[0].scopes, (std::vector<std::string>{"outer", "inner"}));
   EXPECT_EQ(findings[0].describe(),
             "outer > inner: aten::arange with no device: the tensor lands on the default device "
-            "(the CPU), whatever the input's device");
-  // arange, add, arange: the empty/resize_ calls inside them are not counted.
-  EXPECT_EQ(ops, 3);
+            "(the CPU), whatever the input's device, and meets device data in aten::add.Tensor");
+  EXPECT_EQ(findings[1].op, "aten::add.Tensor");
+  // arange, add, arange, add: the empty/resize_ calls inside them are not counted.
+  EXPECT_EQ(ops, 4);
+}
+
+TEST(TracerTest, HostSamplingIsNoFinding) {
+  // torchvision's random transforms draw on the host, read the numbers,
+  // and use them as Python numbers.
+  auto sample = [](const at::Tensor& x) {
+    const double angle = at::empty({1}).uniform_(-30.0, 30.0).item<double>();
+    const auto pick = at::randint(0, 4, {1}).item<int64_t>();
+    const auto weights = at::tensor(std::vector<double>{0.299, 0.587, 0.114});
+    const double w = weights[pick % 3].item<double>();
+    return x * (angle * w);
+  };
+  const auto x = at::rand({1, 3, 4, 4});
+  {
+    Tracer tracer(kCpu, device_data(x));
+    (void)sample(x);
+    EXPECT_TRUE(tracer.findings().empty()) << tracer.findings()[0].describe();
+    EXPECT_TRUE(tracer.device_draws().empty());
+  }
+  const auto m = x.to(kMeta);
+  Tracer tracer(kMeta, device_data(m));
+  (void)sample(m);
+  EXPECT_TRUE(tracer.findings().empty()) << tracer.findings()[0].describe();
+}
+
+TEST(TracerTest, ReturnedHostDataIsAWrongDeviceOutputOnTheCpu) {
+  const auto x = at::rand({2, 2});
+  {
+    Tracer tracer(kCpu, device_data(x));
+    const auto y = at::zeros({2, 2});  // made on the host, never derived from x
+    tracer.returned(y);
+    EXPECT_EQ(kinds_of(tracer.findings()), (Kinds{"implicit_device_factory", "wrong_device_output"}));
+    EXPECT_NE(tracer.findings()[0].message.find("the subject returns it"), std::string::npos);
+  }
+  Tracer clean(kCpu, device_data(x));
+  clean.returned(at::zeros_like(x) + x);
+  EXPECT_TRUE(clean.findings().empty());
+}
+
+TEST(TracerTest, DrawsOnTheDeviceAreReported) {
+  const auto x = at::rand({2, 2});
+  Tracer tracer(kCpu, device_data(x));
+  (void)(x + at::rand({2, 2}, x.options()));  // made on the target: its generator
+  (void)at::rand({1}).item<double>();          // a host draw
+  const auto draws = tracer.device_draws();
+  ASSERT_EQ(draws.size(), 1u);
+  EXPECT_EQ(draws[0].op, "aten::rand");
+}
+
+TEST(TracerTest, CompositesAreJudgedWhereTheirCalleesCheck) {
+  const auto x = at::rand({2, 3});
+  Tracer tracer(kCpu, device_data(x));
+  (void)at::matmul(x, at::ones({3, 2}));  // matmul checks nothing; its mm does
+  const auto findings = tracer.findings();
+  ASSERT_FALSE(findings.empty());
+  const auto& f = findings.back();
+  EXPECT_EQ(f.kind, "foreign_device_input");
+  EXPECT_EQ(f.op, "aten::matmul");
+  EXPECT_NE(f.message.find("aten::mm"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("argument mat2"), std::string::npos) << f.message;
 }
 
 TEST(TracerTest, ForeignInputOnMetaAndTheOpThatThrew) {
@@ -174,10 +306,10 @@ TEST(TracerTest, ForeignInputOnMetaAndTheOpThatThrew) {
 
 TEST(TracerTest, RepeatedFindingsAreCounted) {
   const auto x = at::ones({4});
-  Tracer tracer(kCpu);
-  for (int i = 0; i < 3; ++i) (void)at::zeros({4});
+  Tracer tracer(kCpu, device_data(x));
+  for (int i = 0; i < 3; ++i) (void)(x + at::zeros({4}));
   const auto findings = tracer.findings();
-  ASSERT_EQ(findings.size(), 1u);
+  ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(findings[0].count, 3);
   EXPECT_NE(findings[0].describe().find("(x3)"), std::string::npos);
 }
@@ -209,19 +341,23 @@ TEST(TracerTest, ADeclaredHandOverTurnsHostTransfersIntoNotesOnly) {
     (void)x.to(at::kCPU);  // not declared: a warning
     EXPECT_EQ(severities(tracer.findings())["host_sync"], "warning");
   }
-  Tracer tracer(dev);
+  Tracer tracer(dev, device_data(x));
   {
     DEVPARITY_HOST_HANDOVER();
     const auto host = x.to(at::kCPU);
     const auto buffer = at::empty({4}, at::TensorOptions().device(at::kCPU));
     (void)buffer.to(dev);
-    (void)at::zeros({4});  // a device-less factory stays an error even here
+    try {
+      (void)(x + at::zeros({4}));  // a device-less factory meeting device data stays an error even here
+    } catch (const std::exception&) {
+    }
   }
   const auto s = severities(tracer.findings());
   EXPECT_EQ(s.at("host_sync"), "note");
-  EXPECT_EQ(s.at("foreign_device_target"), "note");
+  EXPECT_EQ(s.count("foreign_device_target"), 0u) << "a host buffer is host work";
   EXPECT_EQ(s.at("host_to_device_copy"), "note");
   EXPECT_EQ(s.at("implicit_device_factory"), "error");
+  EXPECT_EQ(s.at("foreign_device_input"), "error");
 }
 
 TEST(FindingTest, DeduplicationAndJson) {
