@@ -18,6 +18,7 @@
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/CPUFallback.h>
+#include <ATen/record_function.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/resize_native.h>
@@ -204,6 +205,9 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
                 "Expected all tensors to be on the same device, but found at least two devices, ",
                 label(input.device()), " and ", label(t->device()), "!");
   }
+  // Note [Virtual device kernels]: the work inside a kernel is the
+  // backend's, not the subject's; the tracer must not see it.
+  const at::DisableRecordFunctionGuard quiet;
   const c10::optional<at::Tensor> host_bias =
       bias && bias->defined() ? c10::optional<at::Tensor>(host_view(*bias)) : c10::nullopt;
   return at::convolution(host_view(input), host_view(weight), host_bias, stride, padding, dilation,
@@ -220,6 +224,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
                 "Expected all tensors to be on the same device, but found at least two devices, ",
                 label(input.device()), " and ", label(t->device()), "!");
   }
+  const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
   const std::vector<int64_t> bias_sizes = {transposed ? weight.size(1) * groups : weight.size(0)};
   auto grads = at::convolution_backward(host_view(grad_output), host_view(input), host_view(weight),
                                         at::IntArrayRef(bias_sizes), stride, padding, dilation,

@@ -39,6 +39,25 @@ bool from_device(const torch::jit::Value* value, int depth = 0) {
   return false;
 }
 
+std::string location_of(const torch::jit::SourceRange& range);
+
+// A node's source line, or, for nodes the archive kept none for (an
+// attribute read such as `img.is_cuda`), the line of the code that uses its
+// result, then of the block around it.
+std::string node_location(const torch::jit::Node* node) {
+  auto where = location_of(node->sourceRange());
+  for (const auto* output : node->outputs()) {
+    for (const auto& use : output->uses()) {
+      if (where.empty()) where = location_of(use.user->sourceRange());
+    }
+  }
+  for (const auto* block = node->owningBlock(); where.empty() && block != nullptr && block->owningNode() != nullptr;
+       block = block->owningNode()->owningBlock()) {
+    where = location_of(block->owningNode()->sourceRange());
+  }
+  return where;
+}
+
 void scan_block(const torch::jit::Block* block, const std::string& function,
                 std::vector<Finding>& out, std::set<std::string>& seen) {
   for (const auto* node : block->nodes()) {
@@ -60,7 +79,7 @@ void scan_block(const torch::jit::Block* block, const std::string& function,
     f.severity = Severity::kWarning;
     f.op = kind;
     f.scopes = {function};
-    f.source = location(node->sourceRange());
+    f.source = node_location(node);
     f.message = fmt::format("{} {}: each device runs different code, and no simulated device can "
                             "vouch for the branch it does not take (a warning; a case makes it an "
                             "error with placement's \"severity\")",
@@ -82,36 +101,84 @@ std::optional<std::tuple<std::string, size_t, size_t>> file_line_col(const torch
   return std::make_tuple(std::get<0>(*flc), std::get<1>(*flc), std::get<2>(*flc));
 }
 
-// Factory ops: a `device` argument and no tensor argument.
-bool deviceless_factory(const torch::jit::Node* node) {
-  const auto* schema = node->maybeSchema();
-  if (schema == nullptr) return false;
-  const auto& args = schema->arguments();
-  int device = -1;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i].name() == "device") device = static_cast<int>(i);
-    if (args[i].type()->str().find("Tensor") != std::string::npos) return false;
+// A device the code spells out: a constant, or torch.device("...") of one.
+std::optional<c10::Device> constant_device(const torch::jit::Value* value) {
+  if (const auto v = torch::jit::toIValue(value)) {
+    if (v->isDevice()) return v->toDevice();
+    if (v->isString()) return c10::Device(v->toStringRef());
+    return std::nullopt;
   }
-  if (device < 0 || static_cast<size_t>(device) >= node->inputs().size()) return false;
-  const auto value = torch::jit::toIValue(node->inputs()[device]);
-  return value && value->isNone();
+  const auto* node = value->node();
+  if (std::string(node->kind().toQualString()) == "aten::device" && node->inputs().size() == 1) {
+    if (const auto name = torch::jit::toIValue(node->inputs()[0]); name && name->isString()) {
+      return c10::Device(name->toStringRef());
+    }
+  }
+  return std::nullopt;
 }
 
-void scan_factories(const torch::jit::Block* block, std::set<std::string>& out) {
+// What a node does with devices, for the scan.
+struct DeviceUse {
+  bool factory = false;     // a `device` argument and no tensor argument
+  bool move = false;        // to(..., device, ...) or cpu()
+  bool deviceless = false;  // a factory with its device left out
+  bool on_host = false;     // the device is the CPU, spelled out
+};
+
+DeviceUse device_use(const torch::jit::Node* node) {
+  DeviceUse use;
+  const std::string kind = node->kind().toQualString();
+  if (kind == "aten::cpu") {
+    use.move = use.on_host = true;
+    return use;
+  }
+  const auto* schema = node->maybeSchema();
+  if (schema == nullptr) return use;
+  const auto& args = schema->arguments();
+  int device = -1;
+  bool tensors = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].name() == "device") device = static_cast<int>(i);
+    if (args[i].type()->str().find("Tensor") != std::string::npos) tensors = true;
+  }
+  if (device < 0 || static_cast<size_t>(device) >= node->inputs().size()) return use;
+  use.factory = !tensors;
+  use.move = tensors && (kind == "aten::to" || kind == "aten::_to_copy");
+  if (!use.factory && !use.move) return use;
+  const auto* value = node->inputs()[device];
+  const auto none = torch::jit::toIValue(value);
+  use.deviceless = use.factory && none && none->isNone();
+  try {
+    const auto named = constant_device(value);
+    use.on_host = named && named->is_cpu();
+  } catch (const std::exception&) {
+  }
+  return use;
+}
+
+void scan_factories(const torch::jit::Block* block, FactorySites& out) {
   for (const auto* node : block->nodes()) {
     for (const auto* inner : node->blocks()) scan_factories(inner, out);
-    if (!deviceless_factory(node)) continue;
+    const auto use = device_use(node);
+    if (!use.factory && !use.move) continue;
     const auto where = site(node->sourceRange());
-    if (!where.empty()) out.insert(where);
+    if (where.empty()) continue;
+    if (use.factory) out.all.insert(where);
+    if (use.deviceless) out.deviceless.insert(where);
+    if (use.on_host) out.on_host.insert(where);
   }
 }
 
 }  // namespace
 
-std::string location(const torch::jit::SourceRange& range) {
+std::string location(const torch::jit::SourceRange& range) { return location_of(range); }
+
+namespace {
+std::string location_of(const torch::jit::SourceRange& range) {
   const auto flc = file_line_col(range);
   return flc ? fmt::format("{}:{}", std::get<0>(*flc), std::get<1>(*flc)) : "";
 }
+}  // namespace
 
 std::string site(const torch::jit::SourceRange& range) {
   const auto flc = file_line_col(range);
@@ -136,8 +203,8 @@ SourcePoint current_location() {
   return out;
 }
 
-std::set<std::string> deviceless_factory_sites(const torch::jit::Module& module) {
-  std::set<std::string> out;
+FactorySites factory_sites(const torch::jit::Module& module) {
+  FactorySites out;
   const auto unit = module._ivalue()->compilation_unit();
   for (auto* function : unit->get_functions()) {
     auto* graph_function = torch::jit::tryToGraphFunction(*function);

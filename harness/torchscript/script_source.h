@@ -37,10 +37,18 @@ SourcePoint current_location();
 /// vouch for the branch it does not take.
 std::vector<Finding> device_dependent_code(const torch::jit::Module& module);
 
-/// The sites (site()) of factory calls written with no device in every
-/// function of the module (`torch.tensor([[mean]])`, `torch.zeros(3)`):
-/// LibTorch lowers some of them to an explicit CPU device, which the tracer
-/// could not tell from a deliberate one (TraceSeeds::deviceless_sites).
-std::set<std::string> deviceless_factory_sites(const torch::jit::Module& module);
+/// The sites (site()) of factory calls in every function of the module
+/// (`torch.tensor([[mean]])`, `torch.zeros(3, device=x.device)`), and those
+/// of them written with no device, which LibTorch lowers to an explicit CPU
+/// device the tracer could not tell from a deliberate one
+/// (TraceSeeds::factory_sites, deviceless_sites, host_sites).
+struct FactorySites {
+  std::set<std::string> all;
+  std::set<std::string> deviceless;
+  /// Factories and moves whose device is the CPU spelled out in the code
+  /// (`device=torch.device("cpu")`, `.cpu()`, `.to("cpu")`).
+  std::set<std::string> on_host;
+};
+FactorySites factory_sites(const torch::jit::Module& module);
 
 }  // namespace devparity::torchscript

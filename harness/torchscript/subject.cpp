@@ -114,8 +114,8 @@ torch::jit::Module owner_of(torch::jit::Module module, const std::string& dotted
 class ScriptState final : public TransformState {
  public:
   ScriptState(torch::jit::Module module, const std::vector<Finding>& static_findings,
-              const std::set<std::string>& deviceless_sites)
-      : module_(std::move(module)), static_findings_(static_findings), deviceless_sites_(deviceless_sites) {
+              const torchscript::FactorySites& sites)
+      : module_(std::move(module)), static_findings_(static_findings), sites_(sites) {
     for (const auto& p : module_.named_parameters(true)) add_module_tensor(p.name, p.value);
     for (const auto& b : module_.named_buffers(true)) add_module_tensor(b.name, b.value);
     std::vector<std::pair<std::string, at::Tensor>> tensors;
@@ -153,7 +153,9 @@ class ScriptState final : public TransformState {
 
   void seed_trace(TraceSeeds& seeds) const override {
     TransformState::seed_trace(seeds);
-    seeds.deviceless_sites.insert(deviceless_sites_.begin(), deviceless_sites_.end());
+    seeds.factory_sites.insert(sites_.all.begin(), sites_.all.end());
+    seeds.deviceless_sites.insert(sites_.deviceless.begin(), sites_.deviceless.end());
+    seeds.host_sites.insert(sites_.on_host.begin(), sites_.on_host.end());
   }
 
   torch::jit::Module& module() { return module_; }
@@ -167,7 +169,7 @@ class ScriptState final : public TransformState {
 
   torch::jit::Module module_;
   const std::vector<Finding>& static_findings_;
-  const std::set<std::string>& deviceless_sites_;
+  const torchscript::FactorySites& sites_;
   std::set<std::string> module_tensors_;
   std::vector<std::pair<std::string, at::Tensor>> unregistered_;
 };
@@ -181,7 +183,7 @@ class ScriptSubject final : public StatefulTransform {
         method_(std::move(method)),
         arguments_(std::move(arguments)),
         static_findings_(torchscript::device_dependent_code(module_)),
-        deviceless_sites_(torchscript::deviceless_factory_sites(module_)) {}
+        sites_(torchscript::factory_sites(module_)) {}
 
   const TransformInfo& info() const override { return info_; }
 
@@ -228,7 +230,7 @@ class ScriptSubject final : public StatefulTransform {
 
   std::unique_ptr<TransformState> make_state(const nlohmann::json& params,
                                              c10::ScalarType input_dtype) const override {
-    auto state = std::make_unique<ScriptState>(module_.deepcopy(), static_findings_, deviceless_sites_);
+    auto state = std::make_unique<ScriptState>(module_.deepcopy(), static_findings_, sites_);
     for (size_t i = 0; i < arguments_.size(); ++i) {
       const auto& a = arguments_[i];
       if (a.kind != Argument::Kind::kTensor) continue;
@@ -274,7 +276,7 @@ class ScriptSubject final : public StatefulTransform {
   std::string method_;
   std::vector<Argument> arguments_;
   std::vector<Finding> static_findings_;
-  std::set<std::string> deviceless_sites_;
+  torchscript::FactorySites sites_;
 };
 
 std::string signature(const std::string& method, const c10::FunctionSchema& schema) {

@@ -122,6 +122,7 @@ const TensorInfo* argument(const OpCall& call, const char* name, size_t fallback
 // Where a move puts its result: the explicit device, the other tensor's
 // device (to(other), type_as), or where it was (a dtype cast).
 std::optional<Side> move_destination(const OpCall& call, const c10::Device& target) {
+  if (call.names_host) return Side::kHost;
   if (call.has_device_argument) {
     if (!call.device) return std::nullopt;
     if (*call.device == target) return Side::kTarget;
@@ -153,7 +154,7 @@ void classify_move(const OpCall& call, const std::string& base, const c10::Devic
                                    "waits for the device",
                                    call.op),
                        nullptr, src));
-  } else if (from == Side::kHost && *dest == Side::kTarget && !(copy_into && src->shape.empty())) {
+  } else if (from == Side::kHost && *dest == Side::kTarget && !src->shape.empty()) {
     out.push_back(make(finding_kind::kHostToDeviceCopy, Severity::kWarning, call.op,
                        fmt::format("{} copies host data to {} inside the subject: a copy on every "
                                    "call (make it on the device)",
@@ -328,6 +329,7 @@ struct Origin {
 struct Record {
   std::optional<c10::weak_intrusive_ptr<c10::StorageImpl>> keep;  // holds the address while the trial lives
   bool host = false;
+  bool seeded = false;                             // the subject's input or state
   std::shared_ptr<const Origin> origin;            // host data: how it was made
 };
 
@@ -345,6 +347,7 @@ struct Frame {
   std::optional<Side> move_to;                 // moves: where the result goes
   bool move_from_host = false;
   bool literal = false;                        // a literal's own conversion (Note [Literal sites])
+  bool literal_on_host = false;                // ... of a literal written with no device
   std::shared_ptr<const Origin> factory_origin;  // factories: host data they make
   std::optional<Side> factory_side;
 };
@@ -354,7 +357,9 @@ struct Frame {
 struct Tracer::State {
   c10::Device target{c10::DeviceType::CPU};
   TracerOptions options;
+  std::set<std::string> factory_sites;
   std::set<std::string> deviceless_sites;
+  std::set<std::string> host_sites;
   std::mutex mutex;  // ops may arrive from autograd worker threads too
   FindingSet findings;
   Finding failed;
@@ -531,15 +536,20 @@ std::shared_ptr<const Origin> factory_origin(const Tracer::State& s, const Threa
   SourcePoint at;
   bool located = false;
   bool written_without = !device.has_value();
-  if (!written_without && !s.deviceless_sites.empty()) {
+  bool names_host = false;
+  if (!written_without && (!s.deviceless_sites.empty() || !s.host_sites.empty())) {
     at = current_source();
     located = true;
     written_without = s.deviceless_sites.count(at.site) != 0;
+    names_host = s.host_sites.count(at.site) != 0;
   }
   Origin o;
   if (written_without) {
     side = Side::kHost;
     o.made = Origin::Made::kDefaultFactory;
+  } else if (names_host) {
+    side = Side::kHost;
+    o.made = Origin::Made::kHostFactory;
   } else if (*device == s.target || (device->type() == s.target.type() && !device->has_index())) {
     side = Side::kTarget;
     return nullptr;
@@ -652,18 +662,26 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
   }
   if (info.move) {
     const bool copy_into = info.base == "aten::copy_";
+    // Note [Device data and host data]: on the cpu row `.cpu()` is no move
+    // unless the code says so.
+    if (!copy_into && s.target.is_cpu() && !s.host_sites.empty()) {
+      call.names_host = s.host_sites.count(current_source().site) != 0;
+    }
     if (!call.tensors.empty()) {
       frame.move_to = copy_into ? std::optional<Side>(side_of(call.tensors[0], s.target))
                                 : move_destination(call, s.target);
       frame.move_from_host = side_of(call.tensors[0], s.target) == Side::kHost;
     }
     // Note [Literal sites]: TorchScript lowers `torch.tensor(values, ...)`
-    // to an empty CPU tensor filled on the host, then a `to` at the same
-    // site. That `to` is the literal's own: it moves nothing the subject
-    // made elsewhere, and what it gives is still the literal (host data
-    // when written with no device; device data when given the device).
-    frame.literal = !copy_into && frame.move_from_host && !origins.empty() && origins[0] &&
-                    !origins[0]->site.empty() && current_source().site == origins[0]->site;
+    // to a CPU tensor filled on the host, then a `to` at the same site. That
+    // `to` is the literal's own: it moves nothing the subject made
+    // elsewhere, and what it gives is still the literal (host data when
+    // written with no device; device data when given the device).
+    if (!copy_into && frame.move_from_host && !s.factory_sites.empty()) {
+      const auto here = current_source().site;
+      frame.literal = s.factory_sites.count(here) != 0;
+      frame.literal_on_host = frame.literal && s.deviceless_sites.count(here) != 0;
+    }
   }
   if (frame.role != Role::kJudged) return;
 
@@ -694,9 +712,18 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
     const bool known = it != s.storages.end();
     // A move that returned its input (`.to(x.device)` of data already
     // there) changes where the subject's code thinks it is.
-    if (known && frame.move_to && frame.info->base != "aten::copy_" && !frame.literal) {
-      if (*frame.move_to == Side::kTarget && it->second.host && out.device() == s.target) {
-        it->second.host = false;
+    if (known && frame.move_to && frame.info->base != "aten::copy_" && !frame.literal_on_host) {
+      auto& r = it->second;
+      if (*frame.move_to == Side::kTarget && r.host && out.device() == s.target) {
+        r.host = false;
+      } else if (*frame.move_to == Side::kHost && !r.host && !r.seeded && out.device() == s.target) {
+        // `.cpu()` on the cpu row returns its input: what the subject
+        // computed is now, by its own words, on the host. (Its input and
+        // state stay device data: other references to them remain.)
+        auto o = std::make_shared<Origin>();
+        o->made = Origin::Made::kCopiedHome;
+        r.host = true;
+        r.origin = std::move(o);
       }
       continue;
     }
@@ -716,7 +743,10 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
       }
     } else if (!s.target.is_cpu()) {
       host = false;
-    } else if (frame.move_to && !frame.literal) {
+    } else if (frame.literal_on_host) {
+      host = true;
+      origin = frame.host_origin;
+    } else if (frame.move_to) {
       host = *frame.move_to == Side::kHost;
       if (host) origin = frame.host_origin;
     } else if (frame.factory_side) {
@@ -835,9 +865,13 @@ Tracer::Tracer(const c10::Device& target, TraceSeeds seeds, TracerOptions option
     : state_(std::make_unique<State>()) {
   state_->target = target;
   state_->options = options;
+  state_->factory_sites = std::move(seeds.factory_sites);
   state_->deviceless_sites = std::move(seeds.deviceless_sites);
+  state_->host_sites = std::move(seeds.host_sites);
   for (const auto& t : seeds.device_data) {
-    if (t.defined()) remember(*state_, t, false, nullptr);
+    if (!t.defined()) continue;
+    remember(*state_, t, false, nullptr);
+    if (auto* key = storage_of(t)) state_->storages[key].seeded = true;
   }
   State* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, state_.get())) {

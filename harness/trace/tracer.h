@@ -64,6 +64,9 @@ struct OpCall {
   bool has_device_argument = false;   ///< the schema has a `device` argument
   std::optional<c10::Device> device;  ///< its value when given
   bool factory = false;               ///< the schema takes no tensor at all
+  /// The subject's code names the CPU as the device (a host site): the
+  /// result is host data even when the target is the CPU.
+  bool names_host = false;
 };
 
 /// The findings of one op call made while the target is `target`: device
@@ -90,10 +93,17 @@ struct TraceSeeds {
   /// The subject's input and registered state, already on the target: the
   /// device data (Note [Device data and host data]).
   std::vector<at::Tensor> device_data;
-  /// Sites ("file.py:12:8", SourcePoint::site) of factory calls written with
-  /// no device that LibTorch lowers to an explicit CPU device (TorchScript's
-  /// `torch.tensor(...)`): what they make is host data made by default.
+  /// Sites ("file.py:12:8", SourcePoint::site) of the subject's factory
+  /// calls (TorchScript's `torch.tensor(...)`, `torch.zeros(...)`): a move
+  /// there is the factory's own (Note [Literal sites]).
+  std::set<std::string> factory_sites;
+  /// Those written with no device, which LibTorch may lower to an explicit
+  /// CPU device: what they make is host data made by default.
   std::set<std::string> deviceless_sites;
+  /// Factories and moves whose code names the CPU (`device="cpu"`,
+  /// `.cpu()`): on the cpu row, what they make is host data although the
+  /// device is the target's.
+  std::set<std::string> host_sites;
 };
 
 /// How the tracer judges.
