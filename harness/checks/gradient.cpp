@@ -62,8 +62,8 @@ Gradient gradient_on(const Transform& subject, const nlohmann::json& params,
     }
     const auto loss = loss_of(y);
     // Backward's saved tensors and gradients were made before the tracer
-    // started: what it did not see made is device data.
-    if (trace) tracer = std::make_unique<Tracer>(device, TraceSeeds{}, TracerOptions{true});
+    // started: like anything it did not see made, device data.
+    if (trace) tracer = std::make_unique<Tracer>(device);
     {
       DEVPARITY_TRACE_SCOPE("backward");
       loss.backward();

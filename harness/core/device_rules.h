@@ -64,7 +64,7 @@ const char* release();
 
 /// One tensor an op receives, as the rules see it.
 struct Operand {
-  std::string argument;  ///< the schema's name for it ("self", "indices", "out")
+  std::string_view argument;  ///< the schema's name for it ("self", "indices", "out")
   int place = 0;         ///< equal for tensors on the same device
   bool host = false;     ///< on the CPU
   std::string label;     ///< "cpu", "vdev:1", "cuda:0", for messages

@@ -5,7 +5,7 @@
 namespace devparity {
 namespace {
 
-void add(const c10::IValue& v, const std::string& name, bool output, std::vector<ArgumentTensor>& out) {
+void add(const c10::IValue& v, std::string_view name, bool output, std::vector<ArgumentTensor>& out) {
   if (v.isTensor()) {
     if (v.toTensor().defined()) out.push_back({v.toTensor(), name, output});
   } else if (v.isTensorList()) {

@@ -7,6 +7,7 @@
 #include <c10/util/ArrayRef.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace c10 {
@@ -18,7 +19,7 @@ namespace devparity {
 /// One defined tensor among an op's arguments.
 struct ArgumentTensor {
   at::Tensor tensor;
-  std::string argument;  ///< the schema's name ("self", "indices", "out")
+  std::string_view argument;  ///< the schema's name ("self", "indices", "out"); lives as long as the schema
   bool output = false;   ///< the op writes it (in-place self, out=)
 };
 

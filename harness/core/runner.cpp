@@ -200,6 +200,11 @@ CheckOutcome failed_run_verdict(const ClassifiedError& err, const DeviceTarget& 
         c.status = Status::kSkip;
         c.message = fmt::format("unsupported on meta{}: {}", err.op.empty() ? "" : " (" + err.op + ")",
                                 err.message);
+      } else if (target.simulated()) {
+        // The simulator's gap, not the subject's: vdev runs the CPU's kernels.
+        c.status = Status::kSkip;
+        c.message = fmt::format("unsupported on the simulated {}{}: {}", device,
+                                err.op.empty() ? "" : " (" + err.op + ")", err.message);
       } else if (!on_reference_device && subject_runs_on_reference) {
         // A kernel one device has and another lacks is a parity failure
         // (pytorch/vision#7671: antialiased bilinear fails on CUDA only).

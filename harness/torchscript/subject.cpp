@@ -153,6 +153,7 @@ class ScriptState final : public TransformState {
 
   void seed_trace(TraceSeeds& seeds) const override {
     TransformState::seed_trace(seeds);
+    for (const auto& entry : unregistered_) seeds.host_data.push_back(entry.second);
     seeds.factory_sites.insert(sites_.all.begin(), sites_.all.end());
     seeds.deviceless_sites.insert(sites_.deviceless.begin(), sites_.deviceless.end());
     seeds.host_sites.insert(sites_.on_host.begin(), sites_.on_host.end());

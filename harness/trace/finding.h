@@ -35,6 +35,9 @@ constexpr const char* kUnregisteredTensorState = "unregistered_tensor_state";
 /// The subject's code branches on the device it runs on (`x.is_cuda`,
 /// `x.device.type == "cpu"`): each device runs different code.
 constexpr const char* kDeviceDependentCode = "device_dependent_code";
+/// A random op drew on the target device, from its own generator: the
+/// results differ from the CPU's by design (a note; parity is not compared).
+constexpr const char* kDeviceRandom = "device_random";
 }  // namespace finding_kind
 
 /// How bad a finding is: errors fail the placement check; warnings fail it

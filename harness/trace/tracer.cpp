@@ -186,8 +186,9 @@ std::vector<Finding> classify(const OpCall& call, const c10::Device& target, int
   if (call.tensors.size() < 2) return out;
 
   // Note [Device rule sources]: the op's own rule, on where each tensor's data is.
-  auto rule = device_rules::rule_for(judged);
-  if (rule.kind == device_rules::Kind::kComposite) rule.kind = device_rules::Kind::kIteratorCpuScalar;
+  const device_rules::OpRule& found = call.rule != nullptr ? *call.rule : device_rules::rule_for(judged);
+  device_rules::OpRule lenient;  // a composite judged here: as CUDA judges an unknown kernel
+  const device_rules::OpRule& rule = found.kind == device_rules::Kind::kComposite ? lenient : found;
   std::vector<device_rules::Operand> operands;
   operands.reserve(call.tensors.size());
   const auto target_label = device_label(target);
@@ -262,6 +263,7 @@ struct OpInfo {
   bool composite = false;                     // checks nothing itself (Note [What the tracer sees])
   bool random = false;
   bool move = false;
+  const device_rules::OpRule* rule = nullptr;  // its device rule
   int num_arguments = -1;                     // -1: unknown or variadic
   int num_returns = -1;
 };
@@ -283,7 +285,8 @@ OpInfo* make_info(const c10::OperatorName& name) {
     }
     info->factory = !any_tensor;
   }
-  info->composite = device_rules::rule_for(info->name).kind == device_rules::Kind::kComposite;
+  info->rule = &device_rules::rule_for(info->name);
+  info->composite = info->rule->kind == device_rules::Kind::kComposite;
   info->random = is_random(info->base);
   info->move = is_move(info->base) || info->base == "aten::copy_";
   static std::mutex mutex;
@@ -356,7 +359,6 @@ struct Frame {
 
 struct Tracer::State {
   c10::Device target{c10::DeviceType::CPU};
-  TracerOptions options;
   std::set<std::string> factory_sites;
   std::set<std::string> deviceless_sites;
   std::set<std::string> host_sites;
@@ -437,8 +439,7 @@ c10::StorageImpl* storage_of(const at::Tensor& t) {
   return t.defined() && t.has_storage() ? t.storage().unsafeGetStorageImpl() : nullptr;
 }
 
-// Host data, by the record of its storage or, unrecorded, by where it is:
-// on the CPU row an unrecorded tensor never came from the input or state.
+// What the tracer recorded of a tensor's storage (Note [Recorded storages]).
 const Record* record_of(const Tracer::State& s, const at::Tensor& t) {
   const auto* key = storage_of(t);
   if (key == nullptr) return nullptr;
@@ -449,8 +450,8 @@ const Record* record_of(const Tracer::State& s, const at::Tensor& t) {
 bool is_host_data(const Tracer::State& s, const at::Tensor& t) {
   if (t.device() != s.target) return t.device().is_cpu();
   if (!s.target.is_cpu()) return false;
-  const auto* r = record_of(s, t);
-  return r == nullptr ? !s.options.unrecorded_is_device_data : r->host;
+  const auto* r = record_of(s, t);  // Note [Recorded storages]
+  return r != nullptr && r->host;
 }
 
 void remember(Tracer::State& s, const at::Tensor& t, bool host, std::shared_ptr<const Origin> origin) {
@@ -609,14 +610,15 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
   const Frame* user = t.user_op();
   call.op = user != nullptr ? user->name : frame.name;
   call.kernel = frame.name;
+  call.rule = info.rule;
   const auto inputs = last(fn.inputs(), info.num_arguments);
   std::vector<std::shared_ptr<const Origin>> origins;
   if (info.schema != nullptr) {
     const auto tensors = argument_tensors(*info.schema, inputs);
     std::lock_guard<std::mutex> lock(s.mutex);
     for (const auto& a : tensors) {
-      TensorInfo ti{a.tensor.device(), a.tensor.sizes().vec(), a.tensor.scalar_type(), a.argument, a.output,
-                    false};
+      TensorInfo ti{a.tensor.device(), a.tensor.sizes().vec(), a.tensor.scalar_type(), std::string(a.argument),
+                    a.output, false};
       const bool host = is_host_data(s, a.tensor);
       ti.host_data = host && ti.device == s.target;
       const auto* r = host ? record_of(s, a.tensor) : nullptr;
@@ -756,7 +758,7 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
       host = !frame.inputs_target;
       if (host) origin = frame.host_origin;
     }
-    remember(s, out, host, std::move(origin));
+    if (host) remember(s, out, true, std::move(origin));  // Note [Recorded storages]
   }
   // Draws on the device itself come from its own generator.
   if (frame.info->random) {
@@ -768,7 +770,20 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
         const bool seen = std::any_of(s.draws.begin(), s.draws.end(), [&](const DeviceDraw& d) {
           return d.op == draw.op && d.source == draw.source;
         });
-        if (!seen) s.draws.push_back(draw);
+        if (!seen) {
+          s.draws.push_back(draw);
+          Finding f;
+          f.kind = finding_kind::kDeviceRandom;
+          f.severity = Severity::kNote;
+          f.op = draw.op;
+          f.scopes = t.scopes();
+          f.source = draw.source;
+          f.device = device_label(s.target);
+          f.message = fmt::format("{} draws random numbers on {} from the device's own generator: they "
+                                  "differ from the CPU's by design, so parity is not compared",
+                                  draw.op, device_label(s.target));
+          s.findings.add(f);
+        }
         break;
       }
     }
@@ -861,10 +876,8 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
 
 void set_source_locator(SourceLocator locator) { g_locator.store(locator); }
 
-Tracer::Tracer(const c10::Device& target, TraceSeeds seeds, TracerOptions options)
-    : state_(std::make_unique<State>()) {
+Tracer::Tracer(const c10::Device& target, TraceSeeds seeds) : state_(std::make_unique<State>()) {
   state_->target = target;
-  state_->options = options;
   state_->factory_sites = std::move(seeds.factory_sites);
   state_->deviceless_sites = std::move(seeds.deviceless_sites);
   state_->host_sites = std::move(seeds.host_sites);
@@ -872,6 +885,9 @@ Tracer::Tracer(const c10::Device& target, TraceSeeds seeds, TracerOptions option
     if (!t.defined()) continue;
     remember(*state_, t, false, nullptr);
     if (auto* key = storage_of(t)) state_->storages[key].seeded = true;
+  }
+  for (const auto& t : seeds.host_data) {
+    if (t.defined()) remember(*state_, t, true, nullptr);
   }
   State* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, state_.get())) {

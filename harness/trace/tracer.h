@@ -8,13 +8,23 @@
 /// *device data* is the subject's input, its registered state, anything
 /// computed from them, and tensors made on the target device; *host data* is
 /// made on the host (a factory with no device or with the CPU's), kept
-/// outside registered state (a plain member), or copied back to the host.
+/// outside registered state (an unregistered attribute), or copied back to
+/// the host.
 /// Host work is not a finding: sampling parameters with `torch.rand(1).item()`
 /// on the host is what random transforms do. A finding is where host data
 /// meets device data in an op that CUDA would refuse (device_rules.h), where
 /// it is returned, and where the host waits for device data. The cpu row
 /// judges by the same rule: its device data and host data share the CPU, so
 /// the origin, not the device, tells them apart.
+///
+/// Note [Recorded storages]
+/// The tracer records host data only (by storage, holding a weak reference
+/// so that an address is not reused while the trial lives), and a tensor it
+/// has no record of is device data. Recording every intermediate would keep
+/// every StorageImpl allocated between the large buffers and fragment the
+/// heap (a third more page faults, 1.6x on a uint8 blur). The cost: a C++
+/// subject's plain member tensor looks like device data on the cpu row; the
+/// meta and vdev rows, where it is on another device, catch it.
 ///
 /// Note [What the tracer sees]
 /// Ops are judged where CUDA judges them: the op the subject called, unless
@@ -26,6 +36,7 @@
 /// during unwinding; the tracer remembers that op, so a "same device" error
 /// can be blamed on it although LibTorch's message does not name it.
 
+#include "harness/core/device_rules.h"
 #include "harness/trace/finding.h"
 
 #include <ATen/core/Tensor.h>
@@ -67,6 +78,9 @@ struct OpCall {
   /// The subject's code names the CPU as the device (a host site): the
   /// result is host data even when the target is the CPU.
   bool names_host = false;
+  /// The judged op's rule when the caller has it (the tracer caches it per
+  /// op); null: looked up by name.
+  const device_rules::OpRule* rule = nullptr;
 };
 
 /// The findings of one op call made while the target is `target`: device
@@ -93,6 +107,9 @@ struct TraceSeeds {
   /// The subject's input and registered state, already on the target: the
   /// device data (Note [Device data and host data]).
   std::vector<at::Tensor> device_data;
+  /// Tensors the subject keeps outside registered state (a TorchScript
+  /// module's unregistered attributes): host data, whatever device they are on.
+  std::vector<at::Tensor> host_data;
   /// Sites ("file.py:12:8", SourcePoint::site) of the subject's factory
   /// calls (TorchScript's `torch.tensor(...)`, `torch.zeros(...)`): a move
   /// there is the factory's own (Note [Literal sites]).
@@ -104,16 +121,6 @@ struct TraceSeeds {
   /// `.cpu()`): on the cpu row, what they make is host data although the
   /// device is the target's.
   std::set<std::string> host_sites;
-};
-
-/// How the tracer judges.
-struct TracerOptions {
-  /// What a tensor the tracer never saw being made is, where the device
-  /// cannot tell (the cpu row): host data by default (an apply, whose device
-  /// data is seeded: anything else came from outside the subject's input and
-  /// state); device data for a backward pass, whose saved tensors and
-  /// gradients were made before the tracer started.
-  bool unrecorded_is_device_data = false;
 };
 
 /// A random op that drew on the target device: its draws come from the
@@ -128,7 +135,7 @@ struct DeviceDraw {
 class Tracer {
  public:
   /// Starts observing; findings are judged against `target`.
-  explicit Tracer(const c10::Device& target, TraceSeeds seeds = {}, TracerOptions options = {});
+  explicit Tracer(const c10::Device& target, TraceSeeds seeds = {});
   ~Tracer();
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;

@@ -54,6 +54,21 @@ TEST_F(PlacementTest, NoFindingsPass) {
   EXPECT_FALSE(check_->compares_outputs());
 }
 
+TEST_F(PlacementTest, DeviceDependentCodeIsAWarningUnlessTheCaseMakesItAnError) {
+  const std::vector<Finding> f = {finding("device_dependent_code", Severity::kWarning)};
+  EXPECT_EQ(run(&f).status, Status::kPass);
+  const json error = {{"severity", {{"device_dependent_code", "error"}}}};
+  EXPECT_NO_THROW(check_->validate_setting(error));
+  const auto c = run(&f, error);
+  EXPECT_EQ(c.status, Status::kFail);
+  EXPECT_EQ(c.findings[0]["severity"], "error");
+  // Any kind may be re-graded; unknown kinds and levels are input errors.
+  const json quiet = {{"mode", "strict"}, {"severity", {{"device_dependent_code", "note"}}}};
+  EXPECT_EQ(run(&f, quiet).status, Status::kPass);
+  EXPECT_THROW(check_->validate_setting(json{{"severity", {{"no_such_kind", "error"}}}}), FieldError);
+  EXPECT_THROW(check_->validate_setting(json{{"severity", {{"host_sync", "fatal"}}}}), FieldError);
+}
+
 TEST_F(PlacementTest, ErrorsFailAndNameTheTrialAndTheFirstFinding) {
   const std::vector<Finding> f = {finding("host_sync", Severity::kWarning),
                                   finding("implicit_device_factory", Severity::kError)};

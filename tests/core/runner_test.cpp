@@ -44,6 +44,16 @@ class RunnerTest : public ::testing::Test {
     testing::register_lambda("t_noisy", [](const at::Tensor& x, const json&) {
       return x + 1e-3;
     });
+    // Draws from the global generator on the host, as torchvision does.
+    testing::register_lambda("t_host_draw", [](const at::Tensor& x, const json&) {
+      const double gain = at::empty({1}).uniform_(0.5, 1.5).item<double>();
+      const auto flip = at::randint(0, 2, {1}).item<int64_t>() == 1;
+      return (flip ? x.neg() : x) * gain;
+    });
+    // Draws on the device: its generator is its own.
+    testing::register_lambda("t_device_draw", [](const at::Tensor& x, const json&) {
+      return x + at::rand(x.sizes(), x.options());
+    });
     // A round trip through a complex view: the virtual device has no kernel for it.
     testing::register_lambda("t_complex_view", [](const at::Tensor& x, const json&) {
       auto shape = x.sizes().vec();
@@ -205,13 +215,41 @@ TEST_F(RunnerTest, UnsupportedReferenceSkipsTheComparisons) {
       << cross.results[0].message;
 }
 
-TEST_F(RunnerTest, AKernelTheVirtualDeviceLacksFailsAgainstTheCpu) {
+TEST_F(RunnerTest, AKernelTheVirtualDeviceLacksIsASkipNotAFailure) {
+  // The simulator runs the CPU's kernels; a view it has no kernel for is its
+  // own gap, not the subject's (CUDA has view_as_complex).
   if (vdev::device_count() < 2) GTEST_SKIP() << "this build has no virtual device";
   const auto r = testing::run_suite(one_case("t_complex_view"), "cpu,vdev:1");
   EXPECT_EQ(r.results[0].status, Status::kPass);
   const auto& run = EventRecorder::check(r.results[1], "run");
-  EXPECT_EQ(run.status, Status::kFail);
-  EXPECT_EQ(run.message.rfind("cpu runs it but vdev:1 does not", 0), 0u) << run.message;
+  EXPECT_EQ(run.status, Status::kSkip);
+  EXPECT_EQ(run.message.rfind("unsupported on the simulated vdev:1", 0), 0u) << run.message;
+}
+
+TEST_F(RunnerTest, DrawsOnTheHostInsideApplyAreReplayedOnEveryDevice) {
+  // torchvision's pattern: parameters drawn from the global generator in forward.
+  if (vdev::device_count() < 2) GTEST_SKIP() << "this build has no virtual device";
+  const auto r = testing::run_suite(one_case("t_host_draw"), "cpu,vdev:0,vdev:1,meta");
+  for (const auto& result : r.results) {
+    EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+    EXPECT_TRUE(EventRecorder::check(result, "placement").findings.empty()) << result.id;
+  }
+  EXPECT_EQ(EventRecorder::check(r.results[2], "parity").message, "identical to the reference");
+}
+
+TEST_F(RunnerTest, DrawsOnTheDeviceMakeParityNotComparableUnlessTheCaseAsks) {
+  if (vdev::device_count() < 2) GTEST_SKIP() << "this build has no virtual device";
+  const auto r = testing::run_suite(one_case("t_device_draw"), "cpu,vdev:1");
+  const auto& parity = EventRecorder::check(r.results[1], "parity");
+  EXPECT_EQ(parity.status, Status::kSkip);
+  EXPECT_EQ(parity.message.rfind("not comparable: the subject draws random numbers on vdev:1 (aten::rand", 0), 0u)
+      << parity.message;
+  EXPECT_EQ(r.results[1].status, Status::kPass);
+  // Asked to compare: the simulator draws from the replayed CPU generator.
+  const auto asked = testing::run_suite(
+      one_case("t_device_draw", {{"checks", {{"parity", {{"device_random", "compare"}}}}}}), "cpu,vdev:1");
+  EXPECT_EQ(EventRecorder::check(asked.results[1], "parity").status, Status::kPass)
+      << EventRecorder::check(asked.results[1], "parity").message;
 }
 
 TEST(FailedRunVerdictTest, AKernelOneDeviceLacksIsAFailure) {
@@ -232,6 +270,11 @@ TEST(FailedRunVerdictTest, AKernelOneDeviceLacksIsAFailure) {
   // On meta a missing kernel never fails.
   DeviceTarget meta{"meta", c10::Device(c10::DeviceType::Meta), ""};
   EXPECT_EQ(failed_run_verdict(missing, meta, false, true, "cpu").status, Status::kSkip);
+  // Nor on the simulated accelerator: its gap is not the subject's.
+  DeviceTarget vdev1{"vdev:1", c10::Device(c10::DeviceType::PrivateUse1, 1), ""};
+  const auto simulated = failed_run_verdict(missing, vdev1, false, true, "cpu");
+  EXPECT_EQ(simulated.status, Status::kSkip);
+  EXPECT_NE(simulated.message.find("unsupported on the simulated vdev:1"), std::string::npos) << simulated.message;
   ClassifiedError mismatch{FailureKind::kDeviceMismatch, "Expected all tensors ...", "aten::add"};
   const auto m = failed_run_verdict(mismatch, cuda1, false, true, "cpu");
   EXPECT_EQ(m.status, Status::kFail);

@@ -1,7 +1,13 @@
-// Tracing overhead: resize and blur on 1x3x512x512, float32 and uint8, with
-// and without the placement tracer around apply() (as the runner runs them).
+// Tracing overhead: resize and blur on 1x3x512x512, float32 and uint8, and
+// three of torchvision's scripted transforms from the real-world corpus
+// (many small ops, host sampling, source lines), with and without the
+// placement tracer around apply(), seeded with the input as the runner does.
 
+#include "harness/core/json_reader.h"
+#include "harness/core/replayed_draws.h"
 #include "harness/trace/tracer.h"
+#include "harness/transforms/state.h"
+#include "harness/transforms/subject_kind.h"
 #include "tools/bench/bench_util.h"
 
 namespace devparity::bench {
@@ -21,7 +27,7 @@ void run(benchmark::State& state, const std::string& subject, const nlohmann::js
   int64_t ops = 0;
   for (auto _ : state) {
     std::unique_ptr<Tracer> tracer;
-    if (kTraced) tracer = std::make_unique<Tracer>(x.device());
+    if (kTraced) tracer = std::make_unique<Tracer>(x.device(), TraceSeeds{{x}, {}, {}, {}, {}});
     auto y = t->apply(x, params);
     benchmark::DoNotOptimize(y.data_ptr());
     if (tracer) ops = tracer->ops_traced();
@@ -39,6 +45,46 @@ DP_TRACE_PAIR(resize_float32, "resize", kResize, at::kFloat)
 DP_TRACE_PAIR(resize_uint8, "resize", kResize, at::kByte)
 DP_TRACE_PAIR(blur_float32, "gaussian_blur2d", kBlur, at::kFloat)
 DP_TRACE_PAIR(blur_uint8, "gaussian_blur2d", kBlur, at::kByte)
+
+// A scripted torchvision transform, through the TorchScript subject kind.
+template <bool kTraced>
+void run_torchvision(benchmark::State& state, const std::string& name) {
+  register_builtins();
+  const nlohmann::json declaration = {
+      {"torchscript", std::string(DEVPARITY_SOURCE_DIR) + "/tests/realworld/torchvision/" + name + ".pt"}};
+  ObjectReader reader(declaration);
+  const auto subject = SubjectKindRegistry::global().find("torchscript")->load(reader, "");
+  const auto* stateful = dynamic_cast<const StatefulTransform*>(subject.get());
+  const auto x = image(512, 512, at::kFloat);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
+  const auto params = subject->sample(nlohmann::json::object(), x.sizes(), gen);
+  int64_t ops = 0;
+  for (auto _ : state) {
+    auto st = stateful->make_state(params, x.scalar_type());
+    std::unique_ptr<Tracer> tracer;
+    if (kTraced) {
+      TraceSeeds seeds;
+      seeds.device_data.push_back(x);
+      st->seed_trace(seeds);
+      tracer = std::make_unique<Tracer>(x.device(), std::move(seeds));
+    }
+    const ReplayedDraws draws(1, x.device());
+    auto y = stateful->apply(x, params, *st);
+    benchmark::DoNotOptimize(y.data_ptr());
+    if (tracer) ops = tracer->ops_traced();
+  }
+  state.counters["traced_ops"] = static_cast<double>(ops);
+}
+
+#define DP_TORCHVISION_PAIR(name)                                                                     \
+  void BM_trace_torchvision_##name##_untraced(benchmark::State& s) { run_torchvision<false>(s, #name); } \
+  void BM_trace_torchvision_##name##_traced(benchmark::State& s) { run_torchvision<true>(s, #name); }    \
+  BENCHMARK(BM_trace_torchvision_##name##_untraced)->Unit(benchmark::kMillisecond);                   \
+  BENCHMARK(BM_trace_torchvision_##name##_traced)->Unit(benchmark::kMillisecond);
+
+DP_TORCHVISION_PAIR(color_jitter)
+DP_TORCHVISION_PAIR(gaussian_blur)
+DP_TORCHVISION_PAIR(random_perspective)
 
 }  // namespace
 }  // namespace devparity::bench
