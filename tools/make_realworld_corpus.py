@@ -17,6 +17,7 @@ Two parts, written to tests/realworld/torchvision/:
                                   sampled on the CPU and never moved
       grid_shift_device_type      a ramp made on torch.device(img.device.type):
                                   the device without its index
+      sequential_unmoved          an nn.Sequential holding the unmoved twin
 
 It also writes the suites that run them: tests/realworld/torchvision.json
 (the real transforms) and tests/realworld/torchvision_twins.json (the twins).
@@ -223,6 +224,9 @@ def twin_modules(m):
         "batch_brightness_unmoved": ("the (B, 1, 1, 1) factors never moved", m.RandomBatchBrightnessUnmoved(), FLOAT),
         "grid_shift": ("a ramp made on the image's device", m.GridShift(), FLOAT),
         "grid_shift_device_type": ("the ramp made on the device type, without its index", m.GridShiftDeviceType(), FLOAT),
+        "sequential_unmoved": ("nn.Sequential(ChannelGain, RandomBatchBrightnessUnmoved): findings name the "
+                               "faulty line, not torch's container", torch.nn.Sequential(m.ChannelGain(), m.RandomBatchBrightnessUnmoved()),
+                               FLOAT),
     }
 
 

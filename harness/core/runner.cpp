@@ -76,7 +76,9 @@ Finding mismatch_finding(const ClassifiedError& err, const Finding& failed_op) {
   f.op = err.op;
   f.scopes = failed_op.scopes;
   f.message = err.message;
-  f.source = failed_op.source.empty() ? err.source : failed_op.source;
+  // The message quotes the interpreter's traceback: its line is the source,
+  // so that the two agree; the tracer's otherwise.
+  f.source = err.source.empty() ? failed_op.source : err.source;
   // The tracer saw the failing op's tensors; LibTorch's wordings do not all
   // name both devices.
   f.device = failed_op.device;

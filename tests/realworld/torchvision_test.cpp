@@ -175,6 +175,12 @@ TEST_F(RealWorld, TorchvisionStyleTwinsAreCaughtWithTheirKinds) {
   EXPECT_EQ(errors["grid_shift_device_type"]["vdev:0"], std::set<std::string>{"device_without_index"});
   EXPECT_EQ(errors["grid_shift_device_type"]["vdev:1"].count("device_without_index"), 1u);
   EXPECT_EQ(errors["grid_shift_device_type"]["vdev:1"].count("device_mismatch_error"), 1u);
+  // Inside an nn.Sequential, too, the findings name the twin's line: frames
+  // in torch's own files (nn/modules/container.py) are skipped.
+  for (const char* device : {"cpu", "meta", "vdev:1"}) {
+    EXPECT_EQ(errors["sequential_unmoved"][device].count("foreign_device_input"), 1u) << device;
+  }
+  EXPECT_EQ(sources["sequential_unmoved/foreign_device_input"], corpus_line("# never moved to the image's device"));
   // Each names the line of the fault.
   EXPECT_EQ(sources["vignette_deviceless/implicit_device_factory"], corpus_line("# no device: lands on the CPU"));
   EXPECT_EQ(sources["batch_brightness_unmoved/foreign_device_input"], corpus_line("# never moved to the image's device"));
