@@ -10,7 +10,9 @@ Two parts, written to tests/realworld/torchvision/:
   * seeded-fault twins written in torchvision's style (a module with
     get_params and a functional helper), each next to its clean twin:
       channel_gain_unregistered   the gain table is a plain attribute, not a
-                                  buffer: .to() leaves it behind
+                                  buffer: .to() leaves it behind (weighted_brightness
+                                  keeps odds that way too, but reads them on the
+                                  host only: no finding)
       vignette_deviceless         the falloff is built by torch.linspace with
                                   no device and multiplies the image
       batch_brightness_unmoved    per-image factors of shape (B, 1, 1, 1)
@@ -66,6 +68,20 @@ class ChannelGainUnregistered(torch.nn.Module):
 
     def forward(self, img: Tensor) -> Tensor:
         return _apply_gain(img, self.gains)
+
+
+class WeightedBrightness(torch.nn.Module):
+    """Picks one of a few brightness factors with fixed odds. The odds are a
+    plain attribute, but only sampled on the host: correct code."""
+
+    def __init__(self):
+        super().__init__()
+        self.odds = torch.tensor([0.2, 0.5, 0.3])
+        self.factors = [0.8, 1.0, 1.2]
+
+    def forward(self, img: Tensor) -> Tensor:
+        pick = int(torch.multinomial(self.odds, 1).item())
+        return img * self.factors[pick]
 
 
 def _falloff(width: int, strength: float, like: Tensor) -> Tensor:
@@ -218,6 +234,8 @@ def twin_modules(m):
     return {
         "channel_gain": ("a gain table kept as a buffer", m.ChannelGain(), FLOAT),
         "channel_gain_unregistered": ("the gain table kept as a plain attribute", m.ChannelGainUnregistered(), FLOAT),
+        "weighted_brightness": ("odds kept as a plain attribute but only sampled on the host",
+                                m.WeightedBrightness(), FLOAT),
         "vignette": ("a falloff made on the image's device", m.RandomVignette(), FLOAT),
         "vignette_deviceless": ("the falloff made by linspace with no device", m.RandomVignetteDeviceless(), FLOAT),
         "batch_brightness": ("per-image factors sampled on the CPU, moved before use", m.RandomBatchBrightness(), FLOAT),

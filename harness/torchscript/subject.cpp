@@ -135,25 +135,15 @@ class ScriptState final : public TransformState {
   }
 
   void audit(const c10::Device&, std::vector<Finding>& out) const override {
-    for (const auto& [name, tensor] : unregistered_) {
-      if (!tensor.defined()) continue;
-      Finding f;
-      f.kind = finding_kind::kUnregisteredTensorState;
-      f.message = fmt::format(
-          "tensor attribute '{}' is neither a parameter nor a buffer: moving the module leaves it "
-          "on {} (register it with register_buffer)",
-          name, device_label(tensor.device()));
-      f.device = device_label(tensor.device());
-      f.shape = tensor.sizes().vec();
-      f.dtype = dtype_name(tensor.scalar_type());
-      out.push_back(f);
-    }
     out.insert(out.end(), static_findings_.begin(), static_findings_.end());
   }
 
   void seed_trace(TraceSeeds& seeds) const override {
     TransformState::seed_trace(seeds);
-    for (const auto& entry : unregistered_) seeds.host_data.push_back(entry.second);
+    // Attributes kept outside registered state stay on the CPU when the
+    // module moves: an error where they meet device data, nothing where
+    // they are only read on the host.
+    for (const auto& entry : unregistered_) seeds.kept_state.push_back(entry);
     seeds.factory_sites.insert(sites_.all.begin(), sites_.all.end());
     seeds.deviceless_sites.insert(sites_.deviceless.begin(), sites_.deviceless.end());
     seeds.host_sites.insert(sites_.on_host.begin(), sites_.on_host.end());

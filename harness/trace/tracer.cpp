@@ -321,8 +321,8 @@ const OpInfo* op_info(const at::RecordFunction& fn) {
 
 // Where host data came from, for the findings that blame its maker.
 struct Origin {
-  enum class Made { kDefaultFactory, kHostFactory, kCopiedHome, kUnknown } made = Made::kUnknown;
-  std::string op;                   // the subject's op that made it
+  enum class Made { kDefaultFactory, kHostFactory, kCopiedHome, kKeptState, kUnknown } made = Made::kUnknown;
+  std::string op;                   // the subject's op that made it; kKeptState: the attribute
   std::string source;
   std::string site;
   std::vector<std::string> scopes;
@@ -336,7 +336,7 @@ struct Record {
   std::shared_ptr<const Origin> origin;            // host data: how it was made
 };
 
-enum class Role : uint8_t { kScope, kOpaque, kComposite, kJudged };
+enum class Role : uint8_t { kScope, kComposite, kJudged };
 
 struct Frame {
   Role role = Role::kScope;
@@ -391,7 +391,7 @@ struct ThreadFrames {
   const Tracer::State* owner = nullptr;
   std::vector<Frame> frames;
   int op_depth = 0;
-  int opaque_depth = 0;                  // frames inside a judged op
+  int opaque_depth = 0;                  // 1 while a judged op runs, plus the records inside it
   std::vector<c10::Device> top_devices;  // devices of the running top-level op's tensors
 
   bool in_scope(const char* name) const {
@@ -469,6 +469,8 @@ std::string describe(const Origin& o) {
     case Origin::Made::kDefaultFactory: return fmt::format("made by {} with no device{}", o.op, at);
     case Origin::Made::kHostFactory: return fmt::format("made by {} on the CPU{}", o.op, at);
     case Origin::Made::kCopiedHome: return "device data copied to the host";
+    case Origin::Made::kKeptState:
+      return fmt::format("the tensor attribute '{}', which is neither a parameter nor a buffer", o.op);
     case Origin::Made::kUnknown: break;
   }
   return "";
@@ -497,6 +499,12 @@ std::optional<Finding> origin_finding(const Origin& o, const c10::Device& target
     f.kind = finding_kind::kForeignDeviceTarget;
     f.message = fmt::format("{} asked for device cpu while the target is {}, and {}", o.op,
                             device_label(target), what);
+  } else if (o.made == Origin::Made::kKeptState) {
+    f.kind = finding_kind::kUnregisteredTensorState;
+    f.op.clear();
+    f.message = fmt::format("tensor attribute '{}' is neither a parameter nor a buffer: moving the "
+                            "module leaves it on the CPU, and {} (register it with register_buffer)",
+                            o.op, what);
   } else {
     return std::nullopt;
   }
@@ -592,6 +600,10 @@ void add_findings(Tracer::State& s, ThreadFrames& t, std::vector<Finding> found,
                                 fmt::format("meets device data in {}", where(meeting, here.user)))) {
       f->shape = tensor->shape;
       f->dtype = dtype_name(tensor->dtype);
+      if (origin->made == Origin::Made::kKeptState) {  // an attribute has no line: where it is used
+        f->scopes = scopes;
+        f->source = here.user;
+      }
       s.findings.add(*f);
     }
   }
@@ -797,8 +809,8 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   try {
     auto& t = frames_for(s);
     if (t.opaque_depth > 0) {
-      // Inside an op already judged: ATen's own business (and scopes of no interest).
-      t.frames.push_back(Frame{Role::kOpaque});
+      // Inside an op already judged: ATen's own business (and scopes of no
+      // interest), counted, not stacked.
       ++t.opaque_depth;
       return nullptr;
     }
@@ -835,13 +847,13 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
   if (s == nullptr) return;
   try {
     auto& t = frames_for(s);
-    if (t.frames.empty()) return;
-    const Frame& frame = t.frames.back();
-    if (frame.role == Role::kOpaque) {
+    // A judged op holds opaque_depth at 1; what ran inside it counted above.
+    if (t.opaque_depth > 1) {
       --t.opaque_depth;
-      t.frames.pop_back();
       return;
     }
+    if (t.frames.empty()) return;
+    const Frame& frame = t.frames.back();
     if (frame.role == Role::kScope) {
       t.frames.pop_back();
       return;
@@ -886,8 +898,12 @@ Tracer::Tracer(const c10::Device& target, TraceSeeds seeds) : state_(std::make_u
     remember(*state_, t, false, nullptr);
     if (auto* key = storage_of(t)) state_->storages[key].seeded = true;
   }
-  for (const auto& t : seeds.host_data) {
-    if (t.defined()) remember(*state_, t, true, nullptr);
+  for (const auto& [name, t] : seeds.kept_state) {
+    if (!t.defined()) continue;
+    auto o = std::make_shared<Origin>();
+    o->made = Origin::Made::kKeptState;
+    o->op = name;
+    remember(*state_, t, true, std::move(o));
   }
   State* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, state_.get())) {

@@ -107,9 +107,10 @@ struct TraceSeeds {
   /// The subject's input and registered state, already on the target: the
   /// device data (Note [Device data and host data]).
   std::vector<at::Tensor> device_data;
-  /// Tensors the subject keeps outside registered state (a TorchScript
-  /// module's unregistered attributes): host data, whatever device they are on.
-  std::vector<at::Tensor> host_data;
+  /// Tensors the subject keeps outside registered state, by name (a
+  /// TorchScript module's unregistered attributes): host data. Where one
+  /// meets device data (or is returned) it is an unregistered_tensor_state.
+  std::vector<std::pair<std::string, at::Tensor>> kept_state;
   /// Sites ("file.py:12:8", SourcePoint::site) of the subject's factory
   /// calls (TorchScript's `torch.tensor(...)`, `torch.zeros(...)`): a move
   /// there is the factory's own (Note [Literal sites]).

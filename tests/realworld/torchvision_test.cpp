@@ -159,7 +159,12 @@ TEST_F(RealWorld, TorchvisionStyleTwinsAreCaughtWithTheirKinds) {
       EXPECT_TRUE(errors[clean][device].empty()) << clean << " on " << device;
     }
   }
-  // State not registered: on every device, the cpu row included.
+  // A plain attribute read only on the host is host work.
+  for (const char* device : {"cpu", "meta", "vdev:0", "vdev:1"}) {
+    EXPECT_EQ(status["weighted_brightness"][device], "pass") << device;
+    EXPECT_TRUE(errors["weighted_brightness"][device].empty()) << device;
+  }
+  // State not registered, where it meets the image: on every device, the cpu row included.
   for (const char* device : {"cpu", "meta", "vdev:0", "vdev:1"}) {
     EXPECT_EQ(errors["channel_gain_unregistered"][device].count("unregistered_tensor_state"), 1u) << device;
     EXPECT_EQ(errors["channel_gain_unregistered"][device].count("foreign_device_input"), 1u) << device;

@@ -5,6 +5,7 @@
 #include "harness/builtins.h"
 #include "harness/core/error.h"
 #include "harness/core/json_reader.h"
+#include "harness/trace/tracer.h"
 #include "harness/transforms/state.h"
 #include "harness/transforms/subject_kind.h"
 #include "tests/support/run_suite.h"
@@ -68,16 +69,37 @@ TEST(TorchScriptSubject, BuffersFollowTheSubjectToMeta) {
   EXPECT_TRUE(at::allclose(out, cpu * gain));
 }
 
-TEST(TorchScriptSubject, UnregisteredAttributesAreReportedWhereverTheRunIs) {
+TEST(TorchScriptSubject, UnregisteredAttributesAreKeptStateJudgedWhereTheyMeetTheImage) {
   const auto subject = load({{"torchscript", fixture("gain_unregistered")}});
+  const auto* stateful = dynamic_cast<const StatefulTransform*>(subject.get());
+  ASSERT_NE(stateful, nullptr);
   for (auto device : {c10::Device(c10::DeviceType::CPU), c10::Device(c10::DeviceType::Meta)}) {
     std::unique_ptr<TransformState> state;
-    const auto found = audit(*subject, sample(*subject), device, state);
-    ASSERT_EQ(found.size(), 1u) << device;
-    EXPECT_EQ(found[0].kind, "unregistered_tensor_state");
-    EXPECT_EQ(found[0].device, "cpu");  // left where it was made
-    EXPECT_NE(found[0].message.find("'gain'"), std::string::npos) << found[0].message;
+    // Not a finding by itself: a table read only on the host is host work.
+    EXPECT_TRUE(audit(*subject, sample(*subject), device, state).empty()) << device;
     EXPECT_TRUE(state->tensors().empty());
+    TraceSeeds seeds;
+    state->seed_trace(seeds);
+    ASSERT_EQ(seeds.kept_state.size(), 1u);
+    EXPECT_EQ(seeds.kept_state[0].first, "gain");
+    EXPECT_TRUE(seeds.kept_state[0].second.is_cpu()) << "left where it was made";
+    // Where it meets the image, it is the error.
+    const auto x = at::rand({1, 3, 5, 4}).to(device);
+    seeds.device_data.push_back(x);
+    std::vector<Finding> found;
+    {
+      Tracer tracer(device, seeds);
+      try {
+        (void)stateful->apply(x, sample(*subject), *state);
+      } catch (const std::exception&) {  // meta refuses the mix too
+      }
+      found = tracer.findings();
+    }
+    ASSERT_FALSE(found.empty()) << device;
+    EXPECT_EQ(found[0].kind, "unregistered_tensor_state") << device;
+    EXPECT_EQ(found[0].device, "cpu");
+    EXPECT_NE(found[0].message.find("'gain'"), std::string::npos) << found[0].message;
+    EXPECT_EQ(found[0].source.rfind("tools/make_torchscript_fixtures.py:", 0), 0u) << found[0].source;
   }
 }
 
