@@ -280,7 +280,11 @@ TEST_P(VdevConformance, AsCudaOnVdev) {
   expect(row.on_vdev("vdev:0"), [&] { return row.op(d, vdev::device(1)); }, std::string(row.name) + " on vdev:0");
 }
 
-class MetaConformance : public VdevConformance {};
+// LibTorch's meta rules need no simulator.
+class MetaConformance : public ::testing::TestWithParam<Row> {
+ protected:
+  void SetUp() override { register_builtins(); }
+};
 
 TEST_P(MetaConformance, LibTorchsOwnMetaRule) {
   const auto& row = GetParam();
