@@ -376,4 +376,18 @@ std::string description() {
          "modelled";
 }
 
+namespace {
+// Loading libdevparity is enough to use the device: a process that loads
+// it for its kernels alone (Python's torch.ops.load_library) gets the
+// default two indices; devparity run sets --vdev-count after. After the
+// kernel registrations above, in this file's order of initialisation.
+const bool g_installed_on_load = [] {
+  try {
+    if (g_count.load() == 0) install(2);
+  } catch (...) {
+  }
+  return true;
+}();
+}  // namespace
+
 }  // namespace devparity::vdev
