@@ -1,11 +1,12 @@
 // placement: what the tracer found while the subject ran (trace/tracer.h).
 //
-// Errors (a tensor on another device reached an op, a factory without a
-// device, state or output left behind, a "same device" error) fail the
-// check. Warnings (host syncs, late host-to-device copies, explicit host
-// work) fail it only in strict mode. A subject that stopped early (a kernel
-// missing on meta) is skipped unless what ran before the stop already shows
-// an error.
+// Errors (host data meeting device data where CUDA refuses it, a device-less
+// factory whose tensor did, state or output left behind, a "same device"
+// error) fail the check. Warnings (host syncs, copies to the device every
+// call, device-dependent code) fail it only in strict mode; notes never do.
+// A case may re-grade a kind ("severity"). A subject that stopped early (a
+// kernel missing on meta) is skipped unless what ran before the stop already
+// shows an error.
 
 #include "harness/checks/registry.h"
 #include "harness/core/json_reader.h"

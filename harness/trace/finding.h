@@ -11,26 +11,29 @@ namespace devparity {
 
 /// Finding kinds (the `kind` field of reports).
 namespace finding_kind {
-/// An op received a tensor on another device than the trial's target (0-dim CPU scalars excepted).
+/// Host data (or a tensor on another device) met device data in an op whose CUDA kernel
+/// refuses the mix (core/device_rules.h; a CPU scalar to `mul` is fine, to `cat` it is not).
 constexpr const char* kForeignDeviceInput = "foreign_device_input";
 /// The subject returned a tensor that is not on the target device.
 constexpr const char* kWrongDeviceOutput = "wrong_device_output";
-/// A factory op called with no device: it lands on the default device whatever the input's.
+/// A factory called with no device, whose tensor (host data) met device data or was returned.
 constexpr const char* kImplicitDeviceFactory = "implicit_device_factory";
 /// A factory or to() given the target's device type without an index: it lands on the current device.
 constexpr const char* kDeviceWithoutIndex = "device_without_index";
-/// A factory or to() given an explicit device that is not the target.
+/// A factory or to() given an explicit device that is not the target: another accelerator,
+/// or the CPU for a tensor that then met device data or was returned.
 constexpr const char* kForeignDeviceTarget = "foreign_device_target";
-/// Device-to-host synchronisation inside apply (item(), copies to the CPU, data-dependent shapes).
+/// The host waits for device data inside apply (item(), copies to the CPU, data-dependent shapes).
 constexpr const char* kHostSync = "host_sync";
-/// A CPU tensor copied to the target inside apply (built on the wrong device, moved late).
+/// Host data moved to the target inside apply, by the subject or by ATen (host indices): a copy
+/// on every call. Literals and scalars are exempt.
 constexpr const char* kHostToDeviceCopy = "host_to_device_copy";
 /// Registered state that is not on the target after the subject was moved there.
 constexpr const char* kStateOffDevice = "state_off_device";
 /// An op threw LibTorch's "same device" error (in any of its wordings).
 constexpr const char* kDeviceMismatchError = "device_mismatch_error";
 /// A tensor the subject keeps that is neither a parameter nor a buffer (a
-/// TorchScript attribute): moving the subject leaves it where it was made.
+/// TorchScript attribute), met by device data: moving the subject left it where it was made.
 constexpr const char* kUnregisteredTensorState = "unregistered_tensor_state";
 /// The subject's code branches on the device it runs on (`x.is_cuda`,
 /// `x.device.type == "cpu"`): each device runs different code.
