@@ -31,11 +31,10 @@ The .pt files and suites are committed; tests and CI only load them.
 
 import json
 import os
-import sys
-import types
 import warnings
 from typing import List
 
+import repository_source
 import torch
 from torch import Tensor
 
@@ -161,18 +160,8 @@ SOURCE = "tools/make_realworld_corpus.py"
 
 
 def relative_definitions():
-    """This file's classes, compiled under the repository-relative name, so
-    that the archives' debug information (and devparity's findings) say
-    tools/make_realworld_corpus.py:LINE wherever the repository lives."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    os.chdir(root)
-    module = types.ModuleType("__main__")
-    module.__file__ = SOURCE
-    module.DEFINITIONS_ONLY = True
-    sys.modules["__main__"].__file__ = SOURCE  # inspect finds classes through it
-    with open(SOURCE) as f:
-        exec(compile(f.read(), SOURCE, "exec"), module.__dict__)
-    return module
+    """This file's classes, compiled as tools/make_realworld_corpus.py (repository_source.py)."""
+    return repository_source.definitions(SOURCE)
 
 
 # ---------------------------------------------------------------------------

@@ -31,10 +31,9 @@ The .pt files are committed; tests and CI only load them.
 
 import argparse
 import os
-import sys
-import types
 from typing import List
 
+import repository_source
 import torch
 
 
@@ -138,20 +137,8 @@ SOURCE = "tools/make_torchscript_fixtures.py"
 
 
 def relative_definitions():
-    """This file's classes, compiled under the repository-relative name, so
-    that the archives' debug information (and devparity's findings) say
-    tools/make_torchscript_fixtures.py:LINE wherever the repository lives."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    os.chdir(root)
-    # Named __main__ as a plain run would be: the scripted code then lives in
-    # __torch__ itself, where the interpreter reports each function's frame.
-    module = types.ModuleType("__main__")
-    module.__file__ = SOURCE
-    module.DEFINITIONS_ONLY = True
-    sys.modules["__main__"].__file__ = SOURCE  # inspect finds classes through it
-    with open(SOURCE) as f:
-        exec(compile(f.read(), SOURCE, "exec"), module.__dict__)
-    return module
+    """This file's classes, compiled as tools/make_torchscript_fixtures.py (repository_source.py)."""
+    return repository_source.definitions(SOURCE)
 
 
 def main():

@@ -99,18 +99,26 @@ const Tables& tables() {
   return t;
 }
 
+std::string same_device(const std::string& first, const std::string& other) {
+  return fmt::format("Expected all tensors to be on the same device, but found at least two devices, {} and {}!",
+                     first, other);
+}
+
+// The first operand (in `order`) not on the CPU: the op's device, or -1.
+int first_off_host(const std::vector<Operand>& ops, const std::vector<int>& order) {
+  for (const int i : order) {
+    if (!ops[i].host) return i;
+  }
+  return -1;
+}
+
 // Note [TensorIterator devices]: the op's device is the first non-CPU one
 // among its operands, outputs first; every other operand must be on it,
 // except (when allowed) one CPU 0-dim input.
 Verdict iterator_check(const std::vector<Operand>& ops, const std::vector<int>& order,
                        const std::function<bool(const Operand&)>& may_be_cpu_scalar) {
   Verdict v;
-  for (const int i : order) {
-    if (!ops[i].host) {
-      v.device_of = i;
-      break;
-    }
-  }
+  v.device_of = first_off_host(ops, order);
   if (v.device_of < 0) return v;  // all on the CPU
   const auto& common = ops[v.device_of];
   int cpu_scalars = 0;
@@ -128,9 +136,7 @@ Verdict iterator_check(const std::vector<Operand>& ops, const std::vector<int>& 
     }
     v.accepted = false;
     v.offender = i;
-    v.message = fmt::format("Expected all tensors to be on the same device, but found at least two "
-                            "devices, {} and {}!",
-                            common.label, o.label);
+    v.message = same_device(common.label, o.label);
     return v;
   }
   return v;
@@ -184,13 +190,11 @@ Verdict exact_same(const OpRule& rule, const std::vector<Operand>& ops) {
     if (ops[i].place == first.place) continue;
     v.accepted = false;
     v.offender = i;
-    v.message = fmt::format("Expected all tensors to be on the same device, but found at least two "
-                            "devices, {} and {}!{}",
-                            first.label, ops[i].label,
-                            rule.wrapper.empty() || rule.wrapper == "-"
-                                ? std::string()
-                                : fmt::format(" (when checking argument for argument {} in method {})",
-                                              ops[i].argument, rule.wrapper));
+    v.message = same_device(first.label, ops[i].label);
+    if (!rule.wrapper.empty() && rule.wrapper != "-") {
+      v.message += fmt::format(" (when checking argument for argument {} in method {})", ops[i].argument,
+                               rule.wrapper);
+    }
     return v;
   }
   return v;
@@ -272,12 +276,7 @@ Verdict index_fill(const std::vector<Operand>& ops) {
 Verdict zero_dim_moved(const std::vector<Operand>& ops) {
   Verdict v;
   const auto order = iterator_order(ops, kAll);
-  for (const int i : order) {
-    if (!ops[i].host) {
-      v.device_of = i;
-      break;
-    }
-  }
+  v.device_of = first_off_host(ops, order);
   if (v.device_of < 0) return v;
   const auto& common = ops[v.device_of];
   for (const int i : order) {
@@ -290,9 +289,7 @@ Verdict zero_dim_moved(const std::vector<Operand>& ops) {
     v.accepted = false;
     v.offender = i;
     v.moved.clear();
-    v.message = fmt::format("Expected all tensors to be on the same device, but found at least two "
-                            "devices, {} and {}!",
-                            common.label, o.label);
+    v.message = same_device(common.label, o.label);
     return v;
   }
   return v;

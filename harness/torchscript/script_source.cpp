@@ -39,21 +39,19 @@ bool from_device(const torch::jit::Value* value, int depth = 0) {
   return false;
 }
 
-std::string location_of(const torch::jit::SourceRange& range);
-
 // A node's source line, or, for nodes the archive kept none for (an
 // attribute read such as `img.is_cuda`), the line of the code that uses its
 // result, then of the block around it.
 std::string node_location(const torch::jit::Node* node) {
-  auto where = location_of(node->sourceRange());
+  auto where = location(node->sourceRange());
   for (const auto* output : node->outputs()) {
     for (const auto& use : output->uses()) {
-      if (where.empty()) where = location_of(use.user->sourceRange());
+      if (where.empty()) where = location(use.user->sourceRange());
     }
   }
   for (const auto* block = node->owningBlock(); where.empty() && block != nullptr && block->owningNode() != nullptr;
        block = block->owningNode()->owningBlock()) {
-    where = location_of(block->owningNode()->sourceRange());
+    where = location(block->owningNode()->sourceRange());
   }
   return where;
 }
@@ -171,14 +169,10 @@ void scan_factories(const torch::jit::Block* block, FactorySites& out) {
 
 }  // namespace
 
-std::string location(const torch::jit::SourceRange& range) { return location_of(range); }
-
-namespace {
-std::string location_of(const torch::jit::SourceRange& range) {
+std::string location(const torch::jit::SourceRange& range) {
   const auto flc = file_line_col(range);
   return flc ? fmt::format("{}:{}", std::get<0>(*flc), std::get<1>(*flc)) : "";
 }
-}  // namespace
 
 std::string site(const torch::jit::SourceRange& range) {
   const auto flc = file_line_col(range);

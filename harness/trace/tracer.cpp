@@ -676,23 +676,25 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
   }
   if (info.move) {
     const bool copy_into = info.base == "aten::copy_";
+    // Where the subject's code is, asked once: only when a site set can tell.
+    const bool names_host_here = !copy_into && s.target.is_cpu() && !s.host_sites.empty();
+    const bool from_host = !call.tensors.empty() && side_of(call.tensors[0], s.target) == Side::kHost;
+    const bool literal_here = !copy_into && from_host && !s.factory_sites.empty();
+    const auto here = names_host_here || literal_here ? current_source().site : std::string();
     // Note [Device data and host data]: on the cpu row `.cpu()` is no move
     // unless the code says so.
-    if (!copy_into && s.target.is_cpu() && !s.host_sites.empty()) {
-      call.names_host = s.host_sites.count(current_source().site) != 0;
-    }
+    if (names_host_here) call.names_host = s.host_sites.count(here) != 0;
     if (!call.tensors.empty()) {
       frame.move_to = copy_into ? std::optional<Side>(side_of(call.tensors[0], s.target))
                                 : move_destination(call, s.target);
-      frame.move_from_host = side_of(call.tensors[0], s.target) == Side::kHost;
+      frame.move_from_host = from_host;
     }
     // Note [Literal sites]: TorchScript lowers `torch.tensor(values, ...)`
     // to a CPU tensor filled on the host, then a `to` at the same site. That
     // `to` is the literal's own: it moves nothing the subject made
     // elsewhere, and what it gives is still the literal (host data when
     // written with no device; device data when given the device).
-    if (!copy_into && frame.move_from_host && !s.factory_sites.empty()) {
-      const auto here = current_source().site;
+    if (literal_here) {
       frame.literal = s.factory_sites.count(here) != 0;
       frame.literal_on_host = frame.literal && s.deviceless_sites.count(here) != 0;
     }
