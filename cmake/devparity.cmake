@@ -32,18 +32,24 @@ function(dp_detect_cuda)
   set(DEVPARITY_CUDA ${use} PARENT_SCOPE)
 endfunction()
 
-# dp_detect_vdev(): sets DEVPARITY_VDEV (ON/OFF). The virtual device uses
-# LibTorch's PrivateUse1 internals, validated against 1.13 only: AUTO turns it
-# on for LibTorch 1.x and off otherwise (ask for it with ON).
+# dp_detect_torch_series(): sets DEVPARITY_TORCH_SERIES (1 or 2) from the
+# LibTorch found. The one place its version is read: the device rules and
+# the virtual device's platform file follow the series, and the code probes
+# capabilities at run time.
+function(dp_detect_torch_series)
+  if(Torch_VERSION VERSION_LESS 2.0)
+    set(series 1)
+  else()
+    set(series 2)
+  endif()
+  set(DEVPARITY_TORCH_SERIES ${series} PARENT_SCOPE)
+endfunction()
+
+# dp_detect_vdev(): sets DEVPARITY_VDEV (ON/OFF): the virtual device is built
+# unless DEVPARITY_WITH_VDEV=OFF.
 function(dp_detect_vdev)
   if(DEVPARITY_WITH_VDEV STREQUAL "AUTO")
-    if(Torch_VERSION VERSION_LESS 2.0)
-      set(use ON)
-    else()
-      set(use OFF)
-      message(STATUS "devparity: the virtual device is validated against LibTorch 1.13 only; "
-                     "configure with -DDEVPARITY_WITH_VDEV=ON to try it with ${Torch_VERSION}")
-    endif()
+    set(use ON)
   else()
     set(use ${DEVPARITY_WITH_VDEV})
   endif()
@@ -67,7 +73,7 @@ endfunction()
 # LibTorch version picks the rules; the code reads whichever table it gets.
 function(dp_device_rules out_var)
   set(dir ${PROJECT_SOURCE_DIR}/harness/core/rules)
-  if(Torch_VERSION VERSION_LESS 2.0)
+  if(DEVPARITY_TORCH_SERIES EQUAL 1)
     set(release 1.13)
   else()
     set(release 2.6)

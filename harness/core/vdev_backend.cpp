@@ -1,5 +1,6 @@
-// The virtual device on PrivateUse1 (LibTorch 1.13; see
-// ../shared/spec/pytorch-notes.md, section 4.4 and the probe of 4.5).
+// The virtual device on PrivateUse1 (see ../shared/spec/pytorch-notes.md,
+// section 4.4 and the probe of 4.5), for LibTorch 1.x and 2.x alike; what
+// differs between them is in vdev_platform.h.
 //
 // Pieces: a device guard with a thread-local current index; an allocator
 // that stamps that index on CPU memory; the kernels a tensor needs to exist
@@ -9,15 +10,23 @@
 // judgement is what makes it a device: the generic CPU fallback would
 // otherwise run mm, index, cat, where and friends across devices without a
 // word.
+//
+// Note [Shared host memory]
+// Virtual-device memory is CPU memory, so the CPU kernels run on CPU tensors
+// that alias it (host_alias) and their fresh results become device tensors
+// over the same memory (device_alias): no operand is copied. An alias keeps
+// the memory's storage alive and is resizable, so a kernel that grows an
+// output gets new memory, which is copied back into the device tensor.
 
 #include "harness/core/vdev.h"
 
 #include "harness/core/device_rules.h"
 #include "harness/core/op_arguments.h"
+#include "harness/core/vdev_platform.h"
 
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>
-#include <ATen/native/CPUFallback.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/record_function.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
@@ -28,12 +37,11 @@
 #include <c10/core/Allocator.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
-#include <c10/core/impl/alloc_cpu.h>
+#include <c10/core/CPUAllocator.h>
 #include <torch/library.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <mutex>
 #include <optional>
 
@@ -92,27 +100,41 @@ struct GuardImpl final : public c10::impl::DeviceGuardImplInterface {
 
 C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
 
-void free_block(void* p) { c10::free_cpu(p); }
-
-// CPU memory, stamped with the current virtual index.
-struct Allocator final : public c10::Allocator {
-  c10::DataPtr allocate(size_t bytes) const override {
-    void* p = bytes != 0 ? c10::alloc_cpu(bytes) : nullptr;
-    return {p, p, &free_block, c10::Device(kType, tls_current)};
-  }
-  c10::DeleterFnPtr raw_deleter() const override { return &free_block; }
-  // Required by newer LibTorch releases; harmless here.
-  void copy_data(void* dest, const void* src, std::size_t count) const {
-    std::memcpy(dest, src, count);
-  }
-};
-
-Allocator g_allocator;
-
 // A CPU tensor over the same memory (the caller keeps `t` alive).
 at::Tensor host_view(const at::Tensor& t) {
   if (t.device().type() != kType) return t;
   return at::from_blob(t.data_ptr(), t.sizes(), t.strides(), t.options().device(at::kCPU));
+}
+
+void release_storage(void* context) { delete static_cast<c10::Storage*>(context); }
+
+// A tensor on `device` over `t`'s memory (Note [Shared host memory]). Built
+// without the dispatcher, so the tracer sees no op of the backend's own.
+at::Tensor alias_on(const at::Tensor& t, c10::Device device) {
+  const c10::Storage& source = t.storage();
+  const bool to_device = device.type() == kType;
+  c10::DataPtr data(source.data_ptr().get(), new c10::Storage(source), &release_storage, device);
+  c10::Storage storage(c10::Storage::use_byte_size_t(), source.nbytes(), std::move(data),
+                       to_device ? platform::allocator() : c10::GetCPUAllocator(), /*resizable=*/true);
+  auto alias = at::detail::make_tensor<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(to_device ? c10::DispatchKey::PrivateUse1 : c10::DispatchKey::CPU),
+      t.dtype());
+  auto* impl = alias.unsafeGetTensorImpl();
+  impl->set_sizes_and_strides(t.sizes(), t.strides());
+  impl->set_storage_offset(t.storage_offset());
+  impl->_set_conj(t.is_conj());
+  impl->_set_neg(t.is_neg());
+  return alias;
+}
+
+// The CPU kernels' view of a device tensor; other tensors pass unchanged.
+at::Tensor host_alias(const at::Tensor& t) {
+  return t.defined() && t.device().type() == kType ? alias_on(t, c10::Device(at::kCPU)) : t;
+}
+
+// A kernel's fresh CPU result as a tensor of the op's device.
+at::Tensor device_alias(const at::Tensor& t, c10::Device device) {
+  return t.defined() && t.device() != device ? alias_on(t, device) : t;
 }
 
 // A guard on the device's index when it has one; otherwise the current index.
@@ -125,7 +147,7 @@ at::Tensor empty_memory_format(at::IntArrayRef size, c10::optional<at::ScalarTyp
                                c10::optional<at::Layout>, c10::optional<at::Device> device,
                                c10::optional<bool>, c10::optional<at::MemoryFormat> memory_format) {
   const auto guard = guard_for(device);
-  return at::detail::empty_generic(size, &g_allocator, c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+  return at::detail::empty_generic(size, platform::allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
                                    c10::dtype_or_default(dtype), memory_format);
 }
 
@@ -133,7 +155,7 @@ at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
                          c10::optional<at::ScalarType> dtype, c10::optional<at::Layout>,
                          c10::optional<at::Device> device, c10::optional<bool>) {
   const auto guard = guard_for(device);
-  return at::detail::empty_strided_generic(size, stride, &g_allocator,
+  return at::detail::empty_strided_generic(size, stride, platform::allocator(),
                                            c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
                                            c10::dtype_or_default(dtype));
 }
@@ -185,7 +207,7 @@ at::Tensor& set_tensor(at::Tensor& self, const at::Tensor& source) {
 
 at::Tensor& set_empty(at::Tensor& self) {
   const c10::DeviceGuard guard(self.device());
-  c10::Storage storage(c10::Storage::use_byte_size_t(), 0, &g_allocator, /*resizable=*/true);
+  c10::Storage storage(c10::Storage::use_byte_size_t(), 0, platform::allocator(), /*resizable=*/true);
   return self.set_(storage, 0, {0}, {});
 }
 
@@ -209,10 +231,10 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
   // backend's, not the subject's; the tracer must not see it.
   const at::DisableRecordFunctionGuard quiet;
   const c10::optional<at::Tensor> host_bias =
-      bias && bias->defined() ? c10::optional<at::Tensor>(host_view(*bias)) : c10::nullopt;
-  return at::convolution(host_view(input), host_view(weight), host_bias, stride, padding, dilation,
-                         transposed, output_padding, groups)
-      .to(input.device());
+      bias && bias->defined() ? c10::optional<at::Tensor>(host_alias(*bias)) : c10::nullopt;
+  return device_alias(at::convolution(host_alias(input), host_alias(weight), host_bias, stride, padding,
+                                      dilation, transposed, output_padding, groups),
+                      input.device());
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
@@ -226,10 +248,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
   }
   const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
   const std::vector<int64_t> bias_sizes = {transposed ? weight.size(1) * groups : weight.size(0)};
-  auto grads = at::convolution_backward(host_view(grad_output), host_view(input), host_view(weight),
+  auto grads = at::convolution_backward(host_alias(grad_output), host_alias(input), host_alias(weight),
                                         at::IntArrayRef(bias_sizes), stride, padding, dilation,
                                         transposed, output_padding, groups, output_mask);
-  auto home = [&](const at::Tensor& t) { return t.defined() ? t.to(input.device()) : t; };
+  auto home = [&](const at::Tensor& t) { return device_alias(t, input.device()); };
   return {home(std::get<0>(grads)), home(std::get<1>(grads)), home(std::get<2>(grads))};
 }
 
@@ -258,19 +280,72 @@ device_rules::Verdict judge_devices(const c10::FunctionSchema& schema,
   return device_rules::judge(rule, operands);
 }
 
-// Everything else: the CPU kernels, once CUDA's rules accept the devices.
+// A tensor the CPU kernel may write: its device original and the alias the
+// kernel got.
+struct Written {
+  at::Tensor original;
+  at::Tensor alias;
+};
+
+// Replaces the device tensors among an op's arguments by host aliases;
+// Device arguments naming the virtual device become the CPU, and the first
+// of them is returned (a factory's device).
+std::optional<c10::Device> alias_arguments(const c10::FunctionSchema& schema, torch::jit::Stack* stack,
+                                           std::vector<Written>* written) {
+  std::optional<c10::Device> named;
+  const auto& args = schema.arguments();
+  const auto first = stack->size() - args.size();
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto& v = (*stack)[first + i];
+    const bool writes = args[i].alias_info() != nullptr && args[i].alias_info()->isWrite();
+    if (v.isTensor()) {
+      const auto& t = v.toTensor();
+      if (!t.defined() || t.device().type() != kType) continue;
+      auto alias = host_alias(t);
+      if (writes) written->push_back({t, alias});
+      v = c10::IValue(std::move(alias));
+    } else if (v.isTensorList()) {
+      auto list = v.toTensorList();
+      for (size_t j = 0; j < list.size(); ++j) {
+        const at::Tensor t = list.get(j);
+        if (t.defined() && t.device().type() == kType) list.set(j, host_alias(t));
+      }
+    } else if (v.isList()) {  // optional tensors (index's indices)
+      auto list = v.toList();
+      for (size_t j = 0; j < list.size(); ++j) {
+        const c10::IValue element = list.get(j);
+        if (element.isTensor()) list.set(j, host_alias(element.toTensor()));
+      }
+    } else if (v.isDevice() && v.toDevice().type() == kType) {
+      if (!named) named = v.toDevice();
+      v = c10::IValue(c10::Device(at::kCPU));
+    }
+  }
+  return named;
+}
+
+// A written alias that the kernel resized or moved to new memory: its
+// values and shape go back to the device tensor.
+void write_back(const Written& w) {
+  const auto& a = w.alias;
+  const auto& o = w.original;
+  const bool same_memory = a.storage().data_ptr().get() == o.storage().data_ptr().get();
+  if (same_memory && a.sizes() == o.sizes() && a.strides() == o.strides() &&
+      a.storage_offset() == o.storage_offset()) {
+    return;
+  }
+  at::_copy_from_and_resize(same_memory ? a.clone() : a, o);
+}
+
+// Everything else: the CPU kernels on the device's memory, once CUDA's rules
+// accept the devices (Note [Shared host memory]).
 void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
   const auto tensors = argument_tensors(schema, torch::jit::last(*stack, schema.arguments().size()));
   const auto verdict = judge_devices(schema, tensors);
   TORCH_CHECK(verdict.accepted, verdict.message);
-  // cpu_fallback puts results on its first tensor argument's device; the
-  // op's device is the one the rules chose (`cpu_scalar * x` runs on x's).
-  const std::optional<c10::Device> op_device =
-      verdict.device_of >= 0 ? std::optional<c10::Device>(tensors[verdict.device_of].tensor.device())
-                             : std::nullopt;
-  // A view must share the device's memory; cpu_fallback would hand back a
-  // copy (with only a warning), so views without a kernel here are unsupported.
+  // A view must be a view of the device's memory, which a CPU kernel's view
+  // of an alias would not be; views without a kernel here are unsupported.
   for (const auto& ret : schema.returns()) {
     if (ret.alias_info() != nullptr && !ret.alias_info()->isWrite()) {
       throw c10::NotImplementedError(
@@ -279,30 +354,36 @@ void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
               "' on devparity's virtual device: a view operator without a virtual-device kernel");
     }
   }
-  // cpu_fallback moves tensors and tensor lists to the CPU but not lists of
-  // optional tensors (index's indices): give those CPU views of their memory.
-  const auto first = stack->size() - schema.arguments().size();
-  for (size_t i = first; i < stack->size(); ++i) {
-    auto& v = (*stack)[i];
-    if (!v.isList() || v.isTensorList()) continue;
-    auto list = v.toList();
-    for (size_t j = 0; j < list.size(); ++j) {
-      const c10::IValue element = list.get(j);
-      if (element.isTensor() && element.toTensor().defined() &&
-          element.toTensor().device().type() == kType) {
-        list.set(j, host_view(element.toTensor()));
-      }
-    }
+  std::vector<Written> written;
+  const auto named = alias_arguments(schema, stack, &written);
+  // Results belong on the op's device as the rules chose it (`cpu_scalar *
+  // x` runs on x's); a factory's is the device it names.
+  std::optional<c10::Device> op_device =
+      verdict.device_of >= 0 ? std::optional<c10::Device>(tensors[verdict.device_of].tensor.device()) : named;
+  if (op_device && op_device->type() == kType && !op_device->has_index()) {
+    op_device = c10::Device(kType, platform::current_index());
   }
-  at::native::cpu_fallback(op, stack);
-  if (!op_device || op_device->type() != kType) return;
+  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+
+  const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
+  for (const auto& w : written) write_back(w);
+  const bool on_device = op_device && op_device->type() == kType;
   const auto& returns = schema.returns();
   const auto results = stack->size() - returns.size();
+  auto home = [&](const at::Tensor& t) {
+    for (const auto& w : written) {
+      if (t.is_same(w.alias)) return w.original;
+    }
+    return on_device ? device_alias(t, *op_device) : t;
+  };
   for (size_t i = 0; i < returns.size(); ++i) {
     auto& v = (*stack)[results + i];
-    if (returns[i].alias_info() != nullptr || !v.isTensor()) continue;
-    const auto& t = v.toTensor();
-    if (t.defined() && t.device() != *op_device) v = c10::IValue(t.to(*op_device));
+    if (v.isTensor()) {
+      v = c10::IValue(home(v.toTensor()));
+    } else if (v.isTensorList()) {
+      auto list = v.toTensorList();
+      for (size_t j = 0; j < list.size(); ++j) list.set(j, home(list.get(j)));
+    }
   }
 }
 
@@ -327,6 +408,8 @@ void register_structured_checks() {
 }
 
 }  // namespace
+
+c10::DeviceIndex platform::current_index() { return tls_current; }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
@@ -358,7 +441,8 @@ void install(int count) {
               kMaxDevices, "], got ", count);
   static std::once_flag once;
   std::call_once(once, [] {
-    c10::SetAllocator(kType, &g_allocator);
+    platform::register_backend();
+    c10::SetAllocator(kType, platform::allocator());
     register_structured_checks();
   });
   g_count.store(count);

@@ -1,0 +1,22 @@
+#pragma once
+// What the virtual device needs from the LibTorch series it is built
+// against. CMake compiles one of vdev_platform_torch1.cpp and
+// vdev_platform_torch2.cpp (dp_detect_torch_series); nothing else in the
+// backend differs between 1.x and 2.x.
+
+#include <c10/core/Allocator.h>
+#include <c10/core/Device.h>
+
+namespace devparity::vdev::platform {
+
+/// The device index new memory belongs to (the backend's current index).
+c10::DeviceIndex current_index();
+
+/// Virtual-device memory: CPU memory stamped with current_index().
+c10::Allocator* allocator();
+
+/// Registration beyond the kernels, once per process: on 2.x the backend's
+/// name ("vdev", so LibTorch itself prints and parses vdev:K) and its hooks.
+void register_backend();
+
+}  // namespace devparity::vdev::platform
