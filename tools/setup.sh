@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian bookworm packages devparity needs to build and test,
-# and only those that are missing. Idempotent: with everything present it
-# says so and changes nothing. Runs apt-get update once, before installing.
+# Installs the Debian packages devparity needs to build and test, and only
+# those that are missing: the same names on bookworm (LibTorch 1.13) and
+# trixie (LibTorch 2.6). Idempotent: with everything present it says so and
+# changes nothing. Runs apt-get update once, before installing.
+#   tools/setup.sh          install what is missing
+#   tools/setup.sh --list   print the package names (tools/in_trixie.sh uses them)
 set -euo pipefail
 
 packages=(
   # toolchain; clang and its runtime build the JPEG validator's fuzz target
-  cmake ninja-build g++ git ccache pkg-config clang libclang-rt-14-dev
+  cmake ninja-build g++ git ccache pkg-config clang libclang-rt-dev
   # libraries (DESIGN.md, "Dependencies"); libjpeg-turbo's CMake config also
   # needs libjpeg62-turbo-dev's files, which --no-install-recommends leaves out
   libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libfmt-dev
@@ -16,9 +19,21 @@ packages=(
   python3 python3-numpy libxml2-utils chromium
 )
 
+if [ "${1:-}" = "--list" ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+elif [ $# -gt 0 ]; then
+  echo "setup: error: unknown argument '$1' (usage: tools/setup.sh [--list])" >&2
+  exit 2
+fi
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+  # The CUDA build of LibTorch (trixie contrib) stands in for the CPU one.
+  if [ "$p" = libtorch-dev ] && installed libtorch-cuda-dev; then continue; fi
+  if ! installed "$p"; then
     missing+=("$p")
   fi
 done
