@@ -22,8 +22,11 @@ nm -D --undefined-only "$lib/libtorch_cuda.so" | awk '$2 ~ /^cudnn/ { sub(/@.*/,
   printf '%s\n' 'static void stub(const char* name) { fprintf(stderr, "cuDNN stand-in (tools/cudnn_stub.sh): %s called\n", name); abort(); }'
   while read -r s; do printf 'void %s(void) { stub("%s"); }\n' "$s" "$s"; done <"$work/symbols"
 } >"$work/cudnn_stub.c"
+# LibTorch imports them under cuDNN's symbol version, named after its soname.
+printf 'libcudnn.so.9 { global: *; };\n' >"$work/cudnn.map"
 mkdir -p /usr/local/lib/cudnn-stub
-gcc -shared -fPIC -O1 -Wl,-soname,libcudnn.so.9 -o /usr/local/lib/cudnn-stub/libcudnn.so.9 "$work/cudnn_stub.c"
+gcc -shared -fPIC -O1 -Wl,-soname,libcudnn.so.9 -Wl,--version-script="$work/cudnn.map" \
+  -o /usr/local/lib/cudnn-stub/libcudnn.so.9 "$work/cudnn_stub.c"
 echo /usr/local/lib/cudnn-stub >/etc/ld.so.conf.d/cudnn-stub.conf
 ldconfig
 echo "cudnn_stub: /usr/local/lib/cudnn-stub/libcudnn.so.9 with $(wc -l <"$work/symbols") symbols"

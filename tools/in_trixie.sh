@@ -9,7 +9,8 @@
 # ($DEVPARITY_CACHE, default ~/.cache/devparity), reused while its package
 # list is unchanged and remade when it changes. The clone's files (tracked
 # and untracked-not-ignored) are copied to /src in the root, keeping the
-# root's build/ and ccache, so a second run builds incrementally. /proc and
+# root's build/, and ccache is kept beside the root, so later runs build
+# incrementally. /proc and
 # /dev are mounted for the command and unmounted on exit, also on failure.
 set -euo pipefail
 
@@ -97,9 +98,13 @@ trap cleanup EXIT
 mount -t proc proc "$root/proc" && mounted+=("$root/proc")
 mount --rbind /dev "$root/dev" && mounted+=("$root/dev")
 mount --make-rslave "$root/dev"
+# ccache lives beside the root, so a remade root still builds warm.
+mkdir -p "$cache/ccache-$flavour" "$root/var/cache/devparity-ccache"
+mount --bind "$cache/ccache-$flavour" "$root/var/cache/devparity-ccache" &&
+  mounted+=("$root/var/cache/devparity-ccache")
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 
-# This clone's files replace the root's copy; build/ (and ccache in /root) stay.
+# This clone's files replace the root's copy; its build/ stays.
 mkdir -p "$root/src"
 find "$root/src" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
 if git -C "$clone" rev-parse --git-dir >/dev/null 2>&1; then
@@ -111,6 +116,6 @@ fi
 
 echo "in_trixie: running in the $flavour root: ${command[*]}"
 chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" \
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CCACHE_DIR=/var/cache/devparity-ccache \
   ${CI:+CI="$CI"} ${CTEST_PARALLEL_LEVEL:+CTEST_PARALLEL_LEVEL="$CTEST_PARALLEL_LEVEL"} \
   /bin/sh -c 'cd /src && exec "$@"' in_trixie "${command[@]}"

@@ -31,6 +31,11 @@ int device_count();
 /// The LibTorch device of vdev:`index`.
 c10::Device device(int index);
 
+/// True when LibTorch itself knows the device as "vdev" (2.x, where the
+/// backend registers its name: c10::Device("vdev:1") parses and prints so);
+/// false on 1.x, where LibTorch says "privateuseone:1".
+bool named_in_libtorch();
+
 /// One line for reports: what the device is and what it does not model.
 std::string description();
 

@@ -454,6 +454,8 @@ c10::Device device(int index) {
   return c10::Device(kType, static_cast<c10::DeviceIndex>(index));
 }
 
+bool named_in_libtorch() { return platform::names_backend(); }
+
 std::string description() {
   return "devparity virtual device: CPU memory and CPU kernels on LibTorch's PrivateUse1 key, "
          "placement enforced like CUDA; synchronous, so stream and event ordering bugs are not "

@@ -19,4 +19,7 @@ c10::Allocator* allocator();
 /// name ("vdev", so LibTorch itself prints and parses vdev:K) and its hooks.
 void register_backend();
 
+/// Whether register_backend() gives the backend its name in LibTorch.
+bool names_backend();
+
 }  // namespace devparity::vdev::platform

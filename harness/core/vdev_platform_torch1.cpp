@@ -26,4 +26,6 @@ c10::Allocator* allocator() { return &g_allocator; }
 
 void register_backend() {}
 
+bool names_backend() { return false; }
+
 }  // namespace devparity::vdev::platform

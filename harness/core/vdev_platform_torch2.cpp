@@ -51,6 +51,8 @@ struct Hooks final : public at::PrivateUse1HooksInterface {
 
 }  // namespace
 
+bool names_backend() { return true; }
+
 c10::Allocator* allocator() { return &g_allocator; }
 
 void register_backend() {

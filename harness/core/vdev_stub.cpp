@@ -14,6 +14,8 @@ c10::Device device(int index) {
   return c10::Device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(index));
 }
 
+bool named_in_libtorch() { return false; }
+
 std::string description() { return "devparity was built without the virtual device"; }
 
 }  // namespace devparity::vdev

@@ -114,6 +114,55 @@ TEST_F(VdevTest, OpsItCannotRunAreUnsupportedNotCrashes) {
   }
 }
 
+TEST_F(VdevTest, LibTorchNamesTheDeviceWhereItCan) {
+  if (vdev::named_in_libtorch()) {
+    EXPECT_EQ(v1_.str(), "vdev:1");
+    EXPECT_EQ(c10::Device("vdev:1"), v1_);
+    EXPECT_EQ(at::ones({2}, v1_).device().str(), "vdev:1");
+  } else {
+    EXPECT_EQ(v1_.str(), "privateuseone:1");
+  }
+  EXPECT_EQ(device_label(v1_), "vdev:1");
+}
+
+// Note [Shared host memory]: the CPU kernels work on aliases of device memory.
+TEST_F(VdevTest, KernelsWorkInPlaceOnDeviceMemory) {
+  const auto x = at::arange(6, at::TensorOptions().dtype(at::kFloat)).to(v1_);
+  auto y = x.clone();
+  const auto& same = y.add_(1);
+  EXPECT_TRUE(same.is_same(y)) << "an in-place op returns its own tensor";
+  EXPECT_EQ(y.device(), v1_);
+  EXPECT_TRUE(at::equal(y.cpu(), x.cpu() + 1));
+  EXPECT_TRUE(at::equal(x.cpu(), at::arange(6, at::kFloat))) << "the source is untouched";
+
+  const auto z = x * 2;  // a fresh result on the op's device, its own memory
+  EXPECT_EQ(z.device(), v1_);
+  EXPECT_NE(z.data_ptr(), x.data_ptr());
+  EXPECT_TRUE(at::equal(z.cpu(), at::arange(6, at::kFloat) * 2));
+
+  const auto scaled = at::scalar_tensor(3.0) * x;  // a CPU scalar: the result is x's device
+  EXPECT_EQ(scaled.device(), v1_);
+
+  const auto made = at::arange(4, at::TensorOptions().dtype(at::kLong).device(v1_));
+  EXPECT_EQ(made.device(), v1_);
+  EXPECT_TRUE(at::equal(made.cpu(), at::arange(4, at::kLong)));
+}
+
+TEST_F(VdevTest, AnOutputTheKernelGrowsComesBack) {
+  const auto a = at::rand({2, 3}).to(v1_);
+  const auto b = at::rand({4, 3}).to(v1_);
+  auto out = at::empty({1}, at::TensorOptions().device(v1_));
+  at::cat_out(out, {a, b}, 0);
+  EXPECT_EQ(out.sizes(), (std::vector<int64_t>{6, 3}));
+  EXPECT_EQ(out.device(), v1_);
+  EXPECT_TRUE(at::equal(out.cpu(), at::cat({a.cpu(), b.cpu()}, 0)));
+
+  auto shrunk = at::empty({10, 10}, at::TensorOptions().device(v1_));
+  at::mul_out(shrunk, a, 2);
+  EXPECT_EQ(shrunk.sizes(), a.sizes());
+  EXPECT_TRUE(at::equal(shrunk.cpu(), a.cpu() * 2));
+}
+
 TEST_F(VdevTest, DescribesItsLimits) {
   EXPECT_NE(vdev::description().find("synchronous"), std::string::npos);
   EXPECT_NE(vdev::description().find("not modelled"), std::string::npos);
