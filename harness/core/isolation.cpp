@@ -194,9 +194,13 @@ bool IsolatedExecutor::run(const Plan& plan, const std::vector<WorkerItem>& item
     dup2(err[1], 2);
     setenv("DEVPARITY_WORKER_FD", "3", 1);
     if (options_.memory_limit_mb > 0) {
+      // The data limit bounds what the worker allocates (heap and private
+      // writable mappings); an address-space limit would also count the
+      // libraries it maps, which for a CUDA LibTorch exceed a few GiB before
+      // main() runs, and the address space CUDA reserves.
       const rlim_t bytes = static_cast<rlim_t>(options_.memory_limit_mb) * 1024 * 1024;
       rlimit limit{bytes, bytes};
-      setrlimit(RLIMIT_AS, &limit);
+      setrlimit(RLIMIT_DATA, &limit);
     }
     execv(argv[0], argv.data());
     _exit(127);

@@ -44,7 +44,7 @@ struct IsolationOptions {
   std::string executable;              ///< devparity itself (/proc/self/exe)
   std::vector<std::string> arguments;  ///< the parent's arguments, without --isolate and reporters
   double timeout_s = 300.0;            ///< without a result for this long, the worker is killed
-  int64_t memory_limit_mb = 0;         ///< RLIMIT_AS of workers; 0: none
+  int64_t memory_limit_mb = 0;         ///< RLIMIT_DATA of workers (what they allocate); 0: none
 };
 
 /// Runs units of work in workers.

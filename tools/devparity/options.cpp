@@ -73,7 +73,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run->add_option("--memory-limit-mb", o.run.memory_limit_mb,
-                  "Under --isolate, the workers' address-space limit (0: none); allocations past it "
+                  "Under --isolate, the workers' allocation limit (RLIMIT_DATA; 0: none); allocations past it "
                   "are out-of-memory errors of their trial")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
