@@ -109,7 +109,9 @@ TEST_F(RealWorld, TorchvisionTransformsHaveNoErrorFindingsOnAnyDevice) {
   EXPECT_GE(cases.size(), 15u);
   // Random transforms draw on the host in forward: replayed per device, their
   // results compare exactly. Only AugMix draws on the device itself.
-  if (vdev::compiled()) EXPECT_GE(compared_on_vdev, 80) << "parity must really compare, not skip";
+  if (vdev::compiled()) {
+    EXPECT_GE(compared_on_vdev, 80) << "parity must really compare, not skip";
+  }
 }
 
 TEST_F(RealWorld, RandomTransformsCompareExactlyOnTheVirtualDevice) {

@@ -4,6 +4,7 @@
 #include "harness/core/run_listener.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace devparity::testing {
@@ -44,11 +45,11 @@ class EventRecorder final : public RunListener {
   }
 
   /// The named check of a result; throws when absent.
-  static const CheckOutcome& check(const TrialResult& r, const std::string& name) {
+  static const CheckOutcome& check(const TrialResult& r, std::string_view name) {
     for (const auto& c : r.checks) {
       if (c.name == name) return c;
     }
-    throw std::out_of_range("no check " + name + " in " + r.id);
+    throw std::out_of_range("no check " + std::string(name) + " in " + r.id);
   }
 };
 
