@@ -38,6 +38,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/core/CPUAllocator.h>
+#include <c10/core/impl/alloc_cpu.h>
 #include <torch/library.h>
 
 #include <algorithm>
@@ -100,12 +101,6 @@ struct GuardImpl final : public c10::impl::DeviceGuardImplInterface {
 
 C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
 
-// A CPU tensor over the same memory (the caller keeps `t` alive).
-at::Tensor host_view(const at::Tensor& t) {
-  if (t.device().type() != kType) return t;
-  return at::from_blob(t.data_ptr(), t.sizes(), t.strides(), t.options().device(at::kCPU));
-}
-
 void release_storage(void* context) { delete static_cast<c10::Storage*>(context); }
 
 // A tensor on `device` over `t`'s memory (Note [Shared host memory]). Built
@@ -162,7 +157,7 @@ at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
 
 // vdev <-> cpu and vdev <-> vdev: the memory is the host's either way.
 at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool) {
-  host_view(dst).copy_(host_view(self));
+  host_alias(dst).copy_(host_alias(self));
   return dst;
 }
 
@@ -212,7 +207,7 @@ at::Tensor& set_empty(at::Tensor& self) {
 }
 
 at::Tensor& fill(at::Tensor& self, const at::Scalar& value) {
-  host_view(self).fill_(value);
+  host_alias(self).fill_(value);
   return self;
 }
 
@@ -306,10 +301,7 @@ std::optional<c10::Device> alias_arguments(const c10::FunctionSchema& schema, to
       v = c10::IValue(std::move(alias));
     } else if (v.isTensorList()) {
       auto list = v.toTensorList();
-      for (size_t j = 0; j < list.size(); ++j) {
-        const at::Tensor t = list.get(j);
-        if (t.defined() && t.device().type() == kType) list.set(j, host_alias(t));
-      }
+      for (size_t j = 0; j < list.size(); ++j) list.set(j, host_alias(list.get(j)));
     } else if (v.isList()) {  // optional tensors (index's indices)
       auto list = v.toList();
       for (size_t j = 0; j < list.size(); ++j) {
@@ -410,6 +402,13 @@ void register_structured_checks() {
 }  // namespace
 
 c10::DeviceIndex platform::current_index() { return tls_current; }
+
+void platform::free_memory(void* p) { c10::free_cpu(p); }
+
+c10::DataPtr platform::allocate_memory(size_t bytes) {
+  void* p = bytes != 0 ? c10::alloc_cpu(bytes) : nullptr;
+  return {p, p, &free_memory, c10::Device(kType, tls_current)};
+}
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("empty.memory_format", TORCH_FN(empty_memory_format));

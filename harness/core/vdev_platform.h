@@ -12,7 +12,13 @@ namespace devparity::vdev::platform {
 /// The device index new memory belongs to (the backend's current index).
 c10::DeviceIndex current_index();
 
-/// Virtual-device memory: CPU memory stamped with current_index().
+/// Virtual-device memory: CPU memory stamped with current_index(), and its
+/// deleter; what each series' allocator hands out.
+c10::DataPtr allocate_memory(size_t bytes);
+void free_memory(void* p);
+
+/// The allocator of virtual-device memory (allocate_memory behind the
+/// series' Allocator interface).
 c10::Allocator* allocator();
 
 /// Registration beyond the kernels, once per process: on 2.x the backend's

@@ -3,19 +3,12 @@
 // no hooks interface to fill.
 #include "harness/core/vdev_platform.h"
 
-#include <c10/core/impl/alloc_cpu.h>
-
 namespace devparity::vdev::platform {
 namespace {
 
-void free_block(void* p) { c10::free_cpu(p); }
-
 struct Allocator final : public c10::Allocator {
-  c10::DataPtr allocate(size_t bytes) const override {
-    void* p = bytes != 0 ? c10::alloc_cpu(bytes) : nullptr;
-    return {p, p, &free_block, c10::Device(c10::DeviceType::PrivateUse1, current_index())};
-  }
-  c10::DeleterFnPtr raw_deleter() const override { return &free_block; }
+  c10::DataPtr allocate(size_t bytes) const override { return allocate_memory(bytes); }
+  c10::DeleterFnPtr raw_deleter() const override { return &free_memory; }
 };
 
 Allocator g_allocator;

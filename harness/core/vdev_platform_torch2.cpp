@@ -10,23 +10,18 @@
 #include <ATen/native/Resize.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/DeviceType.h>
-#include <c10/core/impl/alloc_cpu.h>
 
-#include <cstring>
+#include <cstddef>
+
 
 namespace devparity::vdev::platform {
 namespace {
 
 constexpr auto kType = c10::DeviceType::PrivateUse1;
 
-void free_block(void* p) { c10::free_cpu(p); }
-
 struct Allocator final : public c10::Allocator {
-  c10::DataPtr allocate(size_t bytes) override {
-    void* p = bytes != 0 ? c10::alloc_cpu(bytes) : nullptr;
-    return {p, p, &free_block, c10::Device(kType, current_index())};
-  }
-  c10::DeleterFnPtr raw_deleter() const override { return &free_block; }
+  c10::DataPtr allocate(size_t bytes) override { return allocate_memory(bytes); }
+  c10::DeleterFnPtr raw_deleter() const override { return &free_memory; }
   void copy_data(void* dest, const void* src, std::size_t count) const override {
     default_copy_data(dest, src, count);
   }
