@@ -66,13 +66,61 @@ function(dp_target_defaults target)
   target_precompile_headers(${target} PRIVATE ${DEVPARITY_PCH_HEADERS})
 endfunction()
 
+# dp_layer(<name> [BELOW <layers>...] SOURCES <files>...): one layer of
+# harness/ (docs/architecture.md), an OBJECT library devparity_<name> that
+# links the layers it builds on. Its sources see only the headers of their own
+# folder and of the layers below (BELOW and theirs, transitively): the include
+# path is a view of harness/ holding just those folders, so an include of a
+# layer above fails to compile ("No such file"). libdevparity.so is assembled
+# from every layer's objects (harness/CMakeLists.txt).
+function(dp_layer name)
+  cmake_parse_arguments(L "" "" "BELOW;SOURCES" ${ARGN})
+  set(allowed ${name})
+  foreach(below ${L_BELOW})
+    get_property(closure GLOBAL PROPERTY DP_LAYER_CLOSURE_${below})
+    if(NOT closure)
+      message(FATAL_ERROR "layer ${name} builds on ${below}, which is not defined before it")
+    endif()
+    list(APPEND allowed ${closure})
+  endforeach()
+  list(REMOVE_DUPLICATES allowed)
+  set_property(GLOBAL PROPERTY DP_LAYER_CLOSURE_${name} ${allowed})
+  set_property(GLOBAL APPEND PROPERTY DP_LAYERS ${name})
+
+  set(view ${PROJECT_BINARY_DIR}/layers/${name})
+  file(REMOVE_RECURSE ${view})
+  file(MAKE_DIRECTORY ${view}/harness)
+  foreach(layer ${allowed})
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/harness/${layer} ${view}/harness/${layer} SYMBOLIC)
+  endforeach()
+
+  set(target devparity_${name})
+  add_library(${target} OBJECT ${L_SOURCES})
+  target_include_directories(${target} PRIVATE ${view})
+  foreach(below ${L_BELOW})
+    target_link_libraries(${target} PRIVATE devparity_${below})
+  endforeach()
+  target_link_libraries(${target} PUBLIC torch nlohmann_json::nlohmann_json fmt::fmt)
+  target_compile_definitions(${target} PUBLIC ${DEVPARITY_PUBLIC_DEFINITIONS})
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter
+                         -Wno-maybe-uninitialized -Wno-missing-field-initializers)
+  # One precompiled header for every layer: the layers share flags.
+  get_property(first GLOBAL PROPERTY DP_LAYERS)
+  list(GET first 0 first)
+  if(name STREQUAL first)
+    target_precompile_headers(${target} PRIVATE ${DEVPARITY_PCH_HEADERS})
+  else()
+    target_precompile_headers(${target} REUSE_FROM devparity_${first})
+  endif()
+endfunction()
+
 # dp_device_rules(<out_var>): CUDA's mixed-device rules for the LibTorch that
-# was found (harness/core/rules/: the generated-check table of that release
+# was found (harness/device/rules/: the generated-check table of that release
 # and the hand-written rules of ops that decide for themselves), embedded in
 # a generated source whose path goes to <out_var>. This is the one place the
 # LibTorch version picks the rules; the code reads whichever table it gets.
 function(dp_device_rules out_var)
-  set(dir ${PROJECT_SOURCE_DIR}/harness/core/rules)
+  set(dir ${PROJECT_SOURCE_DIR}/harness/device/rules)
   if(DEVPARITY_TORCH_SERIES EQUAL 1)
     set(release 1.13)
   else()

@@ -1,12 +1,12 @@
 #include "harness/builtins.h"
 
 #include "harness/checks/registry.h"
-#include "harness/core/vdev.h"
+#include "harness/device/vdev.h"
 #include "harness/report/reporter_registry.h"
-#include "harness/torchscript/subject.h"
+#include "harness/subject/subject_kind.h"
+#include "harness/subject/torchscript_subject.h"
+#include "harness/subject/transform_registry.h"
 #include "harness/transforms/builtin_transforms.h"
-#include "harness/transforms/registry.h"
-#include "harness/transforms/subject_kind.h"
 
 #include <mutex>
 

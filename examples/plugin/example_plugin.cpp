@@ -8,10 +8,10 @@
 //    quality) -> Tensor, as an image library would ship a JPEG encoder, for
 //    TorchScript modules to call (tests/fixtures/torchscript/jpeg_op.pt).
 
-#include <harness/core/error.h>
+#include <harness/base/error.h>
 #include <harness/jpeg/encoder.h>
-#include <harness/transforms/register.h>
-#include <harness/transforms/state.h>
+#include <harness/subject/register.h>
+#include <harness/subject/state.h>
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>

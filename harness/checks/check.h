@@ -4,10 +4,11 @@
 /// with a tri-state setting: false (off), true (defaults) or an object
 /// (explicit settings such as a tolerance).
 
-#include "harness/core/device.h"
-#include "harness/core/input.h"
-#include "harness/transforms/transform.h"
-#include "harness/report/model.h"
+#include "harness/device/device.h"
+#include "harness/model/results.h"
+#include "harness/subject/execution.h"
+#include "harness/subject/input.h"
+#include "harness/subject/transform.h"
 #include "harness/trace/finding.h"
 #include "harness/trace/tracer.h"
 
@@ -21,39 +22,54 @@ namespace devparity {
 
 class ArtifactStore;
 
+/// How a check runs the trial's subject, or its reference, again (the
+/// gradient and stress checks): everything the trial was made from, and
+/// execute() on top of it.
+struct TrialReplay {
+  const Transform& subject;            ///< the trial's subject
+  const nlohmann::json& params;        ///< its sampled parameters
+  const nlohmann::json& given;         ///< the case's parameters, before sampling
+  const at::Tensor& input;             ///< the trial's input, on the CPU
+  const InputRecipe& input_recipe;     ///< how the input was made
+  uint64_t seed = 0;                   ///< the trial group's seed
+  bool trace = true;                   ///< placement tracing is on
+  const Transform& reference_subject;  ///< the reference's subject
+  const nlohmann::json& reference_params;       ///< the reference's parameters
+  std::optional<c10::Device> reference_device;  ///< where the reference runs
+
+  /// The subject on `device`, with the trial's seed and `options`.
+  Execution run(const c10::Device& device, ExecuteOptions options = {}) const;
+  /// The reference subject on the reference device.
+  Execution run_reference(ExecuteOptions options = {}) const;
+};
+
 /// What a check sees of one trial.
 struct CheckContext {
   const TrialResult& result;     ///< identity of the trial (id, subject, dtype, device)
   const DeviceTarget& target;    ///< the device the subject ran on
   c10::ScalarType dtype;         ///< input dtype
-  const at::Tensor& reference;   ///< reference output, on the CPU (undefined when absent)
-  const at::Tensor& output;      ///< this trial's output: on the CPU, or on meta for meta
-                                 ///< (undefined when the subject did not complete)
-  c10::Device output_device;     ///< where the subject left its output, before it came home
   const nlohmann::json& setting; ///< the case's setting for this check: true or an object
-  const std::vector<Finding>* findings = nullptr;  ///< placement findings; null when not traced
-  int64_t ops_traced = 0;        ///< top-level ops the tracer saw
+  const at::Tensor& reference;   ///< reference output, on the CPU (undefined when absent)
+  const Execution& execution;    ///< this trial's run: output (on the CPU, or on meta),
+                                 ///< where the subject left it, placement findings
+  const TrialReplay* replay = nullptr;  ///< null where the trial cannot be replayed (unit tests)
   /// The output must equal the reference exactly by default: the target runs
   /// the reference device's own kernels (the virtual device against the CPU).
   bool expect_exact = false;
-
-  // For checks that run the subject themselves (gradients, stress):
-  const Transform* subject = nullptr;            ///< the trial's subject
-  const nlohmann::json* params = nullptr;        ///< its sampled parameters
-  const at::Tensor* input = nullptr;             ///< the trial's input, on the CPU
-  const Transform* reference_subject = nullptr;  ///< the reference's subject
-  const nlohmann::json* reference_params = nullptr;  ///< the reference's parameters
-  std::optional<c10::Device> reference_device;   ///< where the reference runs
-  bool is_reference_row = false;                 ///< this trial is the reference itself
-  bool trace = true;                             ///< placement tracing is on
-  const nlohmann::json* given = nullptr;         ///< the case's parameters, before sampling
-  const InputRecipe* input_recipe = nullptr;     ///< how the input was made
-  uint64_t seed = 0;                             ///< the trial group's seed
+  bool is_reference_row = false;  ///< this trial is the reference itself
   /// Where failing checks save evidence (.npy); null when the run keeps none.
   ArtifactStore* artifacts = nullptr;
-  /// Random ops that drew on the trial's device itself (Note [Replayed
-  /// draws]); null when not traced.
-  const std::vector<DeviceDraw>* device_draws = nullptr;
+
+  /// The trial's output; undefined when the subject did not complete.
+  const at::Tensor& output() const;
+  /// Placement findings; null when not traced.
+  const std::vector<Finding>* findings() const { return execution.traced ? &execution.findings : nullptr; }
+  /// Random ops that drew on the trial's device itself (Note [Replayed draws]); null when not traced.
+  const std::vector<DeviceDraw>* device_draws() const {
+    return execution.traced ? &execution.device_draws : nullptr;
+  }
+  /// The replay handle; throws std::logic_error naming `check` when absent.
+  const TrialReplay& replay_for(const char* check) const;
 };
 
 /// Interface of a check.

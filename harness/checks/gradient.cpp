@@ -5,16 +5,13 @@
 // tracer, so a backward op that meets a tensor on another device is a
 // finding here (scope "backward", then autograd's node names).
 
+#include "harness/base/compare.h"
+#include "harness/base/dtype.h"
+#include "harness/base/error.h"
+#include "harness/base/rng.h"
+#include "harness/base/text.h"
+#include "harness/base/tolerance.h"
 #include "harness/checks/registry.h"
-#include "harness/core/capabilities.h"
-#include "harness/core/compare.h"
-#include "harness/core/dtype.h"
-#include "harness/core/error.h"
-#include "harness/core/replayed_draws.h"
-#include "harness/core/rng.h"
-#include "harness/core/text.h"
-#include "harness/core/tolerance.h"
-#include "harness/trace/scope.h"
 #include "harness/trace/tracer.h"
 
 #include <ATen/ATen.h>
@@ -23,7 +20,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <memory>
 
 namespace devparity {
 namespace {
@@ -39,78 +35,40 @@ at::Tensor loss_of(const at::Tensor& y) {
   return (y * w).sum();
 }
 
-struct Gradient {
-  at::Tensor grad;  // on the CPU, or on meta
-  std::vector<Finding> findings;
-  std::optional<ClassifiedError> error;
-  int64_t ops_traced = 0;
-};
-
-Gradient gradient_on(const Transform& subject, const nlohmann::json& params,
-                     const at::Tensor& input, const c10::Device& device, bool trace, uint64_t seed) {
-  Gradient g;
-  std::unique_ptr<Tracer> tracer;
-  try {
-    const auto x = input.to(device).detach().requires_grad_(true);
-    at::Tensor y;
-    {
-      const ReplayedDraws draws(derive_seed(seed, "draws"), device);  // Note [Replayed draws]
-      y = subject.apply(x, params);
-    }
-    if (!y.requires_grad()) {
-      throw std::runtime_error("the output does not depend differentiably on the input");
-    }
-    const auto loss = loss_of(y);
-    // Backward's saved tensors and gradients were made before the tracer
-    // started: like anything it did not see made, device data.
-    if (trace) tracer = std::make_unique<Tracer>(device);
-    {
-      DEVPARITY_TRACE_SCOPE("backward");
-      loss.backward();
-    }
-    if (tracer) {
-      g.findings = tracer->findings();
-      g.ops_traced = tracer->ops_traced();
-      tracer.reset();
-    }
-    const auto grad = x.grad();
-    if (!grad.defined()) throw std::runtime_error("no gradient reached the input");
-    g.grad = grad.device().type() == c10::DeviceType::Meta ? grad : grad.to(at::kCPU);
-  } catch (const std::exception& e) {
-    g.error = classify_exception(e);
-    if (tracer) {
-      if (g.error->op.empty()) g.error->op = tracer->failed_op().op;
-      g.findings = tracer->findings();
-      g.ops_traced = tracer->ops_traced();
-    }
-    // Backward kernels a device lacks belong in the run's summary with the
-    // forward ones (meta in 1.13: where.self, logical_and).
-    if (g.error->kind == FailureKind::kUnsupported && !g.error->op.empty()) {
-      Capabilities::global().record_unsupported(device.type(), g.error->op);
-    }
-  }
-  return g;
+// The subject's input gradient on `device`, its backward traced when `trace`.
+Execution gradient_on(const TrialReplay& replay, bool reference, const at::Tensor& input,
+                      const c10::Device& device, bool trace) {
+  ExecuteOptions options;
+  options.loss = loss_of;
+  options.trace_backward = trace;
+  options.seed = replay.seed;
+  return reference ? execute(replay.reference_subject, input, replay.reference_params, device, options)
+                   : execute(replay.subject, input, replay.params, device, options);
 }
 
 // Directional finite differences: <grad, v> against (L(x + hv) - L(x - hv)) / 2h.
 // The point is the trial input plus a fixed jitter of 1e-3: an image's values
 // sit exactly on clamps and rounding steps (0, 1, a ramp's rationals), where
 // no derivative exists; jittered, such kinks have measure zero.
-CheckOutcome finite_differences(const Transform& subject, const nlohmann::json& params,
-                                const at::Tensor& input, uint64_t seed, CheckOutcome out) {
+CheckOutcome finite_differences(const TrialReplay& replay, CheckOutcome out) {
+  const auto& subject = replay.subject;
+  const auto& params = replay.params;
+  const auto& input = replay.input;
+  const auto seed = replay.seed;
   auto jitter_gen = at::make_generator<at::CPUGeneratorImpl>(7);
   const auto x = input.to(at::kDouble) +
                  1e-3 * (at::rand(input.sizes(), jitter_gen, at::TensorOptions().dtype(at::kDouble)) - 0.5);
   const c10::Device cpu(c10::DeviceType::CPU);
-  const auto analytic = gradient_on(subject, params, x, cpu, false, seed);
-  if (analytic.error) {
+  const auto analytic = gradient_on(replay, false, x, cpu, false);
+  if (!analytic.ran) {
     out.status = Status::kFail;
-    out.message = "float64 backward on the CPU failed: " + analytic.error->message;
+    out.message = "float64 backward on the CPU failed: " + analytic.error.message;
     return out;
   }
+  ExecuteOptions at_point;
+  at_point.seed = seed;
   auto loss = [&](const at::Tensor& at_x) {
-    const ReplayedDraws draws(derive_seed(seed, "draws"), cpu);
-    return loss_of(subject.apply(at_x, params)).item<double>();
+    return loss_of(execute_or_throw(subject, at_x, params, cpu, at_point)).item<double>();
   };
   auto gen = at::make_generator<at::CPUGeneratorImpl>(20261122);
   double worst = 0.0;
@@ -119,7 +77,7 @@ CheckOutcome finite_differences(const Transform& subject, const nlohmann::json& 
     auto v = at::randn(x.sizes(), gen, at::TensorOptions().dtype(at::kDouble));
     v = v / v.norm();
     const double numeric = (loss(x + kStep * v) - loss(x - kStep * v)) / (2.0 * kStep);
-    const double exact = (analytic.grad * v).sum().item<double>();
+    const double exact = (analytic.gradient * v).sum().item<double>();
     const double error = std::fabs(numeric - exact) / std::max(1.0, std::fabs(exact));
     worst = std::max(worst, error);
     details.push_back({{"analytic", json_number(exact)}, {"numeric", json_number(numeric)},
@@ -169,7 +127,8 @@ class GradientCheck final : public Check {
   CheckOutcome run(const CheckContext& ctx) const override {
     CheckOutcome out;
     out.name = name();
-    if (ctx.subject == nullptr || !ctx.subject->info().differentiable) {
+    const auto& replay = ctx.replay_for("gradient");
+    if (!replay.subject.info().differentiable) {
       out.message = "the subject is not differentiable";
       return out;
     }
@@ -177,60 +136,59 @@ class GradientCheck final : public Check {
       out.message = fmt::format("no gradients for {}", dtype_name(ctx.dtype));
       return out;
     }
-    if (!ctx.output.defined()) {
+    if (!ctx.output().defined()) {
       out.message = "the subject did not run";
       return out;
     }
-    const auto mine = gradient_on(*ctx.subject, *ctx.params, *ctx.input, *ctx.target.device, ctx.trace, ctx.seed);
+    const auto mine = gradient_on(replay, false, replay.input, *ctx.target.device, replay.trace);
     int64_t errors = 0;
-    for (const auto& f : mine.findings) {
+    for (const auto& f : mine.backward_findings) {
       out.findings.push_back(f.to_json());
       if (f.severity == Severity::kError) errors += f.count;
     }
     if (ctx.is_reference_row) {
       // The reference itself: finite differences, and its own backward traced.
-      if (!at::isfinite(*ctx.input).all().item<bool>()) {
+      if (!at::isfinite(replay.input).all().item<bool>()) {
         out.status = errors > 0 ? Status::kFail : Status::kSkip;
-        out.stats["backward_ops_traced"] = mine.ops_traced;
+        out.stats["backward_ops_traced"] = mine.backward_ops_traced;
         out.message = errors > 0 ? fmt::format("{}: {} placement error(s) in backward", ctx.result.id, errors)
                                  : "the input holds NaN or Inf: finite differences mean nothing there; the "
                                    "other devices' gradients are compared with this one";
         return out;
       }
-      auto fd = finite_differences(*ctx.subject, *ctx.params, *ctx.input, ctx.seed, out);
-      fd.stats["backward_ops_traced"] = mine.ops_traced;
+      auto fd = finite_differences(replay, out);
+      fd.stats["backward_ops_traced"] = mine.backward_ops_traced;
       if (errors > 0 && fd.status == Status::kPass) {
         fd.status = Status::kFail;
         fd.message = fmt::format("{}: {} placement error(s) in backward; first: {}", ctx.result.id,
-                                 errors, mine.findings.front().describe());
+                                 errors, mine.backward_findings.front().describe());
       }
       return fd;
     }
-    out.stats["backward_ops_traced"] = mine.ops_traced;
-    if (mine.error) {
-      const bool unsupported = mine.error->kind == FailureKind::kUnsupported;
+    out.stats["backward_ops_traced"] = mine.backward_ops_traced;
+    if (!mine.ran) {
+      const bool unsupported = mine.error.kind == FailureKind::kUnsupported;
       out.status = unsupported && !ctx.target.has_values() ? Status::kSkip : Status::kFail;
       out.message = fmt::format("backward on {} failed ({}): {}", ctx.target.resolved_name(),
-                                failure_kind_name(mine.error->kind), mine.error->message);
+                                failure_kind_name(mine.error.kind), mine.error.message);
       return out;
     }
-    const auto ref = gradient_on(*ctx.reference_subject, *ctx.reference_params, *ctx.input,
-                                 *ctx.reference_device, false, ctx.seed);
-    if (ref.error) {
-      out.message = "no reference gradient: " + ref.error->message;
+    const auto ref = gradient_on(replay, true, replay.input, *replay.reference_device, false);
+    if (!ref.ran) {
+      out.message = "no reference gradient: " + ref.error.message;
       return out;
     }
     std::vector<std::string> problems;
-    if (ref.grad.sizes() != mine.grad.sizes() || ref.grad.scalar_type() != mine.grad.scalar_type()) {
+    if (ref.gradient.sizes() != mine.gradient.sizes() || ref.gradient.scalar_type() != mine.gradient.scalar_type()) {
       problems.push_back(fmt::format("gradient {} {} differs from the reference's {} {}",
-                                     join_shape(mine.grad.sizes().vec()),
-                                     dtype_name(mine.grad.scalar_type()),
-                                     join_shape(ref.grad.sizes().vec()),
-                                     dtype_name(ref.grad.scalar_type())));
+                                     join_shape(mine.gradient.sizes().vec()),
+                                     dtype_name(mine.gradient.scalar_type()),
+                                     join_shape(ref.gradient.sizes().vec()),
+                                     dtype_name(ref.gradient.scalar_type())));
     }
     if (errors > 0) {
       problems.push_back(fmt::format("{} placement error(s) in backward; first: {}", errors,
-                                     mine.findings.front().describe()));
+                                     mine.backward_findings.front().describe()));
     }
     if (!ctx.target.has_values() || !problems.empty()) {
       out.describe = "backward runs and its gradient has the reference's shape and dtype";
@@ -242,7 +200,7 @@ class GradientCheck final : public Check {
     const auto tol = gradient_tolerance(ctx.setting, ctx.dtype, ctx.expect_exact);
     out.describe = "input gradient: " + tol.describe(ctx.dtype);
     out.stats["tolerance"] = tol.to_json();
-    const auto stats = compare_tensors(ref.grad, mine.grad, tol);
+    const auto stats = compare_tensors(ref.gradient, mine.gradient, tol);
     out.stats.update(stats.to_json());
     if (stats.within(tol)) {
       out.status = Status::kPass;

@@ -6,9 +6,9 @@
 // whether the encoders disagree (how many coefficients, where) or only the
 // entropy coding does (a bug either way for a deterministic encoder).
 
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
 #include "harness/checks/registry.h"
-#include "harness/core/error.h"
-#include "harness/core/json_reader.h"
 #include "harness/jpeg/assess.h"
 
 #include <ATen/ATen.h>
@@ -126,10 +126,10 @@ class JpegCheck final : public Check {
       out.message = "no bytes on meta: the encoder's device part ran for the placement check";
       return out;
     }
-    if (ctx.input == nullptr) throw std::logic_error("the jpeg check needs the trial's input");
-    const auto& input = *ctx.input;
+    const auto& replay = ctx.replay_for("jpeg");
+    const auto& input = replay.input;
     const int64_t images = input.size(0);
-    const auto bytes = ctx.output.contiguous();
+    const auto bytes = ctx.output().contiguous();
     if (bytes.dim() != 1 || bytes.scalar_type() != at::kByte) {
       out.status = Status::kFail;
       out.message = fmt::format("{}: expected a 1-D uint8 tensor of JPEG bytes", ctx.result.id);
@@ -140,8 +140,8 @@ class JpegCheck final : public Check {
     const auto ref_bytes = compare ? ctx.reference.contiguous() : at::Tensor();
     const auto refs = compare ? files_of(ref_bytes) : std::vector<Span>{};
     std::optional<int> quality;
-    if (ctx.params != nullptr && ctx.params->contains("quality") && (*ctx.params)["quality"].is_number_integer()) {
-      quality = (*ctx.params)["quality"].get<int>();
+    if (replay.params.contains("quality") && replay.params["quality"].is_number_integer()) {
+      quality = replay.params["quality"].get<int>();
     }
 
     std::vector<std::string> problems;
@@ -184,7 +184,7 @@ class JpegCheck final : public Check {
           if (differing == 0) {
             problems.push_back(fmt::format("file {}: bytes differ from {}'s although the quantized "
                                            "coefficients agree: the entropy coding is not deterministic",
-                                           n, ctx.reference_device ? ctx.reference_device->str() : "the reference"));
+                                           n, replay.reference_device ? replay.reference_device->str() : "the reference"));
           } else if (differing > 0 && settings.coefficients == "exact") {
             const auto& first = f["coefficients"]["first"][0];
             problems.push_back(fmt::format(

@@ -1,18 +1,18 @@
 // parity: the device's output against the reference output.
 //
 // With values: shape and dtype must match, then every element is compared
-// under the tolerance policy (core/tolerance.h) and the statistics of
-// core/compare.h go into the report. On meta, which carries no values, only
+// under the tolerance policy (base/tolerance.h) and the statistics of
+// base/compare.h go into the report. On meta, which carries no values, only
 // shape, dtype and device are compared.
 
+#include "harness/base/compare.h"
+#include "harness/base/dtype.h"
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
+#include "harness/base/text.h"
+#include "harness/base/tolerance.h"
 #include "harness/checks/registry.h"
-#include "harness/core/compare.h"
-#include "harness/core/dtype.h"
-#include "harness/core/error.h"
-#include "harness/core/json_reader.h"
-#include "harness/core/text.h"
-#include "harness/core/tolerance.h"
-#include "harness/report/artifacts.h"
+#include "harness/model/artifacts.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -24,7 +24,7 @@ std::string format_index(const std::vector<int64_t>& index) {
   return fmt::format("[{}]", fmt::join(index, ","));
 }
 
-// The setting: a tolerance (core/tolerance.h) plus "device_random": "skip"
+// The setting: a tolerance (base/tolerance.h) plus "device_random": "skip"
 // (the default: a trial that draws on its device is not comparable) or
 // "compare" (compare anyway: the subject's device draws are meant to match).
 struct ParitySetting {
@@ -64,7 +64,7 @@ class ParityCheck final : public Check {
     CheckOutcome out;
     out.name = name();
     const auto& ref = ctx.reference;
-    const auto& got = ctx.output;
+    const auto& got = ctx.output();
     out.stats["reference_shape"] = ref.sizes().vec();
     out.stats["output_shape"] = got.sizes().vec();
     out.stats["reference_dtype"] = dtype_name(ref.scalar_type());
@@ -79,8 +79,8 @@ class ParityCheck final : public Check {
       problems.push_back(fmt::format("dtype {} differs from the reference's {}",
                                      dtype_name(got.scalar_type()), dtype_name(ref.scalar_type())));
     }
-    if (ctx.output_device != *ctx.target.device) {
-      problems.push_back(fmt::format("output is on {}, expected {}", device_label(ctx.output_device),
+    if (ctx.execution.output_device != *ctx.target.device) {
+      problems.push_back(fmt::format("output is on {}, expected {}", device_label(ctx.execution.output_device),
                                      ctx.target.resolved_name()));
     }
 
@@ -96,17 +96,17 @@ class ParityCheck final : public Check {
 
     const auto setting = read_setting(ctx.setting);
     // Note [Replayed draws]: the device's own generator is not the CPU's.
-    if (ctx.device_draws != nullptr && !ctx.device_draws->empty() && !setting.compare_device_draws) {
-      const auto& first = ctx.device_draws->front();
+    if (ctx.device_draws() != nullptr && !ctx.device_draws()->empty() && !setting.compare_device_draws) {
+      const auto& first = ctx.device_draws()->front();
       out.status = Status::kSkip;
       out.describe = "not comparable: the subject draws random numbers on the device";
-      out.stats["device_draws"] = static_cast<int64_t>(ctx.device_draws->size());
+      out.stats["device_draws"] = static_cast<int64_t>(ctx.device_draws()->size());
       out.message = fmt::format(
           "not comparable: the subject draws random numbers on {} ({}{}{}), and a device's "
           "generator differs from the CPU's by design (set parity's \"device_random\": \"compare\" "
           "to compare anyway)",
           ctx.target.resolved_name(), first.op, first.source.empty() ? "" : " at " + first.source,
-          ctx.device_draws->size() > 1 ? fmt::format(" and {} more", ctx.device_draws->size() - 1) : "");
+          ctx.device_draws()->size() > 1 ? fmt::format(" and {} more", ctx.device_draws()->size() - 1) : "");
       return out;
     }
     Tolerance tol = resolve_tolerance(setting.tolerance, ctx.dtype);

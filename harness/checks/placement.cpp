@@ -8,8 +8,8 @@
 // kernel missing on meta) is skipped unless what ran before the stop already
 // shows an error.
 
+#include "harness/base/json_reader.h"
 #include "harness/checks/registry.h"
-#include "harness/core/json_reader.h"
 
 #include <fmt/format.h>
 #include <map>
@@ -72,7 +72,7 @@ class PlacementCheck final : public Check {
   CheckOutcome run(const CheckContext& ctx) const override {
     CheckOutcome out;
     out.name = name();
-    if (ctx.findings == nullptr) {
+    if (ctx.findings() == nullptr) {
       out.status = Status::kSkip;
       out.message = "placement tracing is off (--placement off)";
       return out;
@@ -84,7 +84,7 @@ class PlacementCheck final : public Check {
     int64_t errors = 0, warnings = 0, notes = 0;
     const Finding* first_error = nullptr;
     const Finding* first_warning = nullptr;
-    std::vector<Finding> findings = *ctx.findings;
+    std::vector<Finding> findings = *ctx.findings();
     for (auto& f : findings) {
       const auto it = setting.severity.find(f.kind);
       if (it != setting.severity.end()) f.severity = it->second;
@@ -102,16 +102,16 @@ class PlacementCheck final : public Check {
       }
     }
     out.stats = {{"mode", mode}, {"errors", errors}, {"warnings", warnings}, {"notes", notes},
-                 {"ops_traced", ctx.ops_traced}};
+                 {"ops_traced", ctx.execution.ops_traced}};
     const bool failing = errors > 0 || (mode == "strict" && warnings > 0);
     const auto counts = fmt::format("{} error(s), {} warning(s) in {} traced op(s)", errors,
-                                    warnings, ctx.ops_traced);
+                                    warnings, ctx.execution.ops_traced);
     if (failing) {
       const Finding& lead = first_error != nullptr ? *first_error : *first_warning;
       out.status = Status::kFail;
       out.message = fmt::format("{}: {}; first: [{}] {}", ctx.result.id, counts, lead.kind,
                                 lead.describe());
-    } else if (!ctx.output.defined()) {
+    } else if (!ctx.output().defined()) {
       out.status = Status::kSkip;
       out.message = fmt::format("the subject did not complete; {} before it stopped", counts);
     } else {
@@ -120,8 +120,8 @@ class PlacementCheck final : public Check {
                                                first_warning->kind, first_warning->describe())
                      : notes > 0 ? fmt::format("no errors or warnings in {} traced op(s); {} declared "
                                                "host transfer(s)",
-                                               ctx.ops_traced, notes)
-                                 : fmt::format("no findings in {} traced op(s)", ctx.ops_traced);
+                                               ctx.execution.ops_traced, notes)
+                                 : fmt::format("no findings in {} traced op(s)", ctx.execution.ops_traced);
     }
     return out;
   }

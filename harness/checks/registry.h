@@ -2,8 +2,8 @@
 /// Checks by name. Built-ins are added by register_builtins(); tests and user
 /// code may add their own with CheckRegistry::global().add().
 
+#include "harness/base/named_registry.h"
 #include "harness/checks/check.h"
-#include "harness/core/named_registry.h"
 
 #include <memory>
 

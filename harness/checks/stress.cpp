@@ -6,11 +6,11 @@
 // thread pool gave corrupt files on 4096x4096 frames). Opt-in per case: it
 // costs threads x iterations extra runs.
 
+#include "harness/base/dtype.h"
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
 #include "harness/checks/registry.h"
-#include "harness/core/cuda_support.h"
-#include "harness/core/dtype.h"
-#include "harness/core/error.h"
-#include "harness/core/json_reader.h"
+#include "harness/device/cuda_support.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -104,30 +104,32 @@ class StressCheck final : public Check {
       out.message = "meta has no values to compare";
       return out;
     }
-    if (!ctx.output.defined()) {
+    if (!ctx.output().defined()) {
       out.status = Status::kSkip;
       out.message = "the subject did not run";
       return out;
     }
-    if (ctx.subject == nullptr || ctx.input_recipe == nullptr || ctx.given == nullptr) {
-      throw std::logic_error("the stress check needs the subject and the input recipe");
-    }
-    const auto& subject = *ctx.subject;
+    const auto& replay = ctx.replay_for("stress");
+    const auto& subject = replay.subject;
     const auto device = *ctx.target.device;
-    InputRecipe recipe = *ctx.input_recipe;
+    InputRecipe recipe = replay.input_recipe;
     if (!s.shape.empty()) recipe.shape = s.shape;
     const int images = s.images > 0 ? s.images : s.threads;
 
     // Distinct images, parameters sampled for their shape, and each one's
     // single-threaded output: what every concurrent run must reproduce.
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(ctx.seed);
-    const auto probe = make_input(recipe, ctx.dtype, ctx.seed);
-    const auto params = subject.sample(*ctx.given, probe.sizes(), gen);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(replay.seed);
+    const auto probe = make_input(recipe, ctx.dtype, replay.seed);
+    const auto params = subject.sample(replay.given, probe.sizes(), gen);
+    // The process's generators are shared: concurrent calls cannot each
+    // start them from a seed.
+    ExecuteOptions concurrent;
+    concurrent.replay_draws = false;
     std::vector<at::Tensor> inputs, expected;
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < images; ++i) {
-      inputs.push_back(make_input(recipe, ctx.dtype, ctx.seed + 1000003ULL * static_cast<uint64_t>(i + 1)).to(device));
-      expected.push_back(subject.apply(inputs.back(), params).to(at::kCPU));
+      inputs.push_back(make_input(recipe, ctx.dtype, replay.seed + 1000003ULL * static_cast<uint64_t>(i + 1)));
+      expected.push_back(execute_or_throw(subject, inputs.back(), params, device, concurrent));
     }
     const auto t1 = std::chrono::steady_clock::now();
 
@@ -148,7 +150,7 @@ class StressCheck final : public Check {
         for (int it = 0; it < s.iterations; ++it) {
           const int image = (t + it) % images;
           try {
-            const auto got = subject.apply(inputs[static_cast<size_t>(image)], params).to(at::kCPU);
+            const auto got = execute_or_throw(subject, inputs[static_cast<size_t>(image)], params, device, concurrent);
             ++runs;
             const auto& want = expected[static_cast<size_t>(image)];
             if (got.sizes() != want.sizes() || got.scalar_type() != want.scalar_type() || !at::equal(got, want)) {

@@ -1,6 +1,6 @@
 #include "harness/jpeg/encoder.h"
 
-#include "harness/core/cuda_support.h"
+#include "harness/device/cuda_support.h"
 #include "harness/jpeg/tables.h"
 #include "harness/trace/scope.h"
 

@@ -1,9 +1,9 @@
 #include "harness/report/environment.h"
 
-#include "harness/core/cuda_support.h"
-#include "harness/core/plugin.h"
-#include "harness/core/device.h"
-#include "harness/core/vdev.h"
+#include "harness/device/cuda_support.h"
+#include "harness/device/device.h"
+#include "harness/device/vdev.h"
+#include "harness/run/plugin.h"
 
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>

@@ -1,9 +1,9 @@
 #include "harness/report/html.h"
 
-#include "harness/core/atomic_file.h"
-#include "harness/core/npy.h"
-#include "harness/core/png.h"
-#include "harness/core/rng.h"
+#include "harness/base/atomic_file.h"
+#include "harness/base/npy.h"
+#include "harness/base/png.h"
+#include "harness/base/rng.h"
 #include "harness/report/document.h"
 #include "harness/report/junit.h"
 #include "harness/report/markup.h"

@@ -9,8 +9,8 @@
 // and the partial file is removed. Readers therefore see either the previous
 // report or the complete new one, never half of one.
 
-#include "harness/core/atomic_file.h"
-#include "harness/core/error.h"
+#include "harness/base/atomic_file.h"
+#include "harness/base/error.h"
 #include "harness/report/document.h"
 #include "harness/report/reporter_registry.h"
 

@@ -1,6 +1,6 @@
 #include "harness/report/junit.h"
 
-#include "harness/core/atomic_file.h"
+#include "harness/base/atomic_file.h"
 #include "harness/report/document.h"
 #include "harness/report/markup.h"
 #include "harness/report/report_file.h"

@@ -1,8 +1,8 @@
 #include "harness/report/merge.h"
 
-#include "harness/core/error.h"
+#include "harness/base/error.h"
+#include "harness/model/results.h"
 #include "harness/report/document.h"
-#include "harness/report/model.h"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 #include "harness/report/report_file.h"
 
-#include "harness/core/error.h"
-#include "harness/core/json_reader.h"
-#include "harness/core/json_source.h"
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
+#include "harness/base/json_source.h"
 #include "harness/report/document.h"
 
 #include <fmt/format.h>
@@ -137,26 +137,6 @@ nlohmann::json parse_report(const std::string& path, const std::string& text) {
     throw InputError(doc.error(pointer, what + " (is this a devparity report?)"));
   });
   return std::move(doc.value);
-}
-
-std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report) {
-  std::map<std::string, std::set<std::string>> out;
-  for (const auto& r : report.at("results")) {
-    const auto status = r.at("status").get<std::string>();
-    if (status != "fail" && status != "error") continue;
-    const auto names = deciding_checks(r);
-    out[r.at("id").get<std::string>()].insert(names.begin(), names.end());
-  }
-  return out;
-}
-
-std::vector<std::string> deciding_checks(const nlohmann::json& result) {
-  std::vector<std::string> out;
-  const auto status = result.value("status", "");
-  for (const auto& c : result.value("checks", nlohmann::json::array())) {
-    if (c.value("status", "") == status) out.push_back(c.value("name", ""));
-  }
-  return out;
 }
 
 }  // namespace devparity

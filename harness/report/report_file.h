@@ -3,6 +3,8 @@
 /// the fields those commands rely on, and a bad one is an InputError naming
 /// the file, the position and the field.
 
+#include "harness/model/results.h"
+
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -20,13 +22,5 @@ nlohmann::json load_report(const std::string& path);
 
 /// The same for the text of a report (or of a .partial log) named `path`.
 nlohmann::json parse_report(const std::string& path, const std::string& text);
-
-/// The ids of a report's failing (fail or error) results -> the names of
-/// their failing checks.
-std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report);
-
-/// The names of a result's checks whose status is the result's own (those
-/// that decided it), in report order.
-std::vector<std::string> deciding_checks(const nlohmann::json& result);
 
 }  // namespace devparity

@@ -3,8 +3,8 @@
 /// builds the ones the user asked for (Catch2's reporter registry pattern,
 /// with the built-ins added explicitly by register_builtins()).
 
-#include "harness/core/named_registry.h"
-#include "harness/core/run_listener.h"
+#include "harness/base/named_registry.h"
+#include "harness/run/run_listener.h"
 
 #include <functional>
 #include <iosfwd>

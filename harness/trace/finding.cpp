@@ -1,6 +1,6 @@
 #include "harness/trace/finding.h"
 
-#include "harness/core/text.h"
+#include "harness/base/text.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -12,7 +12,7 @@ namespace devparity {
 /// Finding kinds (the `kind` field of reports).
 namespace finding_kind {
 /// Host data (or a tensor on another device) met device data in an op whose CUDA kernel
-/// refuses the mix (core/device_rules.h; a CPU scalar to `mul` is fine, to `cat` it is not).
+/// refuses the mix (device/device_rules.h; a CPU scalar to `mul` is fine, to `cat` it is not).
 constexpr const char* kForeignDeviceInput = "foreign_device_input";
 /// The subject returned a tensor that is not on the target device.
 constexpr const char* kWrongDeviceOutput = "wrong_device_output";

@@ -1,9 +1,9 @@
 #include "harness/trace/tracer.h"
 
-#include "harness/core/device.h"
-#include "harness/core/device_rules.h"
-#include "harness/core/dtype.h"
-#include "harness/core/op_arguments.h"
+#include "harness/base/dtype.h"
+#include "harness/device/device.h"
+#include "harness/device/device_rules.h"
+#include "harness/device/op_arguments.h"
 #include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>

@@ -1,6 +1,6 @@
+#include "harness/base/error.h"
 #include "harness/builtins.h"
 #include "harness/checks/registry.h"
-#include "harness/core/error.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -24,7 +24,11 @@ class ParityTest : public ::testing::Test {
                      const json& setting = true, c10::optional<c10::Device> output_device = {}) {
     target_ = resolve_device(device, DeviceInventory{});
     const auto dev = output_device ? *output_device : out.device();
-    const CheckContext ctx{result_, target_, ref.scalar_type(), ref, out, dev, setting};
+    Execution run;
+    run.ran = out.defined();
+    run.output = out;
+    run.output_device = dev;
+    const CheckContext ctx{result_, target_, ref.scalar_type(), setting, ref, run};
     return parity_->run(ctx);
   }
 

@@ -1,6 +1,6 @@
+#include "harness/base/error.h"
 #include "harness/builtins.h"
 #include "harness/checks/registry.h"
-#include "harness/core/error.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -25,8 +25,14 @@ class PlacementTest : public ::testing::Test {
   CheckOutcome run(const std::vector<Finding>* findings, const json& setting = true,
                    bool completed = true) {
     const at::Tensor none;
-    const CheckContext ctx{result_, target_, at::kFloat, none, completed ? output_ : none,
-                           c10::Device(c10::DeviceType::Meta), setting, findings, 7};
+    Execution run;
+    run.ran = completed;
+    run.output = completed ? output_ : none;
+    run.output_device = c10::Device(c10::DeviceType::Meta);
+    run.traced = findings != nullptr;
+    if (findings != nullptr) run.findings = *findings;
+    run.ops_traced = 7;
+    const CheckContext ctx{result_, target_, at::kFloat, setting, none, run};
     return check_->run(ctx);
   }
 

@@ -1,7 +1,7 @@
 // End-to-end runs of the devparity executable: exit codes, reports, messages.
 
-#include "harness/core/npy.h"
-#include "harness/core/png.h"
+#include "harness/base/npy.h"
+#include "harness/base/png.h"
 #include "tests/support/cli.h"
 #include "tests/support/schema.h"
 

@@ -4,8 +4,8 @@
 // an implementation independent of the reference gaussian_blur2d (and one the
 // meta device cannot run in LibTorch 1.13: conv2d has no meta kernel).
 
-#include "harness/core/json_reader.h"
-#include "harness/transforms/register.h"
+#include "harness/base/json_reader.h"
+#include "harness/subject/register.h"
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>

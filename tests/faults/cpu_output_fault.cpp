@@ -4,8 +4,8 @@
 // the CPU nothing shows; on meta the result comes back on the CPU:
 // wrong_device_output. The clean twin allocates on the input's device.
 
+#include "harness/subject/register.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/register.h"
 #include "tests/faults/fault_util.h"
 
 namespace devparity::faults {

@@ -3,8 +3,8 @@
 // `kFaulty`, registered twice (fault_<name> and clean_<name>) so the two
 // differ only in the seeded bug.
 
-#include "harness/core/json_reader.h"
-#include "harness/transforms/transform.h"
+#include "harness/base/json_reader.h"
+#include "harness/subject/transform.h"
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>

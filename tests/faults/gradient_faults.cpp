@@ -8,8 +8,8 @@
 //    with no device: implicit_device_factory in backward on every device, and
 //    a device mismatch on the others.
 
+#include "harness/subject/register.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/register.h"
 #include "tests/faults/fault_util.h"
 
 #include <torch/csrc/autograd/custom_function.h>

@@ -4,8 +4,8 @@
 // on every device, the CPU included; on meta the add fails as well. The clean
 // twin builds the gradient on the input's device.
 
+#include "harness/subject/register.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/register.h"
 #include "tests/faults/fault_util.h"
 
 namespace devparity::faults {

@@ -3,8 +3,8 @@
 // warning, failing in strict mode. On meta there is no value to read, so the
 // run fails there as well. The clean twin keeps the maximum on the device.
 
+#include "harness/subject/register.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/register.h"
 #include "tests/faults/fault_util.h"
 
 namespace devparity::faults {

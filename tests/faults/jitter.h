@@ -2,9 +2,9 @@
 // The colour jitter shared by the jitter faults: Planckian-style per-channel
 // gains looked up in a coefficient table (kornia's RandomPlanckianJitter).
 
-#include "harness/core/json_reader.h"
+#include "harness/base/json_reader.h"
+#include "harness/subject/transform.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/transform.h"
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>

@@ -6,8 +6,8 @@
 // with both devices named (kornia/kornia#2791). cpu and meta show nothing.
 // The clean twin takes the whole device, index included, from the input.
 
+#include "harness/subject/register.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/register.h"
 #include "tests/faults/fault_util.h"
 #include "tests/faults/jitter.h"
 

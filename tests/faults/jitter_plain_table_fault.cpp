@@ -4,9 +4,9 @@
 // foreign_device_input and device_mismatch_error naming aten::index.Tensor.
 // The clean twin registers the table, so the runner moves it.
 
+#include "harness/subject/register.h"
+#include "harness/subject/state.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/register.h"
-#include "harness/transforms/state.h"
 #include "tests/faults/fault_util.h"
 #include "tests/faults/jitter.h"
 

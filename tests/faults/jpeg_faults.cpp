@@ -22,9 +22,9 @@
 //    overwrite it meanwhile -> the stress check on the CPU.
 
 #include "harness/jpeg/validator.h"
+#include "harness/subject/register.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/jpeg_encode.h"
-#include "harness/transforms/register.h"
+#include "harness/transforms/codec/jpeg_encode.h"
 #include "tests/faults/fault_util.h"
 
 #include <mutex>

@@ -5,8 +5,8 @@
 // taps read as 0-dim CPU scalars would be legal). The finding carries that
 // scope chain. The clean twin takes the device from the input.
 
+#include "harness/subject/register.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/register.h"
 #include "tests/faults/fault_util.h"
 
 namespace devparity::faults {

@@ -4,8 +4,8 @@
 // device_without_index on aten::to, then the add fails naming both devices.
 // The clean twin builds the ramp on the input's device directly.
 
+#include "harness/subject/register.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/register.h"
 #include "tests/faults/fault_util.h"
 
 namespace devparity::faults {

@@ -2,7 +2,7 @@
 // kind and op, on this CPU-only machine (cpu and meta), and pass each clean
 // twin with no findings at all.
 
-#include "harness/core/json_source.h"
+#include "harness/base/json_source.h"
 #include "tests/support/run_suite.h"
 #include "tests/support/schema.h"
 

@@ -4,8 +4,8 @@
 // half a source pixel. Its clean twin has the convention right. Both are
 // written without any harness internals, as a user's transform would be.
 
-#include "harness/core/json_reader.h"
-#include "harness/transforms/register.h"
+#include "harness/base/json_reader.h"
+#include "harness/subject/register.h"
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>

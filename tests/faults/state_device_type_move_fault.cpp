@@ -4,9 +4,9 @@
 // lands on vdev:0: state_off_device, then a mismatch naming both devices.
 // The clean twin moves to the device itself.
 
+#include "harness/subject/register.h"
+#include "harness/subject/state.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/register.h"
-#include "harness/transforms/state.h"
 #include "tests/faults/fault_util.h"
 
 namespace devparity::faults {

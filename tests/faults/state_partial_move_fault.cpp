@@ -4,9 +4,9 @@
 // the runner moves it to meta, 'lut' is still on the CPU: state_off_device.
 // The clean twin's to() calls the base, which moves everything.
 
+#include "harness/subject/register.h"
+#include "harness/subject/state.h"
 #include "harness/trace/scope.h"
-#include "harness/transforms/register.h"
-#include "harness/transforms/state.h"
 #include "tests/faults/fault_util.h"
 
 namespace devparity::faults {

@@ -1,8 +1,8 @@
 // cuda:N-class seeded faults, caught on vdev:1 without a GPU; clean twins pass
 // everywhere, and the reference transforms have no findings on vdev:0/vdev:1.
 
-#include "harness/core/json_source.h"
-#include "harness/core/vdev.h"
+#include "harness/base/json_source.h"
+#include "harness/device/vdev.h"
 #include "tests/support/run_suite.h"
 #include "tests/support/schema.h"
 

@@ -5,11 +5,11 @@
 // libdevparity (the subjects the cases name) is linked as built. Run for a
 // bounded time by ctest (CaseFileFuzz).
 
+#include "harness/base/error.h"
+#include "harness/base/json_source.h"
 #include "harness/builtins.h"
-#include "harness/core/case.h"
-#include "harness/core/device.h"
-#include "harness/core/error.h"
-#include "harness/core/json_source.h"
+#include "harness/device/device.h"
+#include "harness/suite/case.h"
 
 #include <cstddef>
 #include <cstdint>

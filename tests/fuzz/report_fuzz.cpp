@@ -5,7 +5,7 @@
 // own. Built with clang (ASan + UBSan) by tests/CMakeLists.txt; ctest runs it
 // for a bounded time (ReportReaderFuzz).
 
-#include "harness/core/error.h"
+#include "harness/base/error.h"
 #include "harness/report/diff.h"
 #include "harness/report/junit.h"
 #include "harness/report/markup.h"

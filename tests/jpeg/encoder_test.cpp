@@ -3,11 +3,11 @@
 // same bytes on every device.
 
 #include "harness/builtins.h"
-#include "harness/core/input.h"
-#include "harness/core/vdev.h"
+#include "harness/device/vdev.h"
 #include "harness/jpeg/content.h"
 #include "harness/jpeg/encoder.h"
 #include "harness/jpeg/validator.h"
+#include "harness/subject/input.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // misbehaves only off the CPU, so its CPU rows (and every other subject's)
 // must survive. Loaded with `devparity run --plugin libdevparity_crash_plugin.so`.
 
-#include <harness/transforms/register.h>
+#include <harness/subject/register.h>
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>

@@ -5,7 +5,7 @@
 // torchvision-style fault twins next to them are each caught with their
 // kind, and their clean twins pass.
 
-#include "harness/core/vdev.h"
+#include "harness/device/vdev.h"
 #include "tests/support/cli.h"
 #include "tests/support/schema.h"
 

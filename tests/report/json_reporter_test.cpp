@@ -1,4 +1,4 @@
-#include "harness/core/error.h"
+#include "harness/base/error.h"
 #include "harness/report/environment.h"
 #include "harness/report/reporter_registry.h"
 #include "tests/support/run_suite.h"

@@ -3,7 +3,8 @@
 // with a seeded generator, then apply() on the input's device.
 
 #include "harness/builtins.h"
-#include "harness/transforms/registry.h"
+#include "harness/subject/execution.h"
+#include "harness/subject/transform_registry.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -23,7 +24,8 @@ inline at::Tensor apply_builtin(const std::string& name, const at::Tensor& x,
     return {};
   }
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-  return t->apply(x, t->sample(given, x.sizes(), gen));
+  // On the input's device, like the runner, through the one execute().
+  return execute_or_throw(*t, x, t->sample(given, x.sizes(), gen), x.device());
 }
 
 /// max |a - b| <= tol, compared in float64, with equal shapes.

@@ -2,7 +2,7 @@
 // A transform made from a function, for tests that need subjects with
 // particular behaviour (throwing, mixing devices, returning the wrong thing).
 
-#include "harness/transforms/registry.h"
+#include "harness/subject/transform_registry.h"
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>

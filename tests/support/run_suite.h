@@ -2,12 +2,12 @@
 // Runs a suite given as JSON text through the real loader, planner and runner.
 
 #include "harness/builtins.h"
-#include "harness/core/case.h"
-#include "harness/core/device.h"
-#include "harness/core/runner.h"
-#include "harness/core/vdev.h"
-#include "harness/core/trial.h"
+#include "harness/device/device.h"
+#include "harness/device/vdev.h"
 #include "harness/report/environment.h"
+#include "harness/run/runner.h"
+#include "harness/suite/case.h"
+#include "harness/suite/plan.h"
 #include "tests/support/event_recorder.h"
 #include "tests/support/temp_dir.h"
 

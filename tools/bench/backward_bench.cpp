@@ -4,7 +4,7 @@
 // inference does); forward+backward records the graph and backpropagates a
 // fixed upstream gradient into the input. ratios.py divides the two.
 
-#include "harness/transforms/state.h"
+#include "harness/subject/state.h"
 #include "tools/bench/bench_util.h"
 
 #include <ATen/core/grad_mode.h>

@@ -1,7 +1,7 @@
 // The benchmark runs with the host allocator tuned as devparity runs
 // (Note [Host allocator]), so LibTorch and our code pay the same costs.
 
-#include "harness/core/host_memory.h"
+#include "harness/device/host_memory.h"
 
 #include <benchmark/benchmark.h>
 

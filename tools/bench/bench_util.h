@@ -2,7 +2,8 @@
 // Shared set-up for the benchmarks: registered subjects with sampled params.
 
 #include "harness/builtins.h"
-#include "harness/transforms/registry.h"
+#include "harness/subject/execution.h"
+#include "harness/subject/transform_registry.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -29,8 +30,11 @@ inline void run_subject(benchmark::State& state, const std::string& subject, con
   if (t == nullptr) throw std::runtime_error("no subject " + subject);
   auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
   const auto params = t->sample(given, x.sizes(), gen);
+  ExecuteOptions options;
+  options.copy_input = false;
+  options.keep_on_device = true;
   for (auto _ : state) {
-    auto y = t->apply(x, params);
+    auto y = execute_or_throw(*t, x, params, x.device(), options);
     benchmark::DoNotOptimize(y.data_ptr());
   }
   state.SetItemsProcessed(state.iterations() * x.numel());

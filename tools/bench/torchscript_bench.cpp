@@ -3,9 +3,9 @@
 // does for every trial) and the tracer, on 1x3x512x512 float32, against the
 // module's own forward.
 
-#include "harness/core/json_reader.h"
+#include "harness/base/json_reader.h"
+#include "harness/subject/subject_kind.h"
 #include "harness/trace/tracer.h"
-#include "harness/transforms/subject_kind.h"
 #include "tools/bench/bench_util.h"
 
 #include <torch/csrc/jit/serialization/import.h>

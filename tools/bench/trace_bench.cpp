@@ -3,11 +3,11 @@
 // (many small ops, host sampling, source lines), with and without the
 // placement tracer around apply(), seeded with the input as the runner does.
 
-#include "harness/core/json_reader.h"
-#include "harness/core/replayed_draws.h"
+#include "harness/base/json_reader.h"
+#include "harness/subject/state.h"
+#include "harness/subject/subject_kind.h"
+#include "harness/trace/replayed_draws.h"
 #include "harness/trace/tracer.h"
-#include "harness/transforms/state.h"
-#include "harness/transforms/subject_kind.h"
 #include "tools/bench/bench_util.h"
 
 namespace devparity::bench {

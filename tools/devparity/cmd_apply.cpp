@@ -1,11 +1,12 @@
-#include "harness/core/device.h"
-#include "harness/core/dtype.h"
-#include "harness/core/error.h"
-#include "harness/core/atomic_file.h"
-#include "harness/core/npy.h"
+#include "harness/base/atomic_file.h"
+#include "harness/base/dtype.h"
+#include "harness/base/error.h"
+#include "harness/base/npy.h"
+#include "harness/base/text.h"
+#include "harness/device/device.h"
 #include "harness/jpeg/validator.h"
-#include "harness/core/text.h"
-#include "harness/transforms/registry.h"
+#include "harness/subject/execution.h"
+#include "harness/subject/transform_registry.h"
 #include "tools/devparity/commands.h"
 
 #include <ATen/ATen.h>
@@ -88,15 +89,15 @@ int cmd_apply(const Options& options) {
     throw InputError(fmt::format("{}: {}", o.input, e.what()));
   }
 
-  at::Tensor output;
-  try {
-    output = subject->apply(input.to(*target.device), params).to(at::kCPU);
-  } catch (const std::exception& e) {
-    const auto err = classify_exception(e);
+  ExecuteOptions run_options;
+  run_options.seed = o.seed;
+  const auto run = execute(*subject, input, params, *target.device, run_options);
+  if (!run.ran) {
     fmt::print(stderr, "devparity: {} failed on {} ({}): {}\n", o.subject, target.resolved_name(),
-               failure_kind_name(err.kind), err.message);
+               failure_kind_name(run.error.kind), run.error.message);
     return 1;
   }
+  const auto& output = run.output;
   auto written = nlohmann::json::array({o.output});
   if (subject->info().output == "jpeg" && is_jpeg_path(o.output)) {
     written = write_jpeg_files(o.output, output);

@@ -1,4 +1,4 @@
-#include "harness/core/atomic_file.h"
+#include "harness/base/atomic_file.h"
 #include "harness/report/html.h"
 #include "harness/report/report_file.h"
 #include "tools/devparity/commands.h"

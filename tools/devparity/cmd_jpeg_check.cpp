@@ -1,8 +1,8 @@
 // devparity jpeg-check: the validator the runner's jpeg check uses, on files.
 
-#include "harness/core/error.h"
-#include "harness/core/npy.h"
-#include "harness/core/png.h"
+#include "harness/base/error.h"
+#include "harness/base/npy.h"
+#include "harness/base/png.h"
 #include "harness/jpeg/assess.h"
 #include "tools/devparity/commands.h"
 

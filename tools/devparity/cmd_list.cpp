@@ -1,11 +1,11 @@
+#include "harness/base/dtype.h"
 #include "harness/checks/registry.h"
-#include "harness/core/case.h"
-#include "harness/core/device.h"
-#include "harness/core/dtype.h"
-#include "harness/core/input.h"
+#include "harness/device/device.h"
 #include "harness/report/reporter_registry.h"
-#include "harness/transforms/registry.h"
-#include "harness/transforms/subject_kind.h"
+#include "harness/subject/input.h"
+#include "harness/subject/subject_kind.h"
+#include "harness/subject/transform_registry.h"
+#include "harness/suite/case.h"
 #include "tools/devparity/commands.h"
 
 #include <fmt/format.h>

@@ -1,10 +1,10 @@
 // devparity: command-line entry point. Maps errors to the exit codes of
 // DESIGN.md: 2 for bad usage or bad input, 3 for internal errors.
 
+#include "harness/base/error.h"
 #include "harness/builtins.h"
-#include "harness/core/error.h"
-#include "harness/core/host_memory.h"
-#include "harness/core/plugin.h"
+#include "harness/device/host_memory.h"
+#include "harness/run/plugin.h"
 #include "tools/devparity/commands.h"
 
 #include <fmt/format.h>

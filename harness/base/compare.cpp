@@ -1,0 +1,305 @@
+#include "harness/base/compare.h"
+
+#include "harness/base/dtype.h"
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <stdexcept>
+
+namespace devparity {
+namespace {
+
+int64_t ordered_bits(float f) {
+  int32_t i;
+  std::memcpy(&i, &f, sizeof(i));
+  return i < 0 ? static_cast<int64_t>(INT32_MIN) - i : i;
+}
+
+__int128 ordered_bits(double d) {
+  int64_t i;
+  std::memcpy(&i, &d, sizeof(i));
+  return i < 0 ? static_cast<__int128>(INT64_MIN) - i : i;
+}
+
+template <typename T>
+uint64_t ulp_distance(T a, T b) {
+  const auto d = static_cast<__int128>(ordered_bits(a)) - static_cast<__int128>(ordered_bits(b));
+  const __int128 m = d < 0 ? -d : d;
+  return m > static_cast<__int128>(UINT64_MAX) ? UINT64_MAX : static_cast<uint64_t>(m);
+}
+
+// Geometry of the pixel grid: planes x height x width, channels collapsed.
+struct Grid {
+  int64_t planes = 0, channels = 1, height = 1, width = 1;
+  bool image = false;
+};
+
+Grid grid_of(const at::Tensor& t) {
+  Grid g;
+  const auto sizes = t.sizes();
+  if (sizes.size() < 2) return g;
+  g.image = true;
+  g.width = sizes[sizes.size() - 1];
+  g.height = sizes[sizes.size() - 2];
+  g.channels = sizes.size() >= 3 ? sizes[sizes.size() - 3] : 1;
+  g.planes = g.height * g.width * g.channels == 0 ? 0 : t.numel() / (g.height * g.width * g.channels);
+  return g;
+}
+
+SpatialStats spatial(const std::vector<uint8_t>& pixel_mask, const Grid& g) {
+  SpatialStats s;
+  if (!g.image) {
+    s.pattern = "n/a";
+    return s;
+  }
+  const int64_t plane_size = g.height * g.width;
+  std::vector<uint8_t> seen(pixel_mask.size(), 0);
+  std::deque<int64_t> queue;
+  for (int64_t p = 0; p < static_cast<int64_t>(pixel_mask.size()); ++p) {
+    if (!pixel_mask[p] || seen[p]) continue;
+    // Breadth-first over the 8-connected component of p.
+    int64_t size = 0;
+    seen[p] = 1;
+    queue.push_back(p);
+    const int64_t base = (p / plane_size) * plane_size;
+    while (!queue.empty()) {
+      const int64_t q = queue.front();
+      queue.pop_front();
+      ++size;
+      const int64_t y = (q - base) / g.width, x = (q - base) % g.width;
+      for (int64_t dy = -1; dy <= 1; ++dy) {
+        for (int64_t dx = -1; dx <= 1; ++dx) {
+          const int64_t ny = y + dy, nx = x + dx;
+          if ((dy == 0 && dx == 0) || ny < 0 || nx < 0 || ny >= g.height || nx >= g.width) continue;
+          const int64_t r = base + ny * g.width + nx;
+          if (pixel_mask[r] && !seen[r]) {
+            seen[r] = 1;
+            queue.push_back(r);
+          }
+        }
+      }
+    }
+    s.pixels += size;
+    if (size == 1) {
+      ++s.isolated;
+    } else {
+      ++s.clusters;
+      s.largest_cluster = std::max(s.largest_cluster, size);
+    }
+  }
+  if (s.pixels == 0) s.pattern = "none";
+  else if (s.clusters == 0) s.pattern = "isolated";
+  else if (s.largest_cluster <= kSpeckPixels) s.pattern = "scattered";
+  else s.pattern = "clustered";
+  return s;
+}
+
+std::vector<int64_t> unravel(int64_t flat, c10::IntArrayRef sizes) {
+  std::vector<int64_t> index(sizes.size(), 0);
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    index[d] = sizes[d] == 0 ? 0 : flat % sizes[d];
+    flat = sizes[d] == 0 ? 0 : flat / sizes[d];
+  }
+  return index;
+}
+
+int bucket_of(int64_t diff) {
+  if (diff < 4) return static_cast<int>(diff);
+  int b = 2;
+  while ((int64_t{1} << b) <= diff) ++b;
+  return b;  // 4-7 -> 3, 8-15 -> 4, ..., 128-255 -> 8
+}
+
+std::pair<int64_t, int64_t> bucket_range(int b) {
+  if (b < 4) return {b, b};
+  return {int64_t{1} << (b - 1), (int64_t{1} << b) - 1};
+}
+
+template <typename T>
+CompareStats compare_typed(const at::Tensor& ref_t, const at::Tensor& out_t,
+                           const Tolerance& tol) {
+  constexpr bool kFloating = std::is_floating_point<T>::value;
+  const T* ref = ref_t.data_ptr<T>();
+  const T* out = out_t.data_ptr<T>();
+  CompareStats s;
+  s.numel = ref_t.numel();
+  const Grid grid = grid_of(ref_t);
+  const int64_t plane_pixels = grid.height * grid.width;
+  std::vector<uint8_t> diff_pixels(grid.image ? grid.planes * plane_pixels : 0, 0);
+  std::vector<uint8_t> bad_pixels(diff_pixels.size(), 0);
+  std::vector<int64_t> histogram;
+  double sum_abs = 0.0, sum_sq = 0.0;
+  int64_t finite_pairs = 0, worst = -1, first_special = -1;
+  uint64_t max_ulp = 0;
+
+  for (int64_t i = 0; i < s.numel; ++i) {
+    const double e = static_cast<double>(ref[i]);
+    const double a = static_cast<double>(out[i]);
+    bool differs = false, bad = false;
+    if constexpr (kFloating) {
+      const bool e_nan = std::isnan(e), a_nan = std::isnan(a);
+      const bool e_inf = std::isinf(e), a_inf = std::isinf(a);
+      if (e_nan || a_nan) {
+        if (e_nan != a_nan) {
+          ++s.nan_mismatches;
+          differs = bad = true;
+        }
+      } else if (e_inf || a_inf) {
+        if (e != a) {
+          ++s.inf_mismatches;
+          differs = bad = true;
+        }
+      }
+      if (differs && first_special < 0) first_special = i;
+      if (!(e_nan || a_nan || e_inf || a_inf)) {
+        const double d = std::fabs(a - e);
+        ++finite_pairs;
+        sum_abs += d;
+        sum_sq += d * d;
+        if (d > 0.0) {
+          differs = true;
+          bad = d > tol.atol + tol.rtol * std::fabs(e);
+          s.max_rel = std::max(s.max_rel, e != 0.0 ? d / std::fabs(e)
+                                                   : std::numeric_limits<double>::infinity());
+          max_ulp = std::max(max_ulp, ulp_distance(ref[i], out[i]));
+          if (d > s.max_abs) {
+            s.max_abs = d;
+            worst = i;
+          }
+        }
+      }
+    } else {
+      const int64_t d64 = std::llabs(static_cast<int64_t>(out[i]) - static_cast<int64_t>(ref[i]));
+      const double d = static_cast<double>(d64);
+      ++finite_pairs;
+      sum_abs += d;
+      sum_sq += d * d;
+      const int b = bucket_of(d64);
+      if (static_cast<int>(histogram.size()) <= b) histogram.resize(b + 1, 0);
+      ++histogram[b];
+      if (d64 > 0) {
+        differs = true;
+        bad = d > tol.atol + tol.rtol * std::fabs(e);
+        s.max_rel = std::max(s.max_rel, e != 0.0 ? d / std::fabs(e)
+                                                 : std::numeric_limits<double>::infinity());
+        if (d > s.max_abs) {
+          s.max_abs = d;
+          worst = i;
+        }
+      }
+    }
+    if (differs) ++s.differing;
+    if (bad) ++s.mismatches;
+    if (grid.image && (differs || bad)) {
+      const int64_t plane = i / (grid.channels * plane_pixels);
+      const int64_t pixel = plane * plane_pixels + i % plane_pixels;
+      if (differs) diff_pixels[pixel] = 1;
+      if (bad) bad_pixels[pixel] = 1;
+    }
+  }
+
+  if (worst < 0) worst = first_special;
+  if (worst >= 0) {
+    s.worst_index = unravel(worst, ref_t.sizes());
+    s.worst_reference = static_cast<double>(ref[worst]);
+    s.worst_output = static_cast<double>(out[worst]);
+  }
+  if (kFloating) s.max_ulp = max_ulp;
+  s.mean_abs = finite_pairs ? sum_abs / static_cast<double>(finite_pairs) : 0.0;
+  s.mismatch_fraction = s.numel ? static_cast<double>(s.mismatches) / static_cast<double>(s.numel) : 0.0;
+  const double peak = kFloating ? 1.0 : 255.0;
+  const double mse = finite_pairs ? sum_sq / static_cast<double>(finite_pairs) : 0.0;
+  s.psnr_db = mse > 0.0 ? 10.0 * std::log10(peak * peak / mse) : std::numeric_limits<double>::infinity();
+  for (int b = 0; b < static_cast<int>(histogram.size()); ++b) {
+    if (histogram[b] == 0) continue;
+    const auto range = bucket_range(b);
+    s.histogram.push_back({range.first, range.second, histogram[b]});
+  }
+  s.differences = spatial(diff_pixels, grid);
+  s.mismatched = spatial(bad_pixels, grid);
+  return s;
+}
+
+nlohmann::json spatial_json(const SpatialStats& s) {
+  return {{"pattern", s.pattern},   {"pixels", s.pixels},   {"isolated", s.isolated},
+          {"clusters", s.clusters}, {"largest_cluster", s.largest_cluster}};
+}
+
+}  // namespace
+
+nlohmann::json json_number(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  return value;
+}
+
+bool CompareStats::within(const Tolerance& tolerance) const {
+  const auto allowed = static_cast<int64_t>(
+      std::floor(tolerance.mismatch_fraction * static_cast<double>(numel) + 1e-9));
+  return mismatches <= allowed;
+}
+
+nlohmann::json CompareStats::to_json() const {
+  nlohmann::json j = {
+      {"numel", numel},
+      {"max_abs", json_number(max_abs)},
+      {"mean_abs", json_number(mean_abs)},
+      {"max_rel", json_number(max_rel)},
+      {"differing", differing},
+      {"mismatches", mismatches},
+      {"mismatch_fraction", json_number(mismatch_fraction)},
+      {"nan_mismatches", nan_mismatches},
+      {"inf_mismatches", inf_mismatches},
+      {"psnr_db", json_number(psnr_db)},
+      {"differences", spatial_json(differences)},
+      {"mismatched", spatial_json(mismatched)},
+  };
+  if (max_ulp) j["max_ulp"] = *max_ulp;
+  if (!worst_index.empty()) {
+    j["worst"] = {{"index", worst_index},
+                  {"reference", json_number(worst_reference)},
+                  {"output", json_number(worst_output)}};
+  }
+  if (!histogram.empty()) {
+    auto h = nlohmann::json::array();
+    for (const auto& b : histogram) h.push_back({{"low", b.low}, {"high", b.high}, {"count", b.count}});
+    j["abs_diff_histogram"] = h;
+  }
+  return j;
+}
+
+CompareStats compare_tensors(const at::Tensor& reference, const at::Tensor& output,
+                             const Tolerance& tolerance) {
+  if (reference.sizes() != output.sizes()) {
+    throw std::invalid_argument("compare_tensors: shapes differ");
+  }
+  if (reference.scalar_type() != output.scalar_type()) {
+    throw std::invalid_argument("compare_tensors: dtypes differ");
+  }
+  auto ref = reference.to(at::kCPU).contiguous();
+  auto out = output.to(at::kCPU).contiguous();
+  switch (ref.scalar_type()) {
+    case at::kFloat: return compare_typed<float>(ref, out, tolerance);
+    case at::kDouble: return compare_typed<double>(ref, out, tolerance);
+    case at::kHalf:
+    case at::kBFloat16: {
+      // Compared in float32; ULP distances are then float32's.
+      return compare_typed<float>(ref.to(at::kFloat), out.to(at::kFloat), tolerance);
+    }
+    case at::kByte: return compare_typed<uint8_t>(ref, out, tolerance);
+    case at::kChar: return compare_typed<int8_t>(ref, out, tolerance);
+    case at::kShort: return compare_typed<int16_t>(ref, out, tolerance);
+    case at::kInt: return compare_typed<int32_t>(ref, out, tolerance);
+    case at::kLong: return compare_typed<int64_t>(ref, out, tolerance);
+    case at::kBool: return compare_typed<uint8_t>(ref.to(at::kByte), out.to(at::kByte), tolerance);
+    default:
+      throw std::invalid_argument("compare_tensors: unsupported dtype " +
+                                  dtype_name(ref.scalar_type()));
+  }
+}
+
+}  // namespace devparity

@@ -1,0 +1,76 @@
+#pragma once
+/// Element-wise comparison of a device's output with the reference output.
+
+#include "harness/base/tolerance.h"
+
+#include <ATen/core/Tensor.h>
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace devparity {
+
+/// Where a set of pixels lies: single pixels or small specks (salt and
+/// pepper, the signature of rounding) or connected regions (a misplaced edge,
+/// a wrong kernel, a corrupt block). Pixels are (plane, y, x), channels
+/// collapsed, 8-connected.
+struct SpatialStats {
+  /// none | isolated (every pixel alone) | scattered (specks of at most
+  /// kSpeckPixels) | clustered (a region larger than that) | n/a (not an image)
+  std::string pattern = "none";
+  int64_t pixels = 0;            ///< pixels with at least one channel in the set
+  int64_t isolated = 0;          ///< of those, pixels with no 8-neighbour in the set
+  int64_t clusters = 0;          ///< 8-connected groups of two or more pixels
+  int64_t largest_cluster = 0;   ///< pixels in the largest group
+};
+
+/// The largest group of connected pixels still called a speck (a 3x3 block).
+constexpr int64_t kSpeckPixels = 9;
+
+/// One bucket of the |diff| histogram (integer dtypes).
+struct HistogramBucket {
+  int64_t low = 0;   ///< smallest |diff| in the bucket
+  int64_t high = 0;  ///< largest |diff| in the bucket
+  int64_t count = 0;
+};
+
+/// Statistics of output vs reference.
+struct CompareStats {
+  int64_t numel = 0;
+  double max_abs = 0.0;   ///< max |out - ref| over elements finite in both
+  double mean_abs = 0.0;  ///< mean |out - ref| over elements finite in both
+  double max_rel = 0.0;   ///< max |out - ref| / |ref|; infinite when ref is 0 and out is not
+  std::optional<uint64_t> max_ulp;  ///< floating dtypes: max distance in units in the last place
+  int64_t differing = 0;            ///< elements that differ at all
+  int64_t mismatches = 0;           ///< elements outside tolerance, NaN/Inf mismatches included
+  double mismatch_fraction = 0.0;   ///< mismatches / numel
+  int64_t nan_mismatches = 0;       ///< NaN in exactly one of the two
+  int64_t inf_mismatches = 0;       ///< infinite in one, or infinities of opposite sign
+  std::vector<int64_t> worst_index;  ///< index of the largest |diff| (first NaN/Inf mismatch if none)
+  double worst_reference = 0.0;      ///< reference value there
+  double worst_output = 0.0;         ///< output value there
+  std::vector<HistogramBucket> histogram;  ///< integer dtypes: |diff| buckets 0,1,2,3,4-7,8-15,...
+  SpatialStats differences;  ///< where any difference is
+  SpatialStats mismatched;   ///< where the out-of-tolerance elements are
+  double psnr_db = std::numeric_limits<double>::infinity();  ///< peak 255 (integers) or 1 (floats)
+
+  /// True when the mismatches fit within the tolerance's allowed fraction.
+  bool within(const Tolerance& tolerance) const;
+  /// The statistics as written in reports (non-finite numbers as strings).
+  nlohmann::json to_json() const;
+};
+
+/// Compares two tensors of the same shape and dtype (any device; they are
+/// copied to the CPU). Throws std::invalid_argument when shapes or dtypes differ.
+CompareStats compare_tensors(const at::Tensor& reference, const at::Tensor& output,
+                             const Tolerance& tolerance);
+
+/// A double for JSON: a number when finite, else "Infinity", "-Infinity" or "NaN".
+nlohmann::json json_number(double value);
+
+}  // namespace devparity

@@ -1,0 +1,37 @@
+#include "harness/base/interrupt.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+
+namespace devparity::interrupt {
+namespace {
+
+std::atomic<int> g_signal{0};
+
+void on_signal(int sig) {
+  int expected = 0;
+  if (!g_signal.compare_exchange_strong(expected, sig)) {
+    // The second one: stop now, as the default action would.
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+  }
+}
+
+}  // namespace
+
+void install() {
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: a worker's poll() wakes up
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+int signal() { return g_signal.load(); }
+
+void reset() { g_signal.store(0); }
+
+}  // namespace devparity::interrupt

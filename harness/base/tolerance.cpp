@@ -1,0 +1,110 @@
+#include "harness/base/tolerance.h"
+
+#include "harness/base/dtype.h"
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+namespace {
+
+bool keyed_by_dtype(const nlohmann::json& setting) {
+  for (const auto& item : setting.items()) {
+    if (parse_dtype(item.key())) return true;
+  }
+  return false;
+}
+
+Tolerance read_override(const nlohmann::json& value, const std::string& pointer,
+                        c10::ScalarType dtype) {
+  ObjectReader reader(value, pointer);
+  Tolerance t = default_tolerance(dtype);
+  t.atol = reader.number("atol", t.atol, 0.0);
+  t.rtol = reader.number("rtol", t.rtol, 0.0);
+  t.mismatch_fraction = reader.number("mismatch_fraction", 0.0, 0.0, 1.0);
+  t.reason = reader.string("reason", std::string());
+  reader.finish();
+  if (t.reason.empty()) {
+    throw FieldError(pointer, "a tolerance override needs a non-empty \"reason\" saying why the "
+                              "default does not apply");
+  }
+  t.is_default = false;
+  return t;
+}
+
+}  // namespace
+
+Tolerance default_tolerance(c10::ScalarType dtype) {
+  Tolerance t;
+  // torch.testing.assert_close's _DTYPE_PRECISIONS (rtol, atol); other dtypes exact.
+  switch (dtype) {
+    case c10::ScalarType::Half: t.rtol = 1e-3; t.atol = 1e-5; break;
+    case c10::ScalarType::BFloat16: t.rtol = 1.6e-2; t.atol = 1e-5; break;
+    case c10::ScalarType::Float: t.rtol = 1.3e-6; t.atol = 1e-5; break;
+    case c10::ScalarType::Double: t.rtol = 1e-7; t.atol = 1e-7; break;
+    default: break;
+  }
+  return t;
+}
+
+std::string Tolerance::describe(c10::ScalarType dtype) const {
+  std::string rule;
+  if (atol == 0.0 && rtol == 0.0) {
+    rule = "exact match";
+  } else if (rtol == 0.0) {
+    rule = fmt::format("|diff| <= {:g}", atol);
+  } else {
+    rule = fmt::format("|diff| <= {:g} + {:g}*|ref|", atol, rtol);
+  }
+  if (mismatch_fraction > 0.0) {
+    rule += fmt::format(" for all but {:g}% of elements", mismatch_fraction * 100.0);
+  }
+  std::string origin = "override: " + reason;
+  if (is_default) {
+    origin = !reason.empty() ? "default: " + reason
+             : is_floating(dtype) ? "default: torch.testing.assert_close"
+                                  : "default";
+  }
+  return fmt::format("{} for {} ({})", rule, dtype_name(dtype), origin);
+}
+
+nlohmann::json Tolerance::to_json() const {
+  nlohmann::json out = {{"atol", atol}, {"rtol", rtol}, {"mismatch_fraction", mismatch_fraction},
+                        {"default", is_default}};
+  if (!reason.empty()) out["reason"] = reason;
+  return out;
+}
+
+Tolerance resolve_tolerance(const nlohmann::json& setting, c10::ScalarType dtype) {
+  if (setting.is_boolean() || setting.is_null()) return default_tolerance(dtype);
+  if (!setting.is_object()) {
+    throw FieldError("", fmt::format("expected true, false or a tolerance object, got {}",
+                                     describe_json(setting)));
+  }
+  if (!keyed_by_dtype(setting)) return read_override(setting, "", dtype);
+  for (const auto& item : setting.items()) {
+    if (!parse_dtype(item.key())) {
+      throw FieldError("/" + item.key(),
+                       fmt::format("'{}' is not a dtype; give either one tolerance for all "
+                                   "dtypes or one per dtype name",
+                                   item.key()),
+                       /*at_key=*/true);
+    }
+  }
+  const auto it = setting.find(dtype_name(dtype));
+  if (it == setting.end()) return default_tolerance(dtype);
+  return read_override(*it, "/" + dtype_name(dtype), dtype);
+}
+
+void validate_tolerance(const nlohmann::json& setting) {
+  for (auto dtype : known_dtypes()) resolve_tolerance(setting, dtype);
+  if (setting.is_object() && keyed_by_dtype(setting)) {
+    for (const auto& item : setting.items()) {
+      resolve_tolerance(setting, *parse_dtype(item.key()));
+    }
+  }
+}
+
+}  // namespace devparity

@@ -1,0 +1,71 @@
+// CUDA builds only (DEVPARITY_WITH_CUDA). Uses APIs present in LibTorch 1.13 and 2.x.
+#include "harness/device/cuda_support.h"
+
+#include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/cuda.h>
+
+#include <fmt/format.h>
+
+#include <mutex>
+
+namespace devparity::cuda {
+
+bool compiled() { return true; }
+
+int device_count() { return static_cast<int>(torch::cuda::device_count()); }
+
+std::string runtime_version() {
+#ifdef CUDA_VERSION
+  return fmt::format("{}.{}", CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10);
+#else
+  return "unknown";
+#endif
+}
+
+std::string device_model(int index) {
+  const cudaDeviceProp* prop = at::cuda::getDeviceProperties(index);
+  return fmt::format("{}, {:.1f} GiB, sm_{}{}", prop->name,
+                     static_cast<double>(prop->totalGlobalMem) / (1024.0 * 1024.0 * 1024.0),
+                     prop->major, prop->minor);
+}
+
+void seed_default_generator(int index, uint64_t seed) {
+  auto gen = at::cuda::detail::getDefaultCUDAGenerator(static_cast<c10::DeviceIndex>(index));
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_current_seed(seed);
+}
+
+void synchronize(int index) { torch::cuda::synchronize(index); }
+
+// Note [Device to host hand-over]
+// The order is the whole point (pytorch/vision#8587: an event recorded before
+// the encode ordered nothing, and 4K frames came out as noise):
+//  1. the copy is enqueued on the *current* stream, the one the kernels that
+//     produced `src` ran on, so it starts only after they finish;
+//  2. it is non-blocking into pinned memory (a pageable destination would
+//     make the copy synchronous and hide a missing wait in testing);
+//  3. the event is recorded on that stream *after* the copy, so it completes
+//     only when the bytes have landed;
+//  4. the host waits on the event before anyone reads the buffer.
+at::Tensor copy_to_host(const at::Tensor& src) {
+  c10::cuda::CUDAGuard guard(src.device());
+  auto host = at::empty(src.sizes(), src.options().device(at::kCPU).pinned_memory(true));
+  const auto stream = c10::cuda::getCurrentCUDAStream(src.device().index());
+  host.copy_(src, /*non_blocking=*/true);
+  at::cuda::CUDAEvent copied;
+  copied.record(stream);
+  copied.synchronize();
+  return host;
+}
+
+std::shared_ptr<void> use_pool_stream(int index) {
+  auto stream = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, static_cast<c10::DeviceIndex>(index));
+  return std::make_shared<c10::cuda::CUDAStreamGuard>(stream);
+}
+
+}  // namespace devparity::cuda

@@ -1,0 +1,63 @@
+#pragma once
+/// The device matrix: parsing device names and resolving them on this machine.
+///
+/// Grammar of one token: `cpu` | `meta` | `cuda` | `cuda:<index>` | `cuda:N` |
+/// `vdev` | `vdev:<index>` | `vdev:N` | `auto` | `all`. `cuda` means `cuda:0`
+/// and `vdev` `vdev:0`. `cuda:N` / `vdev:N` is the highest index when there
+/// are two or more (the "non-zero device" that hides placement bugs). `vdev`
+/// is devparity's simulated accelerator (device/vdev.h). `auto`/`all` expand to
+/// cpu, cuda:0, cuda:N, then vdev:0 and vdev:1 when the machine has no CUDA
+/// device, then meta; the CUDA entries are kept, as absent, on machines
+/// without them, so that every device gets a result (skipped, with the reason).
+
+#include <c10/core/Device.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace devparity {
+
+/// What this machine has, probed once.
+struct DeviceInventory {
+  int cuda_count = 0;          ///< CUDA devices visible to LibTorch
+  bool cuda_compiled = false;  ///< this build has the CUDA support file
+  int vdev_count = 0;          ///< virtual device indices installed (device/vdev.h)
+
+  /// Probes the machine.
+  static DeviceInventory probe();
+};
+
+/// One entry of the device matrix.
+struct DeviceTarget {
+  std::string name;                   ///< as named in ids and reports: "cpu", "cuda:N"
+  std::optional<c10::Device> device;  ///< resolved device; empty when absent here
+  std::string absent_reason;          ///< why `device` is empty
+
+  /// True when the device exists on this machine.
+  bool available() const { return device.has_value(); }
+  /// False for meta, which carries shapes and dtypes but no values.
+  bool has_values() const { return !device || device->type() != c10::DeviceType::Meta; }
+  /// True for devices devparity simulates (meta, vdev).
+  bool simulated() const;
+  /// The resolved device as text ("cuda:3", "vdev:1"), or the name when absent.
+  std::string resolved_name() const;
+};
+
+/// A device as devparity writes it: "vdev:1" for the virtual device
+/// (LibTorch calls it "privateuseone:1"), c10's spelling otherwise.
+std::string device_label(const c10::Device& device);
+
+/// Resolves one token. Throws UsageError naming the token when it is malformed
+/// or unknown; a well-formed but absent device comes back with absent_reason.
+DeviceTarget resolve_device(const std::string& token, const DeviceInventory& inventory);
+
+/// Parses a comma-separated list of tokens, expanding auto/all, in order,
+/// without duplicates. Throws UsageError naming the first bad token.
+std::vector<DeviceTarget> parse_device_list(const std::string& text,
+                                            const DeviceInventory& inventory);
+
+/// The expansion of `auto` on a machine like `inventory`.
+std::vector<std::string> auto_device_names(const DeviceInventory& inventory);
+
+}  // namespace devparity

@@ -1,0 +1,478 @@
+// The virtual device on PrivateUse1 (see ../shared/spec/pytorch-notes.md,
+// section 4.4 and the probe of 4.5), for LibTorch 1.x and 2.x alike; what
+// differs between them is in vdev_platform.h.
+//
+// Pieces: a device guard with a thread-local current index; an allocator
+// that stamps that index on CPU memory; the kernels a tensor needs to exist
+// and move (empty, empty_strided, copies, resize_, views, set_, fill_); and a
+// boxed fallback that runs every other op with the CPU kernels after judging
+// its tensors' devices by CUDA's rules (Note [Virtual device rules]). The
+// judgement is what makes it a device: the generic CPU fallback would
+// otherwise run mm, index, cat, where and friends across devices without a
+// word.
+//
+// Note [Shared host memory]
+// Virtual-device memory is CPU memory, so the CPU kernels run on CPU tensors
+// that alias it (host_alias) and their fresh results become device tensors
+// over the same memory (device_alias): no operand is copied. An alias keeps
+// the memory's storage alive and is resizable, so a kernel that grows an
+// output gets new memory, which is copied back into the device tensor.
+
+#include "harness/device/vdev.h"
+
+#include "harness/device/device_rules.h"
+#include "harness/device/op_arguments.h"
+#include "harness/device/vdev_platform.h"
+
+#include <ATen/ATen.h>
+#include <ATen/EmptyTensor.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/record_function.h>
+#include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/resize_native.h>
+#include <ATen/ops/set_native.h>
+#include <ATen/ops/unfold_native.h>
+#include <ATen/ops/view_native.h>
+#include <c10/core/Allocator.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/core/CPUAllocator.h>
+#include <c10/core/impl/alloc_cpu.h>
+#include <torch/library.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <optional>
+
+namespace devparity::vdev {
+namespace {
+
+constexpr auto kType = c10::DeviceType::PrivateUse1;
+constexpr int kMaxDevices = 16;
+
+std::atomic<int> g_count{0};
+thread_local c10::DeviceIndex tls_current = 0;
+
+std::string label(const c10::Device& d) {
+  if (d.type() != kType) return d.str();
+  return "vdev:" + std::to_string(static_cast<int>(d.index()));
+}
+
+void check_index(c10::DeviceIndex index) {
+  TORCH_CHECK(index >= 0 && index < g_count.load(), "vdev:", static_cast<int>(index),
+              " does not exist: devparity's virtual device has ", g_count.load(), " indices");
+}
+
+// No streams or events to speak of: the device is synchronous
+// (Note [Virtual device limits]).
+struct GuardImpl final : public c10::impl::DeviceGuardImplInterface {
+  c10::DeviceType type() const override { return kType; }
+  c10::Device exchangeDevice(c10::Device d) const override {
+    const auto old = getDevice();
+    setDevice(d);
+    return old;
+  }
+  c10::Device getDevice() const override { return c10::Device(kType, tls_current); }
+  void setDevice(c10::Device d) const override {
+    TORCH_CHECK(d.type() == kType, "not a virtual device: ", d);
+    if (!d.has_index()) return;
+    check_index(d.index());
+    tls_current = d.index();
+  }
+  void uncheckedSetDevice(c10::Device d) const noexcept override {
+    if (d.has_index()) tls_current = d.index();
+  }
+  c10::Stream getStream(c10::Device d) const noexcept override {
+    return c10::Stream(c10::Stream::DEFAULT, d);
+  }
+  c10::Stream exchangeStream(c10::Stream s) const noexcept override {
+    return c10::Stream(c10::Stream::DEFAULT, s.device());
+  }
+  c10::DeviceIndex deviceCount() const noexcept override {
+    return static_cast<c10::DeviceIndex>(g_count.load());
+  }
+  void record(void**, const c10::Stream&, const c10::DeviceIndex, const c10::EventFlag) const override {}
+  void block(void*, const c10::Stream&) const override {}
+  bool queryEvent(void*) const override { return true; }
+  void destroyEvent(void*, const c10::DeviceIndex) const noexcept override {}
+};
+
+C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
+
+void release_storage(void* context) { delete static_cast<c10::Storage*>(context); }
+
+// A tensor on `device` over `t`'s memory (Note [Shared host memory]). Built
+// without the dispatcher, so the tracer sees no op of the backend's own.
+at::Tensor alias_on(const at::Tensor& t, c10::Device device) {
+  const c10::Storage& source = t.storage();
+  const bool to_device = device.type() == kType;
+  c10::DataPtr data(source.data_ptr().get(), new c10::Storage(source), &release_storage, device);
+  c10::Storage storage(c10::Storage::use_byte_size_t(), source.nbytes(), std::move(data),
+                       to_device ? platform::allocator() : c10::GetCPUAllocator(), /*resizable=*/true);
+  auto alias = at::detail::make_tensor<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(to_device ? c10::DispatchKey::PrivateUse1 : c10::DispatchKey::CPU),
+      t.dtype());
+  auto* impl = alias.unsafeGetTensorImpl();
+  impl->set_sizes_and_strides(t.sizes(), t.strides());
+  impl->set_storage_offset(t.storage_offset());
+  impl->_set_conj(t.is_conj());
+  impl->_set_neg(t.is_neg());
+  return alias;
+}
+
+// The CPU kernels' view of a device tensor; other tensors pass unchanged.
+at::Tensor host_alias(const at::Tensor& t) {
+  return t.defined() && t.device().type() == kType ? alias_on(t, c10::Device(at::kCPU)) : t;
+}
+
+// A kernel's fresh CPU result as a tensor of the op's device.
+at::Tensor device_alias(const at::Tensor& t, c10::Device device) {
+  return t.defined() && t.device() != device ? alias_on(t, device) : t;
+}
+
+// A guard on the device's index when it has one; otherwise the current index.
+c10::OptionalDeviceGuard guard_for(c10::optional<c10::Device> device) {
+  if (device && device->type() == kType && device->has_index()) return c10::OptionalDeviceGuard(*device);
+  return c10::OptionalDeviceGuard();
+}
+
+at::Tensor empty_memory_format(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
+                               c10::optional<at::Layout>, c10::optional<at::Device> device,
+                               c10::optional<bool>, c10::optional<at::MemoryFormat> memory_format) {
+  const auto guard = guard_for(device);
+  return at::detail::empty_generic(size, platform::allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                   c10::dtype_or_default(dtype), memory_format);
+}
+
+at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
+                         c10::optional<at::ScalarType> dtype, c10::optional<at::Layout>,
+                         c10::optional<at::Device> device, c10::optional<bool>) {
+  const auto guard = guard_for(device);
+  return at::detail::empty_strided_generic(size, stride, platform::allocator(),
+                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                           c10::dtype_or_default(dtype));
+}
+
+// vdev <-> cpu and vdev <-> vdev: the memory is the host's either way.
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool) {
+  host_alias(dst).copy_(host_alias(self));
+  return dst;
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  dst.resize_(self.sizes());
+  return copy_from(self, dst, false);
+}
+
+const at::Tensor& resize(const at::Tensor& self, at::IntArrayRef size,
+                         c10::optional<at::MemoryFormat> memory_format) {
+  // The storage reallocates with its own allocator (ours), on the tensor's index.
+  const c10::DeviceGuard guard(self.device());
+  return at::native::resize_(self, size, memory_format);
+}
+
+at::Tensor as_strided(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride,
+                      c10::optional<int64_t> offset) {
+  return at::native::as_strided_tensorimpl(self, size, stride, offset);
+}
+
+at::Tensor view(const at::Tensor& self, at::IntArrayRef size) { return at::native::view(self, size); }
+
+// Sliding windows are a strided view, as on every real backend.
+at::Tensor unfold(const at::Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  return at::native::unfold(self, dimension, size, step);
+}
+
+at::Tensor reshape_alias(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride) {
+  return at::native::_reshape_alias(self, size, stride);
+}
+
+at::Tensor& set_storage(at::Tensor& self, at::Storage source) { return at::native::set_(self, source); }
+
+at::Tensor& set_storage_offset(at::Tensor& self, at::Storage source, int64_t offset,
+                               at::IntArrayRef size, at::IntArrayRef stride) {
+  return at::native::set_storage_cpu_(self, source, offset, size, stride);
+}
+
+at::Tensor& set_tensor(at::Tensor& self, const at::Tensor& source) {
+  return self.set_(source.storage(), source.storage_offset(), source.sizes(), source.strides());
+}
+
+at::Tensor& set_empty(at::Tensor& self) {
+  const c10::DeviceGuard guard(self.device());
+  c10::Storage storage(c10::Storage::use_byte_size_t(), 0, platform::allocator(), /*resizable=*/true);
+  return self.set_(storage, 0, {0}, {});
+}
+
+at::Tensor& fill(at::Tensor& self, const at::Scalar& value) {
+  host_alias(self).fill_(value);
+  return self;
+}
+
+// Convolution has no CPU-fallback route (convolution_overrideable is a stub
+// for out-of-tree backends), so it runs on CPU views here.
+at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
+                       const c10::optional<at::Tensor>& bias, at::IntArrayRef stride,
+                       at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
+                       at::IntArrayRef output_padding, int64_t groups) {
+  for (const auto* t : {&weight, bias ? &*bias : nullptr}) {
+    TORCH_CHECK(t == nullptr || !t->defined() || t->device() == input.device(),
+                "Expected all tensors to be on the same device, but found at least two devices, ",
+                label(input.device()), " and ", label(t->device()), "!");
+  }
+  // Note [Virtual device kernels]: the work inside a kernel is the
+  // backend's, not the subject's; the tracer must not see it.
+  const at::DisableRecordFunctionGuard quiet;
+  const c10::optional<at::Tensor> host_bias =
+      bias && bias->defined() ? c10::optional<at::Tensor>(host_alias(*bias)) : c10::nullopt;
+  return device_alias(at::convolution(host_alias(input), host_alias(weight), host_bias, stride, padding,
+                                      dilation, transposed, output_padding, groups),
+                      input.device());
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
+    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight,
+    at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
+    at::IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
+  for (const auto* t : {&grad_output, &weight}) {
+    TORCH_CHECK(t->device() == input.device(),
+                "Expected all tensors to be on the same device, but found at least two devices, ",
+                label(input.device()), " and ", label(t->device()), "!");
+  }
+  const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
+  const std::vector<int64_t> bias_sizes = {transposed ? weight.size(1) * groups : weight.size(0)};
+  auto grads = at::convolution_backward(host_alias(grad_output), host_alias(input), host_alias(weight),
+                                        at::IntArrayRef(bias_sizes), stride, padding, dilation,
+                                        transposed, output_padding, groups, output_mask);
+  auto home = [&](const at::Tensor& t) { return device_alias(t, input.device()); };
+  return {home(std::get<0>(grads)), home(std::get<1>(grads)), home(std::get<2>(grads))};
+}
+
+int place_of(const c10::Device& d) {
+  return static_cast<int>(d.type()) * 256 + static_cast<int>(d.index()) + 1;
+}
+
+// Note [Virtual device rules]: every op that reaches the fallback is judged
+// by CUDA's rules for that op (device/device_rules.h), so the virtual device
+// accepts exactly what CUDA accepts (`x[cpu_mask]`, a CPU scalar times a
+// device tensor) and refuses the rest with CUDA's wording.
+device_rules::Verdict judge_devices(const c10::FunctionSchema& schema,
+                                    const std::vector<ArgumentTensor>& tensors) {
+  std::vector<device_rules::Operand> operands;
+  operands.reserve(tensors.size());
+  for (const auto& a : tensors) {
+    const auto d = a.tensor.device();
+    operands.push_back({a.argument, place_of(d), d.is_cpu(), label(d), a.tensor.dim(), a.output});
+  }
+  std::string name = schema.name();
+  if (!schema.overload_name().empty()) name += "." + schema.overload_name();
+  auto rule = device_rules::rule_for(name);
+  // Composite ops never reach a backend's fallback; should one, judge it
+  // as CUDA judges an unknown kernel.
+  if (rule.kind == device_rules::Kind::kComposite) rule.kind = device_rules::Kind::kIteratorCpuScalar;
+  return device_rules::judge(rule, operands);
+}
+
+// A tensor the CPU kernel may write: its device original and the alias the
+// kernel got.
+struct Written {
+  at::Tensor original;
+  at::Tensor alias;
+};
+
+// Replaces the device tensors among an op's arguments by host aliases;
+// Device arguments naming the virtual device become the CPU, and the first
+// of them is returned (a factory's device).
+std::optional<c10::Device> alias_arguments(const c10::FunctionSchema& schema, torch::jit::Stack* stack,
+                                           std::vector<Written>* written) {
+  std::optional<c10::Device> named;
+  const auto& args = schema.arguments();
+  const auto first = stack->size() - args.size();
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto& v = (*stack)[first + i];
+    const bool writes = args[i].alias_info() != nullptr && args[i].alias_info()->isWrite();
+    if (v.isTensor()) {
+      const auto& t = v.toTensor();
+      if (!t.defined() || t.device().type() != kType) continue;
+      auto alias = host_alias(t);
+      if (writes) written->push_back({t, alias});
+      v = c10::IValue(std::move(alias));
+    } else if (v.isTensorList()) {
+      auto list = v.toTensorList();
+      for (size_t j = 0; j < list.size(); ++j) list.set(j, host_alias(list.get(j)));
+    } else if (v.isList()) {  // optional tensors (index's indices)
+      auto list = v.toList();
+      for (size_t j = 0; j < list.size(); ++j) {
+        const c10::IValue element = list.get(j);
+        if (element.isTensor()) list.set(j, host_alias(element.toTensor()));
+      }
+    } else if (v.isDevice() && v.toDevice().type() == kType) {
+      if (!named) named = v.toDevice();
+      v = c10::IValue(c10::Device(at::kCPU));
+    }
+  }
+  return named;
+}
+
+// A written alias that the kernel resized or moved to new memory: its
+// values and shape go back to the device tensor.
+void write_back(const Written& w) {
+  const auto& a = w.alias;
+  const auto& o = w.original;
+  const bool same_memory = a.storage().data_ptr().get() == o.storage().data_ptr().get();
+  if (same_memory && a.sizes() == o.sizes() && a.strides() == o.strides() &&
+      a.storage_offset() == o.storage_offset()) {
+    return;
+  }
+  at::_copy_from_and_resize(same_memory ? a.clone() : a, o);
+}
+
+// Everything else: the CPU kernels on the device's memory, once CUDA's rules
+// accept the devices (Note [Shared host memory]).
+void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& schema = op.schema();
+  const auto tensors = argument_tensors(schema, torch::jit::last(*stack, schema.arguments().size()));
+  const auto verdict = judge_devices(schema, tensors);
+  TORCH_CHECK(verdict.accepted, verdict.message);
+  // A view must be a view of the device's memory, which a CPU kernel's view
+  // of an alias would not be; views without a kernel here are unsupported.
+  for (const auto& ret : schema.returns()) {
+    if (ret.alias_info() != nullptr && !ret.alias_info()->isWrite()) {
+      throw c10::NotImplementedError(
+          {__func__, __FILE__, static_cast<uint32_t>(__LINE__)},
+          "Could not run '" + schema.name() +
+              "' on devparity's virtual device: a view operator without a virtual-device kernel");
+    }
+  }
+  std::vector<Written> written;
+  const auto named = alias_arguments(schema, stack, &written);
+  // Results belong on the op's device as the rules chose it (`cpu_scalar *
+  // x` runs on x's); a factory's is the device it names.
+  std::optional<c10::Device> op_device =
+      verdict.device_of >= 0 ? std::optional<c10::Device>(tensors[verdict.device_of].tensor.device()) : named;
+  if (op_device && op_device->type() == kType && !op_device->has_index()) {
+    op_device = c10::Device(kType, platform::current_index());
+  }
+  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+
+  const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
+  for (const auto& w : written) write_back(w);
+  const bool on_device = op_device && op_device->type() == kType;
+  const auto& returns = schema.returns();
+  const auto results = stack->size() - returns.size();
+  auto home = [&](const at::Tensor& t) {
+    for (const auto& w : written) {
+      if (t.is_same(w.alias)) return w.original;
+    }
+    return on_device ? device_alias(t, *op_device) : t;
+  };
+  for (size_t i = 0; i < returns.size(); ++i) {
+    auto& v = (*stack)[results + i];
+    if (v.isTensor()) {
+      v = c10::IValue(home(v.toTensor()));
+    } else if (v.isTensorList()) {
+      auto list = v.toTensorList();
+      for (size_t j = 0; j < list.size(); ++j) list.set(j, home(list.get(j)));
+    }
+  }
+}
+
+// Note [Structured checks]: CUDA checks a structured op's devices in its
+// functional wrapper ("... in method wrapper_cat"); an out-of-tree backend
+// gets the functional form through a composite that allocates `out` and
+// calls the out= kernel, whose check would say "wrapper_cat_out_out". So the
+// functional and in-place forms of those ops run the judging fallback here.
+void register_structured_checks() {
+  static std::unique_ptr<torch::Library> library;
+  library = std::make_unique<torch::Library>(torch::Library::IMPL, "aten", c10::DispatchKey::PrivateUse1,
+                                             __FILE__, static_cast<uint32_t>(__LINE__));
+  for (const auto& name : device_rules::structured_checked_ops()) {
+    const auto dot = name.find('.');
+    const c10::OperatorName op("aten::" + name.substr(0, dot), dot == std::string::npos ? "" : name.substr(dot + 1));
+    const auto handle = c10::Dispatcher::singleton().findSchema(op);
+    if (!handle) continue;
+    const auto& args = handle->schema().arguments();
+    if (std::any_of(args.begin(), args.end(), [](const c10::Argument& a) { return a.is_out(); })) continue;
+    library->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&fallback>());
+  }
+}
+
+}  // namespace
+
+c10::DeviceIndex platform::current_index() { return tls_current; }
+
+void platform::free_memory(void* p) { c10::free_cpu(p); }
+
+c10::DataPtr platform::allocate_memory(size_t bytes) {
+  void* p = bytes != 0 ? c10::alloc_cpu(bytes) : nullptr;
+  return {p, p, &free_memory, c10::Device(kType, tls_current)};
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
+  m.impl("empty_strided", TORCH_FN(empty_strided));
+  m.impl("_copy_from", TORCH_FN(copy_from));
+  m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
+  m.impl("resize_", TORCH_FN(resize));
+  m.impl("as_strided", TORCH_FN(as_strided));
+  m.impl("view", TORCH_FN(view));
+  m.impl("_reshape_alias", TORCH_FN(reshape_alias));
+  m.impl("unfold", TORCH_FN(unfold));
+  m.impl("set_.source_Storage", TORCH_FN(set_storage));
+  m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_storage_offset));
+  m.impl("set_.source_Tensor", TORCH_FN(set_tensor));
+  m.impl("set_", TORCH_FN(set_empty));
+  m.impl("fill_.Scalar", TORCH_FN(fill));
+  m.impl("convolution_overrideable", TORCH_FN(convolution));
+  m.impl("convolution_backward_overrideable", TORCH_FN(convolution_backward));
+}
+
+TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&fallback>());
+}
+
+bool compiled() { return true; }
+
+void install(int count) {
+  TORCH_CHECK(count >= 1 && count <= kMaxDevices, "the virtual device count must be in [1, ",
+              kMaxDevices, "], got ", count);
+  static std::once_flag once;
+  std::call_once(once, [] {
+    platform::register_backend();
+    c10::SetAllocator(kType, platform::allocator());
+    register_structured_checks();
+  });
+  g_count.store(count);
+}
+
+int device_count() { return g_count.load(); }
+
+c10::Device device(int index) {
+  return c10::Device(kType, static_cast<c10::DeviceIndex>(index));
+}
+
+bool named_in_libtorch() { return platform::names_backend(); }
+
+std::string description() {
+  return "devparity virtual device: CPU memory and CPU kernels on LibTorch's PrivateUse1 key, "
+         "placement enforced like CUDA; synchronous, so stream and event ordering bugs are not "
+         "modelled";
+}
+
+namespace {
+// Loading libdevparity is enough to use the device: a process that loads
+// it for its kernels alone (Python's torch.ops.load_library) gets the
+// default two indices; devparity run sets --vdev-count after. After the
+// kernel registrations above, in this file's order of initialisation.
+const bool g_installed_on_load = [] {
+  try {
+    if (g_count.load() == 0) install(2);
+  } catch (...) {
+  }
+  return true;
+}();
+}  // namespace
+
+}  // namespace devparity::vdev

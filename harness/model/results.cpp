@@ -1,0 +1,207 @@
+#include "harness/model/results.h"
+
+namespace devparity {
+namespace {
+
+// Lower rank wins when aggregating.
+int rank(Status s) {
+  switch (s) {
+    case Status::kFail: return 0;
+    case Status::kError: return 1;
+    case Status::kPass: return 2;
+    case Status::kSkip: return 3;
+  }
+  return 3;
+}
+
+Status status_from(const nlohmann::json& j, const char* key) {
+  const auto s = parse_status(j.at(key).get<std::string>());
+  if (!s) throw std::invalid_argument(std::string("bad status in '") + key + "'");
+  return *s;
+}
+
+}  // namespace
+
+const char* status_name(Status status) {
+  switch (status) {
+    case Status::kPass: return "pass";
+    case Status::kFail: return "fail";
+    case Status::kError: return "error";
+    case Status::kSkip: return "skip";
+  }
+  return "error";
+}
+
+std::optional<Status> parse_status(const std::string& name) {
+  for (auto s : {Status::kPass, Status::kFail, Status::kError, Status::kSkip}) {
+    if (name == status_name(s)) return s;
+  }
+  return std::nullopt;
+}
+
+CheckOutcome CheckOutcome::verdict(std::string name, Status status, std::string message) {
+  CheckOutcome c;
+  c.name = std::move(name);
+  c.status = status;
+  c.message = std::move(message);
+  return c;
+}
+
+nlohmann::json CheckOutcome::to_json() const {
+  return {{"name", name},   {"status", status_name(status)}, {"message", message},
+          {"describe", describe}, {"stats", stats},          {"findings", findings},
+          {"artifacts", artifacts}};
+}
+
+CheckOutcome CheckOutcome::from_json(const nlohmann::json& j) {
+  CheckOutcome c;
+  c.name = j.at("name").get<std::string>();
+  c.status = status_from(j, "status");
+  c.message = j.value("message", "");
+  c.describe = j.value("describe", "");
+  c.stats = j.value("stats", nlohmann::json::object());
+  c.findings = j.value("findings", nlohmann::json::array());
+  c.artifacts = j.value("artifacts", nlohmann::json::array());
+  return c;
+}
+
+void TrialResult::finalize() {
+  const CheckOutcome* decider = nullptr;
+  for (const auto& c : checks) {
+    // A passing "run" says only that the subject executed; it decides the
+    // verdict only when nothing else was checked (the reference row).
+    if (c.name == "run" && c.status == Status::kPass && checks.size() > 1) continue;
+    if (decider == nullptr || rank(c.status) < rank(decider->status)) decider = &c;
+  }
+  if (decider == nullptr) {
+    // Only a passing run and skipped-or-absent checks: nothing was compared.
+    status = Status::kSkip;
+    message = "nothing was checked";
+    return;
+  }
+  status = decider->status;
+  message = decider->name + ": " + decider->message;
+}
+
+nlohmann::json TrialResult::to_json() const {
+  auto checks_json = nlohmann::json::array();
+  for (const auto& c : checks) checks_json.push_back(c.to_json());
+  nlohmann::json j = {{"id", id},
+          {"suite", suite},
+          {"case", case_name},
+          {"subject", subject},
+          {"variant", variant},
+          {"dtype", dtype},
+          {"device", device},
+          {"resolved_device", resolved_device},
+          {"reference_device", reference_device},
+          {"reference_subject", reference_subject},
+          {"input", input},
+          {"shape", shape},
+          {"seed", seed},
+          {"params", params},
+          {"reference_params", reference_params},
+          {"status", status_name(status)},
+          {"message", message},
+          {"duration_ms", duration_ms},
+          {"checks", checks_json}};
+  if (!baseline.empty()) j["baseline"] = baseline;
+  return j;
+}
+
+TrialResult TrialResult::from_json(const nlohmann::json& j) {
+  TrialResult r;
+  r.id = j.at("id").get<std::string>();
+  r.suite = j.value("suite", "");
+  r.case_name = j.at("case").get<std::string>();
+  r.subject = j.at("subject").get<std::string>();
+  r.variant = j.value("variant", "");
+  r.dtype = j.at("dtype").get<std::string>();
+  r.device = j.at("device").get<std::string>();
+  r.resolved_device = j.value("resolved_device", "");
+  r.reference_device = j.value("reference_device", "");
+  r.reference_subject = j.value("reference_subject", "");
+  r.input = j.value("input", "");
+  r.shape = j.value("shape", std::vector<int64_t>{});
+  r.seed = j.value("seed", uint64_t{0});
+  r.params = j.value("params", nlohmann::json::object());
+  r.reference_params = j.value("reference_params", nlohmann::json::object());
+  r.status = status_from(j, "status");
+  r.message = j.value("message", "");
+  r.duration_ms = j.value("duration_ms", 0.0);
+  r.baseline = j.value("baseline", "");
+  for (const auto& c : j.at("checks")) r.checks.push_back(CheckOutcome::from_json(c));
+  return r;
+}
+
+void StatusCounts::add(Status status) {
+  switch (status) {
+    case Status::kPass: ++passed; break;
+    case Status::kFail: ++failed; break;
+    case Status::kError: ++errored; break;
+    case Status::kSkip: ++skipped; break;
+  }
+}
+
+nlohmann::json StatusCounts::to_json() const {
+  return {{"total", total()}, {"passed", passed}, {"failed", failed}, {"errored", errored},
+          {"skipped", skipped}};
+}
+
+nlohmann::json BaselineSummary::to_json() const {
+  return {{"path", path}, {"known_failures", known}, {"new_failures", fresh}, {"fixed", fixed}};
+}
+
+void RunSummary::add(const TrialResult& result) {
+  if (baseline && result.baseline == "known") baseline->known.push_back(result.id);
+  if (baseline && result.baseline == "new") baseline->fresh.push_back(result.id);
+  results.add(result.status);
+  by_device[result.device].add(result.status);
+  for (const auto& c : result.checks) by_check[c.name].add(c.status);
+}
+
+int RunSummary::exit_code() const {
+  if (interrupted_by != 0) return 128 + interrupted_by;
+  if (baseline) return baseline->fresh.empty() ? 0 : 1;
+  return results.failed + results.errored > 0 ? 1 : 0;
+}
+
+nlohmann::json RunSummary::to_json() const {
+  auto j = results.to_json();
+  j["by_check"] = nlohmann::json::object();
+  for (const auto& [name, counts] : by_check) j["by_check"][name] = counts.to_json();
+  j["by_device"] = nlohmann::json::object();
+  for (const auto& [name, counts] : by_device) j["by_device"][name] = counts.to_json();
+  j["duration_s"] = duration_s;
+  j["unsupported_ops"] = unsupported_ops;
+  if (baseline) j["baseline"] = baseline->to_json();
+  if (interrupted_by != 0) {
+    j["interrupted"] = {{"signal", interrupted_by == 2 ? "SIGINT" : interrupted_by == 15 ? "SIGTERM" : std::to_string(interrupted_by)},
+                        {"message", "the run was stopped early; the results are those finished before"}};
+  } else if (!stopped_because.empty()) {
+    j["interrupted"] = {{"signal", "timeout"}, {"message", stopped_because}};
+  }
+  return j;
+}
+
+std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& r : report.at("results")) {
+    const auto status = r.at("status").get<std::string>();
+    if (status != "fail" && status != "error") continue;
+    const auto names = deciding_checks(r);
+    out[r.at("id").get<std::string>()].insert(names.begin(), names.end());
+  }
+  return out;
+}
+
+std::vector<std::string> deciding_checks(const nlohmann::json& result) {
+  std::vector<std::string> out;
+  const auto status = result.value("status", "");
+  for (const auto& c : result.value("checks", nlohmann::json::array())) {
+    if (c.value("status", "") == status) out.push_back(c.value("name", ""));
+  }
+  return out;
+}
+
+}  // namespace devparity

@@ -1,0 +1,138 @@
+#pragma once
+/// The result model every reporter reads: check outcomes, trial results, run
+/// information and totals, and their JSON form (reports/schema/report.schema.json).
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace devparity {
+
+/// Verdict of a check, and of a trial.
+enum class Status { kPass, kFail, kError, kSkip };
+
+/// "pass", "fail", "error", "skip".
+const char* status_name(Status status);
+/// Parses status_name()'s output.
+std::optional<Status> parse_status(const std::string& name);
+
+/// What one check concluded about one trial, with its evidence.
+struct CheckOutcome {
+  std::string name;                                     ///< "run", "parity", ...
+  Status status = Status::kSkip;                        ///< verdict
+  std::string message;                                  ///< one line: why
+  std::string describe;                                 ///< what the check asserts
+  nlohmann::json stats = nlohmann::json::object();      ///< numbers behind the verdict
+  nlohmann::json findings = nlohmann::json::array();    ///< specific problems found
+  nlohmann::json artifacts = nlohmann::json::array();   ///< files written for it
+
+  /// An outcome with only a verdict and its message.
+  static CheckOutcome verdict(std::string name, Status status, std::string message);
+  nlohmann::json to_json() const;
+  static CheckOutcome from_json(const nlohmann::json& j);
+};
+
+/// One row of the report: a subject run on one device for one dtype and input.
+struct TrialResult {
+  std::string id;                 ///< stable across runs: case/subject[variant]/dtype/device/input
+  std::string suite;              ///< suite file the case came from
+  std::string case_name;          ///< case name
+  std::string subject;            ///< transform name
+  std::string variant;            ///< grid values, "k=v,k=v"; empty without a grid
+  std::string dtype;              ///< "uint8", "float32", ...
+  std::string device;             ///< as named in the matrix: "cpu", "cuda:N"
+  std::string resolved_device;    ///< "cuda:3"; empty when the device is absent
+  std::string reference_device;   ///< device of the reference output
+  std::string reference_subject;  ///< subject of the reference output
+  std::string input;              ///< input label: "noise-1x3x17x11"
+  std::vector<int64_t> shape;     ///< input shape
+  uint64_t seed = 0;              ///< input and sampling seed
+  nlohmann::json params = nlohmann::json::object();            ///< parameters as sampled
+  nlohmann::json reference_params = nlohmann::json::object();  ///< reference's parameters
+  Status status = Status::kSkip;  ///< aggregate of the checks (finalize())
+  std::string message;            ///< the deciding check's message
+  double duration_ms = 0.0;       ///< time spent in the subject
+  std::vector<CheckOutcome> checks;
+  /// Against a --baseline: "known" (the baseline's row with this id failed
+  /// the same checks), "new" (any other failure or error); empty otherwise.
+  std::string baseline;
+
+  /// Sets status and message from the checks: fail > error > pass > skip,
+  /// where a passing "run" alone counts only when it is the only check.
+  void finalize();
+  nlohmann::json to_json() const;
+  static TrialResult from_json(const nlohmann::json& j);
+};
+
+/// Counts of results by status.
+struct StatusCounts {
+  int64_t passed = 0, failed = 0, errored = 0, skipped = 0;
+  void add(Status status);
+  int64_t total() const { return passed + failed + errored + skipped; }
+  nlohmann::json to_json() const;
+};
+
+/// A run measured against a previous report (--baseline).
+struct BaselineSummary {
+  std::string path;                ///< the baseline report
+  std::vector<std::string> known;  ///< failing again as before: not gating
+  std::vector<std::string> fresh;  ///< new failures: gating
+  std::vector<std::string> fixed;  ///< failed in the baseline, pass now
+  nlohmann::json to_json() const;
+};
+
+/// Totals of a run so far.
+struct RunSummary {
+  StatusCounts results;                         ///< by trial
+  std::map<std::string, StatusCounts> by_check;   ///< by check name
+  std::map<std::string, StatusCounts> by_device;  ///< by device name
+  double duration_s = 0.0;
+  /// Ops found without a kernel per device type: {"meta": ["aten::conv2d"]}.
+  nlohmann::json unsupported_ops = nlohmann::json::object();
+
+  /// Set when the run is measured against a baseline.
+  std::optional<BaselineSummary> baseline;
+  /// The signal (SIGINT, SIGTERM) that stopped the run early; 0 if none.
+  int interrupted_by = 0;
+  /// Why the run stopped early otherwise (an in-process timeout); empty if it did not.
+  std::string stopped_because;
+
+  /// Counts one finished result.
+  void add(const TrialResult& result);
+  /// 0 when nothing failed or errored, else 1 (DESIGN.md exit codes); with a
+  /// baseline, 1 only for new failures; 128 + the signal after an interrupt.
+  int exit_code() const;
+  nlohmann::json to_json() const;
+};
+
+/// Everything known before the first trial runs.
+struct RunInfo {
+  nlohmann::json tool;         ///< {"name", "version", "git"}
+  nlohmann::json run;          ///< {"started_at", "argv", "seed", "suites", "devices", ...}
+  nlohmann::json environment;  ///< torch and CUDA versions, devices, host
+  int64_t planned_trials = 0;  ///< rows the run will report
+};
+
+/// A case as announced to listeners.
+struct CaseInfo {
+  std::string suite;        ///< suite file
+  std::string name;         ///< case name
+  std::string subject;      ///< transform name
+  std::string description;  ///< from the case file
+  int64_t planned_trials = 0;
+};
+
+/// The ids of a report's failing (fail or error) results -> the names of
+/// their failing checks.
+std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report);
+
+/// The names of a result's checks whose status is the result's own (those
+/// that decided it), in report order.
+std::vector<std::string> deciding_checks(const nlohmann::json& result);
+
+}  // namespace devparity

@@ -1,0 +1,69 @@
+#include "harness/run/check_dispatch.h"
+
+#include "harness/base/error.h"
+#include "harness/checks/registry.h"
+
+#include <fmt/format.h>
+
+namespace devparity {
+
+std::string CheckDispatch::skip_reason(const Check& check, GroupRun& group, const Execution& mine,
+                                       bool is_reference_row) const {
+  if (!check.compares_outputs()) return "";
+  if (!mine.ran) return "no output to check: the subject did not run";
+  if (is_reference_row) return "";
+  const auto& ref_target = group.group().reference_device;
+  const Execution* ref = group.reference();
+  if (ref == nullptr) {
+    return ref_target.available()
+               ? "no reference output"
+               : fmt::format("reference device {} is absent: {}", ref_target.name, ref_target.absent_reason);
+  }
+  if (!ref->ran) {
+    return fmt::format("no reference output: {} on {} did not run ({})",
+                       group.group().reference_subject->info().name, ref_target.resolved_name(),
+                       ref->error.message);
+  }
+  return "";
+}
+
+void CheckDispatch::run(GroupRun& group, const Trial& trial, const Execution& mine, bool on_reference_device,
+                        TrialResult& row) const {
+  const auto& g = group.group();
+  // The reference row needs no comparison with itself.
+  const bool is_reference_row = on_reference_device && !g.compares_reference_row();
+  // The virtual device runs the CPU kernels: against the same computation
+  // on the CPU its output is exact.
+  const bool expect_exact = !g.compares_reference_row() &&
+                            trial.target.device->type() == c10::DeviceType::PrivateUse1 &&
+                            g.reference_device.device->type() == c10::DeviceType::CPU;
+  const auto replay = group.replay();
+  for (const auto& [name, case_setting] : g.spec->checks) {
+    const Check* check = registry.find(name);
+    if (check != nullptr && check->compares_outputs() && is_reference_row && !check->runs_on_reference_row()) {
+      continue;
+    }
+    CheckOutcome c = CheckOutcome::verdict(name, Status::kError, "no check called '" + name + "' is registered");
+    const auto why_not = check != nullptr ? skip_reason(*check, group, mine, is_reference_row) : "";
+    if (check != nullptr && !why_not.empty()) {
+      c = CheckOutcome::verdict(name, Status::kSkip, why_not);
+    } else if (check != nullptr) {
+      const nlohmann::json setting = name == "placement" && placement == "strict"
+                                         ? nlohmann::json{{"mode", "strict"}}
+                                         : case_setting;
+      const Execution* ref = group.reference();
+      static const at::Tensor kNone;
+      try {
+        const CheckContext view{row,     trial.target, g.dtype,          setting,          ref != nullptr && ref->ran ? ref->output : kNone,
+                                mine,    &replay,      expect_exact,     is_reference_row, artifacts};
+        c = check->run(view);
+        c.name = name;
+      } catch (const std::exception& e) {
+        c = CheckOutcome::verdict(name, Status::kError, "the check failed: " + torch_message(e));
+      }
+    }
+    row.checks.push_back(std::move(c));
+  }
+}
+
+}  // namespace devparity

@@ -1,0 +1,86 @@
+#include "harness/run/group_run.h"
+
+#include "harness/base/dtype.h"
+#include "harness/base/error.h"
+#include "harness/subject/input.h"
+#include "harness/subject/transform.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+namespace devparity {
+
+GroupRun::GroupRun(const TrialGroup& group, bool trace) : group_(group), trace_(trace) {
+  try {
+    input_ = make_input(group.input, group.dtype, group.seed);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(group.seed);
+    params_ = group.subject->sample(group.given, input_.sizes(), gen);
+    auto ref_gen = at::make_generator<at::CPUGeneratorImpl>(group.seed);
+    reference_params_ = group.reference_subject->sample(group.reference_given, input_.sizes(), ref_gen);
+  } catch (const std::exception& e) {
+    setup_error_ = torch_message(e);
+  }
+}
+
+Execution GroupRun::execute_on(const Transform& subject, const nlohmann::json& params,
+                               const c10::Device& device) const {
+  ExecuteOptions options;
+  options.trace = trace_;
+  options.layout = group_.input.layout;
+  options.seed = group_.seed;
+  return execute(subject, input_, params, device, options);
+}
+
+const Execution* GroupRun::reference() {
+  if (!setup_error_.empty() || !group_.reference_device.available()) return nullptr;
+  if (!reference_) {
+    reference_ = execute_on(*group_.reference_subject, reference_params_, *group_.reference_device.device);
+  }
+  return &*reference_;
+}
+
+const Execution* GroupRun::subject_on_reference() {
+  if (!group_.compares_reference_row()) return reference();
+  if (!setup_error_.empty() || !group_.reference_device.available()) return nullptr;
+  if (!own_on_reference_) {
+    own_on_reference_ = execute_on(*group_.subject, params_, *group_.reference_device.device);
+  }
+  return &*own_on_reference_;
+}
+
+const Execution& GroupRun::run(const Trial& trial, Execution& scratch) {
+  if (trial.target.device == group_.reference_device.device) return *subject_on_reference();
+  scratch = execute_on(*group_.subject, params_, *trial.target.device);
+  return scratch;
+}
+
+TrialResult GroupRun::result_for(const Trial& trial) const {
+  const auto& spec = *group_.spec;
+  TrialResult r;
+  r.id = trial.id;
+  r.suite = spec.suite;
+  r.case_name = spec.name;
+  r.subject = spec.subject;
+  r.variant = group_.variant;
+  r.dtype = dtype_name(group_.dtype);
+  r.device = trial.target.name;
+  r.resolved_device = trial.target.available() ? trial.target.resolved_name() : "";
+  r.reference_device = group_.reference_device.name;
+  r.reference_subject = group_.reference_subject->info().name;
+  r.input = group_.input.label();
+  r.shape = group_.input.shape;
+  r.seed = group_.seed;
+  r.params = params_.is_null() ? group_.given : params_;
+  if (group_.compares_reference_row()) {
+    r.reference_params = reference_params_.is_null() ? group_.reference_given : reference_params_;
+  }
+  return r;
+}
+
+TrialReplay GroupRun::replay() const {
+  return TrialReplay{*group_.subject,           params_,      group_.given,
+                     input_,                    group_.input, group_.seed,
+                     trace_,                    *group_.reference_subject,
+                     reference_params_,         group_.reference_device.device};
+}
+
+}  // namespace devparity

@@ -1,0 +1,48 @@
+#include "harness/run/watchdog.h"
+
+namespace devparity {
+
+Watchdog::Watchdog(double timeout_s, OnTimeout on_timeout)
+    : timeout_s_(timeout_s), on_timeout_(std::move(on_timeout)) {
+  if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
+}
+
+Watchdog::~Watchdog() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Watchdog::started(size_t group, size_t trial) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  active_ = true;
+  group_ = group;
+  trial_ = trial;
+  since_ = Clock::now();
+}
+
+void Watchdog::finished(const std::function<void()>& report) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  active_ = false;
+  report();
+}
+
+void Watchdog::locked(const std::function<void()>& f) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  f();
+}
+
+void Watchdog::watch() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
+  while (!stop_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(100));
+    if (stop_ || !active_ || Clock::now() - since_ < limit) continue;
+    on_timeout_(group_, trial_);
+  }
+}
+
+}  // namespace devparity

@@ -1,0 +1,222 @@
+#include "harness/subject/execution.h"
+
+#include "harness/base/dtype.h"
+#include "harness/base/rng.h"
+#include "harness/device/capabilities.h"
+#include "harness/device/cuda_support.h"
+#include "harness/device/device.h"
+#include "harness/subject/input.h"
+#include "harness/subject/state.h"
+#include "harness/subject/transform.h"
+#include "harness/trace/replayed_draws.h"
+#include "harness/trace/scope.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <regex>
+
+namespace devparity {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Registered state that did not follow the subject to `device`.
+void check_state(const TransformState& state, const c10::Device& device, const char* when,
+                 FindingSet& out) {
+  for (const auto& [name, tensor] : state.tensors()) {
+    if (!tensor.defined() || tensor.device() == device) continue;
+    Finding f;
+    f.kind = finding_kind::kStateOffDevice;
+    f.message = fmt::format("registered state '{}' is on {} {} {}", name, device_label(tensor.device()),
+                            when, device_label(device));
+    f.device = device_label(tensor.device());
+    f.shape = tensor.sizes().vec();
+    f.dtype = dtype_name(tensor.scalar_type());
+    out.add(f);
+  }
+}
+
+Finding mismatch_finding(const ClassifiedError& err, const Finding& failed_op) {
+  Finding f;
+  f.kind = finding_kind::kDeviceMismatchError;
+  f.op = err.op;
+  f.scopes = failed_op.scopes;
+  f.message = err.message;
+  // The message quotes the interpreter's traceback: its line is the source,
+  // so that the two agree; the tracer's otherwise.
+  f.source = err.source.empty() ? failed_op.source : err.source;
+  // The tracer saw the failing op's tensors; LibTorch's wordings do not all
+  // name both devices.
+  f.device = failed_op.device;
+  static const std::regex devices(R"(two devices, ([^ ]+) and ([^ !]+))");
+  std::smatch m;
+  if (f.device.empty() && std::regex_search(err.message, m, devices)) {
+    f.device = m.str(1) + " and " + m.str(2);
+  }
+  return f;
+}
+
+Finding wrong_device_output(const at::Tensor& y, const c10::Device& device) {
+  Finding f;
+  f.kind = finding_kind::kWrongDeviceOutput;
+  f.message = fmt::format("the subject returned its result on {}; the target is {}",
+                          device_label(y.device()), device_label(device));
+  f.device = device_label(y.device());
+  f.shape = y.sizes().vec();
+  f.dtype = dtype_name(y.scalar_type());
+  return f;
+}
+
+at::Tensor home(const at::Tensor& t) {
+  return t.device().type() == c10::DeviceType::Meta ? t : t.to(at::kCPU);
+}
+
+// One execute() call: the tracer covers apply() (and backward) only, since
+// the copies made here are not the subject's.
+class Run {
+ public:
+  Run(const Transform& subject, const c10::Device& device, const ExecuteOptions& options)
+      : subject_(subject), device_(device), options_(options),
+        stateful_(dynamic_cast<const StatefulTransform*>(&subject)) {
+    e_.traced = options.trace;
+  }
+
+  Execution operator()(const at::Tensor& input, const nlohmann::json& params) {
+    try {
+      const auto x = prepare(input, params);
+      const auto y = forward(x, params);
+      if (options_.loss) backward(x, y);
+      e_.output = options_.keep_on_device ? y : home(y);
+      e_.ran = true;
+    } catch (const std::exception& ex) {
+      failed(ex);
+    }
+    e_.findings = found_.items();
+    return std::move(e_);
+  }
+
+ private:
+  // A fresh state moved to the device, and a copy of the input there (a
+  // copy even on the CPU: a subject that writes into its input must not
+  // change the next device's).
+  at::Tensor prepare(const at::Tensor& input, const nlohmann::json& params) {
+    if (stateful_ != nullptr) {
+      state_ = stateful_->make_state(params, input.scalar_type());
+      state_->to(device_);
+      check_state(*state_, device_, "after the move to", found_);
+      std::vector<Finding> audited;
+      state_->audit(device_, audited);
+      found_.merge(audited);
+    }
+    auto x = apply_layout(input.to(device_, input.scalar_type(), /*non_blocking=*/false, options_.copy_input),
+                          options_.layout);
+    if (options_.loss) x = x.detach().requires_grad_(true);
+    if (options_.trace) {
+      // Note [Device data and host data]: the input and the registered state.
+      TraceSeeds seeds;
+      seeds.device_data.push_back(x);
+      if (state_) state_->seed_trace(seeds);
+      tracer_ = std::make_unique<Tracer>(device_, std::move(seeds));
+    }
+    return x;
+  }
+
+  at::Tensor forward(const at::Tensor& x, const nlohmann::json& params) {
+    const auto start = Clock::now();
+    at::Tensor y;
+    {
+      std::optional<ReplayedDraws> draws;  // Note [Replayed draws]
+      if (options_.replay_draws) draws.emplace(derive_seed(options_.seed, "draws"), device_);
+      y = stateful_ != nullptr ? stateful_->apply(x, params, *state_) : subject_.apply(x, params);
+    }
+    if (device_.is_cuda()) cuda::synchronize(device_.index());
+    e_.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    if (tracer_) tracer_->returned(y);
+    stop_tracing();
+    if (state_) check_state(*state_, device_, "after apply on", found_);
+    if (!y.defined()) throw std::runtime_error("the subject returned an undefined tensor");
+    e_.output_device = y.device();
+    if (y.device() != device_) found_.add(wrong_device_output(y, device_));
+    return y;
+  }
+
+  // Backward's saved tensors and gradients were made before its tracer
+  // started: like anything it did not see made, device data.
+  void backward(const at::Tensor& x, const at::Tensor& y) {
+    if (!y.requires_grad()) throw std::runtime_error("the output does not depend differentiably on the input");
+    in_backward_ = true;
+    const auto loss = options_.loss(y);
+    if (options_.trace_backward) backward_tracer_ = std::make_unique<Tracer>(device_);
+    {
+      DEVPARITY_TRACE_SCOPE("backward");
+      loss.backward();
+    }
+    stop_backward_tracing();
+    const auto grad = x.grad();
+    if (!grad.defined()) throw std::runtime_error("no gradient reached the input");
+    e_.gradient = home(grad);
+  }
+
+  void failed(const std::exception& ex) {
+    e_.error = classify_exception(ex);
+    e_.thrown = std::current_exception();
+    const auto* tracer = tracer_ ? tracer_.get() : backward_tracer_.get();
+    if (tracer != nullptr && e_.error.op.empty()) e_.error.op = tracer->failed_op().op;
+    // A mismatch in backward is the gradient's finding, not apply()'s.
+    if (!in_backward_ && e_.error.kind == FailureKind::kDeviceMismatch) {
+      found_.add(mismatch_finding(e_.error, tracer_ ? tracer_->failed_op() : Finding{}));
+    }
+    // Kernels a device lacks (forward or backward) go into the run's summary.
+    if (e_.error.kind == FailureKind::kUnsupported && !e_.error.op.empty()) {
+      Capabilities::global().record_unsupported(device_.type(), e_.error.op);
+    }
+    stop_tracing();
+    stop_backward_tracing();
+  }
+
+  void stop_tracing() {
+    if (!tracer_) return;
+    found_.merge(tracer_->findings());
+    e_.ops_traced = tracer_->ops_traced();
+    e_.device_draws = tracer_->device_draws();
+    tracer_.reset();
+  }
+
+  void stop_backward_tracing() {
+    if (!backward_tracer_) return;
+    e_.backward_findings = backward_tracer_->findings();
+    e_.backward_ops_traced = backward_tracer_->ops_traced();
+    backward_tracer_.reset();
+  }
+
+  const Transform& subject_;
+  const c10::Device device_;
+  const ExecuteOptions& options_;
+  const StatefulTransform* stateful_;
+  std::unique_ptr<TransformState> state_;
+  std::unique_ptr<Tracer> tracer_, backward_tracer_;
+  FindingSet found_;
+  bool in_backward_ = false;
+  Execution e_;
+};
+
+}  // namespace
+
+Execution execute(const Transform& subject, const at::Tensor& input, const nlohmann::json& params,
+                  const c10::Device& device, const ExecuteOptions& options) {
+  return Run(subject, device, options)(input, params);
+}
+
+at::Tensor execute_or_throw(const Transform& subject, const at::Tensor& input,
+                            const nlohmann::json& params, const c10::Device& device,
+                            const ExecuteOptions& options) {
+  auto e = execute(subject, input, params, device, options);
+  if (!e.ran) std::rethrow_exception(e.thrown);
+  return e.output;
+}
+
+}  // namespace devparity

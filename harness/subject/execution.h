@@ -1,0 +1,79 @@
+#pragma once
+/// The one way to run a subject on a device: execute().
+///
+/// The runner's trials, the gradient and stress checks, `devparity apply`,
+/// the benchmarks and the tests' helpers all go through it, so that a
+/// stateful subject always gets a fresh state moved to the device, random
+/// ops on the device always replay the same draws (Note [Replayed draws]),
+/// and placement is judged the same way everywhere.
+
+#include "harness/base/error.h"
+#include "harness/trace/finding.h"
+#include "harness/trace/tracer.h"
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace devparity {
+
+class Transform;
+
+/// How execute() runs a subject.
+struct ExecuteOptions {
+  bool trace = false;   ///< trace apply() for placement findings
+  std::string layout;   ///< memory layout of the input on the device (apply_layout)
+  uint64_t seed = 0;    ///< the trial group's seed: draws made on the device replay from it
+  /// Gradients: when set, the input requires grad, `loss(output)` is
+  /// back-propagated after apply() and the input's gradient comes home.
+  std::function<at::Tensor(const at::Tensor&)> loss;
+  bool trace_backward = false;  ///< trace the backward pass (scope "backward")
+  /// Leave the output where the subject put it instead of bringing it to the
+  /// CPU (benchmarks, which time the device alone).
+  bool keep_on_device = false;
+  /// Run on a copy of the input (the default: a subject that writes into its
+  /// input must not change the next device's). Off where the input is
+  /// already on the device and made for this call alone (benchmarks).
+  bool copy_input = true;
+  /// Start the process's generators from `seed` (Note [Replayed draws]).
+  /// Off for concurrent calls (the stress check): the generators are global.
+  bool replay_draws = true;
+};
+
+/// One run of a subject on one device.
+struct Execution {
+  bool ran = false;              ///< apply() (and backward, when asked) completed
+  at::Tensor output;             ///< on the CPU, or the meta tensor itself
+  c10::Device output_device{c10::DeviceType::CPU};  ///< where the subject left it
+  ClassifiedError error;         ///< why it did not run
+  std::exception_ptr thrown;     ///< what it threw, as thrown
+  double duration_ms = 0.0;      ///< apply() alone, synchronised on CUDA
+  bool traced = false;           ///< findings and ops_traced are meaningful
+  std::vector<Finding> findings; ///< placement findings of apply() and of the state
+  int64_t ops_traced = 0;
+  std::vector<DeviceDraw> device_draws;  ///< random ops that drew on the device itself
+  // With ExecuteOptions::loss:
+  at::Tensor gradient;                    ///< the input's gradient, on the CPU or meta
+  std::vector<Finding> backward_findings; ///< placement findings of backward
+  int64_t backward_ops_traced = 0;
+};
+
+/// Runs `subject` with `params` (what its sample() returned) on a copy of
+/// `input` on `device`. Never throws for the subject's errors: they are
+/// classified into Execution::error, a device mismatch also becomes a finding.
+Execution execute(const Transform& subject, const at::Tensor& input, const nlohmann::json& params,
+                  const c10::Device& device, const ExecuteOptions& options = {});
+
+/// execute() without tracing, for callers that want the output or the error:
+/// returns the output, rethrowing the subject's exception as it was.
+at::Tensor execute_or_throw(const Transform& subject, const at::Tensor& input,
+                            const nlohmann::json& params, const c10::Device& device,
+                            const ExecuteOptions& options = {});
+
+}  // namespace devparity

@@ -1,0 +1,274 @@
+#include "harness/subject/input.h"
+
+#include "harness/base/dtype.h"
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
+#include "harness/base/png.h"
+#include "harness/base/rng.h"
+#include "harness/base/text.h"
+
+#include "harness/jpeg/decode.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace devparity {
+namespace {
+
+// Every pattern is a function of (plane, y, x) -> value in [0, 1]; noise draws
+// from the generator instead. `plane` is n * C + c.
+using PatternFn = std::function<double(int64_t plane, int64_t c, int64_t y, int64_t x)>;
+
+PatternFn pattern_fn(const InputRecipe& r, int64_t height, int64_t width) {
+  if (r.pattern == "ramp") {
+    const double hy = height > 1 ? static_cast<double>(height - 1) : 1.0;
+    const double wx = width > 1 ? static_cast<double>(width - 1) : 1.0;
+    // A diagonal ramp; odd channels run the other way so channels differ.
+    return [=](int64_t, int64_t c, int64_t y, int64_t x) {
+      const double t = 0.5 * (static_cast<double>(y) / hy + static_cast<double>(x) / wx);
+      return c % 2 == 0 ? t : 1.0 - t;
+    };
+  }
+  if (r.pattern == "checkerboard") {
+    const int64_t cell = r.cell;
+    return [=](int64_t, int64_t, int64_t y, int64_t x) {
+      return ((y / cell + x / cell) % 2 == 0) ? 0.0 : 1.0;
+    };
+  }
+  if (r.pattern == "constant") {
+    const double value = r.value;
+    return [=](int64_t, int64_t, int64_t, int64_t) { return value; };
+  }
+  if (r.pattern == "edges") {
+    // Four levels in bands that step along both axes: every edge is a hard
+    // step, horizontal, vertical, and where bands meet, corners.
+    static const double levels[] = {0.0, 1.0, 0.25, 0.75};
+    return [=](int64_t, int64_t c, int64_t y, int64_t x) {
+      const int64_t band = (x * 4) / std::max<int64_t>(width, 1) +
+                           (y * 3) / std::max<int64_t>(height, 1) + c;
+      return levels[band % 4];
+    };
+  }
+  return nullptr;
+}
+
+template <typename T>
+void fill(T* data, const InputRecipe& r, c10::ScalarType dtype, uint64_t seed,
+          int64_t planes, int64_t channels, int64_t height, int64_t width) {
+  const bool is_byte = dtype == c10::ScalarType::Byte;
+  const int64_t numel = planes * height * width;
+  if (r.pattern == "noise" || r.pattern == "nonfinite") {
+    SplitMix64 rng(seed);
+    for (int64_t i = 0; i < numel; ++i) {
+      const uint64_t bits = rng.next();
+      if (is_byte) {
+        data[i] = static_cast<T>(bits >> 56);
+      } else {
+        // 24 random bits scaled to [0, 1]: exactly representable in float32.
+        data[i] = static_cast<T>(static_cast<double>(bits >> 40) / 16777215.0);
+      }
+    }
+    return;
+  }
+  const auto fn = pattern_fn(r, height, width);
+  int64_t i = 0;
+  for (int64_t p = 0; p < planes; ++p) {
+    const int64_t c = p % channels;
+    for (int64_t y = 0; y < height; ++y) {
+      for (int64_t x = 0; x < width; ++x, ++i) {
+        const double v = std::clamp(fn(p, c, y, x), 0.0, 1.0);
+        data[i] = is_byte ? static_cast<T>(std::nearbyint(v * 255.0)) : static_cast<T>(v);
+      }
+    }
+  }
+}
+
+bool ends_with(const std::string& text, const std::string& tail) {
+  if (text.size() < tail.size()) return false;
+  return std::equal(tail.rbegin(), tail.rend(), text.rbegin(),
+                    [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+}
+
+}  // namespace
+
+std::string InputRecipe::label() const {
+  const std::string suffix = layout == "contiguous" ? "" : "-" + layout;
+  if (!file.empty()) return "file-" + file_stem_identifier(file, "-") + "-" + join_shape(shape) + suffix;
+  return pattern + "-" + join_shape(shape) + suffix;
+}
+
+at::Tensor read_image_file(const std::string& path) {
+  if (ends_with(path, ".png")) return read_png(path);
+  if (!ends_with(path, ".jpg") && !ends_with(path, ".jpeg")) {
+    throw InputError(fmt::format("{}: not an image devparity reads (.png, .jpg, .jpeg)", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open", path));
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto decoded = jpeg::decode_strict(bytes.data(), bytes.size());
+  if (!decoded.ok) {
+    throw InputError(fmt::format("{}: not a JPEG file libjpeg-turbo decodes cleanly: {} (byte {})", path,
+                                 decoded.error, decoded.offset));
+  }
+  auto hwc = at::empty({decoded.height, decoded.width, decoded.components}, at::TensorOptions().dtype(at::kByte));
+  std::memcpy(hwc.data_ptr<uint8_t>(), decoded.pixels.data(), decoded.pixels.size());
+  return hwc.permute({2, 0, 1}).contiguous();
+}
+
+InputRecipe read_input_recipe(ObjectReader& r, const std::string& base_dir) {
+  InputRecipe in;
+  if (r.has("file")) {
+    const auto given = r.string("file", std::nullopt);
+    in.file = given.empty() || given[0] == '/' || base_dir.empty() ? given : base_dir + "/" + given;
+    in.layout = r.string("layout", std::string("contiguous"), input_layouts());
+    for (const char* field : {"pattern", "shape", "value", "cell"}) {
+      if (r.has(field)) {
+        throw FieldError(r.pointer(field), fmt::format("'{}' does not go with 'file' (the file "
+                                                       "gives the image)", field), true);
+      }
+    }
+    try {
+      const auto image = read_image_file(in.file);
+      in.pattern = "file";
+      in.shape = {1, image.size(0), image.size(1), image.size(2)};
+    } catch (const InputError& e) {
+      throw FieldError(r.pointer("file"), e.what());
+    }
+    r.finish();
+    return in;
+  }
+  in.pattern = r.string("pattern", std::string("noise"), input_patterns());
+  if (r.has("shape")) in.shape = r.integers("shape", 0, 0, 1 << 16);
+  if (in.shape.size() != 4) {
+    throw FieldError(r.pointer("shape"), fmt::format("expected an NCHW shape of 4 integers, got {}",
+                                                     join_shape(in.shape)));
+  }
+  // A batch may be empty (N = 0); an image may not.
+  for (size_t i = 1; i < 4; ++i) {
+    if (in.shape[i] == 0) {
+      throw FieldError(r.pointer("shape") + "/" + std::to_string(i),
+                       "expected a positive size (only the batch, N, may be 0)");
+    }
+  }
+  // At most 2^31 elements per input (8 GiB of float32): a typo like an extra
+  // digit stops here, not in the allocator.
+  int64_t numel = 1;
+  for (auto d : in.shape) numel *= d;
+  if (numel > (int64_t{1} << 31)) {
+    throw FieldError(r.pointer("shape"), fmt::format("{} is {} elements; inputs are limited to 2^31 (2147483648)",
+                                                     join_shape(in.shape), numel));
+  }
+  in.value = r.number("value", 0.5, 0.0, 1.0);
+  in.cell = r.integer("cell", 4, 1, 1 << 16);
+  in.layout = r.string("layout", std::string("contiguous"), input_layouts());
+  r.finish();
+  return in;
+}
+
+const std::vector<std::string>& input_patterns() {
+  static const std::vector<std::string> names = {"noise", "ramp", "checkerboard", "constant",
+                                                 "edges", "nonfinite"};
+  return names;
+}
+
+const std::vector<std::string>& input_layouts() {
+  static const std::vector<std::string> names = {"contiguous", "channels_last", "strided"};
+  return names;
+}
+
+at::Tensor apply_layout(const at::Tensor& x, const std::string& layout) {
+  if (layout == "channels_last" && x.dim() == 4) return x.contiguous(at::MemoryFormat::ChannelsLast);
+  if (layout == "strided" && x.dim() >= 1) {
+    // Every other column of a tensor twice as wide: strides no kernel can
+    // assume away, on the device itself.
+    auto sizes = x.sizes().vec();
+    const auto width = sizes.back();
+    sizes.back() = 2 * width;
+    auto wide = at::zeros(sizes, x.options());
+    auto view = wide.slice(x.dim() - 1, 0, 2 * width, 2);
+    view.copy_(x);
+    return view;
+  }
+  return x;
+}
+
+at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed) {
+  if (!r.file.empty()) {
+    const auto image = read_image_file(r.file).unsqueeze(0);
+    if (dtype == c10::ScalarType::Byte) return image.contiguous();
+    if (dtype != c10::ScalarType::Float && dtype != c10::ScalarType::Double) {
+      throw InputError(fmt::format("cannot make {} inputs from {} (supported: uint8, float32, float64)",
+                                   dtype_name(dtype), r.file));
+    }
+    return (image.to(dtype) / 255.0).contiguous();
+  }
+  const auto& names = input_patterns();
+  if (std::find(names.begin(), names.end(), r.pattern) == names.end()) {
+    throw InputError(fmt::format("unknown input pattern '{}' (known: {})", r.pattern,
+                                 fmt::join(names, ", ")));
+  }
+  if (r.shape.size() < 2) {
+    throw InputError(fmt::format("input shape {} needs at least two dimensions (H, W)",
+                                 join_shape(r.shape)));
+  }
+  int64_t numel = 1;
+  for (size_t i = 0; i < r.shape.size(); ++i) {
+    const auto d = r.shape[i];
+    // Only a leading batch dimension may be empty.
+    if (d < 0 || (d == 0 && (i != 0 || r.shape.size() != 4))) {
+      throw InputError(fmt::format("input shape {} has a non-positive dimension", join_shape(r.shape)));
+    }
+    numel *= d;
+    if (numel > (int64_t{1} << 34)) {
+      throw InputError(fmt::format("input shape {} is too large", join_shape(r.shape)));
+    }
+  }
+  if (r.pattern == "checkerboard" && r.cell <= 0) {
+    throw InputError("checkerboard cell must be positive");
+  }
+  if (r.pattern == "constant" && !(r.value >= 0.0 && r.value <= 1.0)) {
+    throw InputError("constant value must be in [0, 1] (a fraction of the dtype's range)");
+  }
+  const int64_t width = r.shape[r.shape.size() - 1];
+  const int64_t height = r.shape[r.shape.size() - 2];
+  const int64_t channels = r.shape.size() >= 3 ? r.shape[r.shape.size() - 3] : 1;
+  const int64_t planes = numel / (height * width);
+
+  auto out = at::empty(r.shape, at::TensorOptions().dtype(dtype).device(at::kCPU));
+  switch (dtype) {
+    case c10::ScalarType::Byte:
+      fill(out.data_ptr<uint8_t>(), r, dtype, seed, planes, channels, height, width);
+      break;
+    case c10::ScalarType::Float:
+      fill(out.data_ptr<float>(), r, dtype, seed, planes, channels, height, width);
+      break;
+    case c10::ScalarType::Double:
+      fill(out.data_ptr<double>(), r, dtype, seed, planes, channels, height, width);
+      break;
+    default:
+      throw InputError(fmt::format("cannot generate {} inputs (supported: uint8, float32, float64)",
+                                   dtype_name(dtype)));
+  }
+  if (r.pattern == "nonfinite" && dtype != c10::ScalarType::Byte) {
+    // Fixed positions, so every device sees the same ones.
+    auto flat = out.view({-1});
+    const auto n = flat.numel();
+    for (int64_t i = 0; i < n; ++i) {
+      if (i % 7 == 3) flat[i] = std::numeric_limits<double>::quiet_NaN();
+      else if (i % 11 == 5) flat[i] = std::numeric_limits<double>::infinity();
+      else if (i % 13 == 8) flat[i] = -std::numeric_limits<double>::infinity();
+    }
+  }
+  return out;
+}
+
+}  // namespace devparity

@@ -1,0 +1,39 @@
+#pragma once
+/// The public registration API for transforms written outside devparity:
+/// register_transform(), or DEVPARITY_REGISTER_TRANSFORM(Type), which
+/// registers a default-constructed `Type` (a devparity::Transform) at
+/// static-initialisation time.
+///
+/// Use them in an executable, an OBJECT library, or a plugin (a shared
+/// library loaded by `devparity run --plugin libmine.so`; see
+/// examples/plugin). Static libraries drop object files nobody references,
+/// taking such registrations with them. Built-ins are registered explicitly
+/// in register_builtins() for that reason.
+
+#include "harness/subject/transform_registry.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace devparity {
+
+/// Adds `transform` to the process-wide registry. Never throws (it may run
+/// while a plugin loads, where an exception would end the process): a
+/// problem (a null transform, a name already taken) is recorded, returned as
+/// false, and reported by whoever loads the plugin.
+bool register_transform(std::unique_ptr<Transform> transform) noexcept;
+
+/// Problems recorded by register_transform() since the last call; clears them.
+std::vector<std::string> take_registration_errors();
+
+}  // namespace devparity
+
+#define DEVPARITY_CONCAT_INNER(a, b) a##b
+#define DEVPARITY_CONCAT(a, b) DEVPARITY_CONCAT_INNER(a, b)
+
+#define DEVPARITY_REGISTER_TRANSFORM(Type)                                             \
+  namespace {                                                                          \
+  [[maybe_unused]] const bool DEVPARITY_CONCAT(devparity_registered_, __LINE__) =      \
+      ::devparity::register_transform(std::make_unique<Type>());                       \
+  }

@@ -1,0 +1,42 @@
+#pragma once
+/// Subject kinds: case files name a registered transform with a string
+/// ("subject": "resize"), or declare a subject built from a file with an
+/// object whose key names its kind ("subject": {"torchscript": "m.pt"}).
+/// Each kind is registered here; the TorchScript loader is a built-in.
+
+#include "harness/base/named_registry.h"
+
+#include <memory>
+#include <string>
+
+namespace devparity {
+
+class ObjectReader;
+class Transform;
+
+/// Builds subjects from their declarations.
+class SubjectKind {
+ public:
+  virtual ~SubjectKind() = default;
+  /// The declaration's key, an identifier: "torchscript".
+  virtual std::string name() const = 0;
+  /// One line for `devparity list`.
+  virtual std::string description() const = 0;
+  /// Builds the subject from its declaration (the whole object; every field
+  /// it does not read is an error after it returns). Relative paths are
+  /// resolved against `base_dir`. Throws FieldError at the offending field.
+  virtual std::shared_ptr<const Transform> load(ObjectReader& declaration,
+                                                const std::string& base_dir) const = 0;
+};
+
+/// Name -> subject kind.
+class SubjectKindRegistry : public NamedRegistry<SubjectKind> {
+ public:
+  SubjectKindRegistry() : NamedRegistry("subject kind") {}
+  /// The process-wide registry.
+  static SubjectKindRegistry& global();
+  /// Adds a kind under its own name.
+  const SubjectKind& add(std::unique_ptr<SubjectKind> kind);
+};
+
+}  // namespace devparity

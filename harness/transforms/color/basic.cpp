@@ -1,0 +1,207 @@
+// Point-wise colour operations with torchvision v2's semantics
+// (transforms/v2/functional/_color.py): every output pixel depends on its own
+// value only. The bound is 255 for uint8 and 1 for floats.
+//
+//   invert:      bound - x
+//   solarize:    x >= threshold ? bound - x : x          (threshold in the dtype's units)
+//   posterize:   uint8: x & ~(2^(8 - bits) - 1);  float: floor(x * 2^bits).clamp(0, 2^bits - 1) / 2^bits
+//   brightness:  clamp(x * factor, 0, bound), uint8 truncated back (torchvision's _blend
+//                with a black image: the product is float, .to(uint8) truncates)
+//   to_dtype:    torchvision's to_dtype: without scale a plain cast; with scale
+//                uint8 -> float is x / 255, float -> uint8 is trunc(x (256 - 1e-3)),
+//                float -> float a cast
+//
+// No operation makes a tensor: scalars only, so nothing can land on the
+// wrong device.
+
+#include "harness/base/dtype.h"
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
+#include "harness/subject/configured.h"
+#include "harness/subject/transform_registry.h"
+#include "harness/trace/scope.h"
+#include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/kernels/image_math.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+namespace {
+
+using image::bound_of;
+
+// bound - x: for uint8 the bitwise complement, exact and without promotion.
+at::Tensor inverted(const at::Tensor& x) {
+  return x.scalar_type() == at::kByte ? x.bitwise_not() : x.neg().add(1.0);
+}
+
+struct NoConfig {
+  static NoConfig read(ObjectReader&) { return {}; }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json&) const {}
+};
+
+class Invert final : public ConfiguredTransform<NoConfig> {
+ public:
+  Invert() {
+    info_.name = "invert";
+    info_.family = "color";
+    info_.description = "bound - x (255 for uint8, 1 for floats)";
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const NoConfig&) const override {
+    DEVPARITY_TRACE_SCOPE("invert");
+    return inverted(x);
+  }
+};
+
+struct SolarizeConfig {
+  double threshold = 0.5;  ///< as a fraction of the bound
+  static SolarizeConfig read(ObjectReader& r) {
+    SolarizeConfig c;
+    c.threshold = r.number("threshold", 0.5, 0.0, 1.0);
+    return c;
+  }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json& out) const { out["threshold"] = threshold; }
+};
+
+class Solarize final : public ConfiguredTransform<SolarizeConfig> {
+ public:
+  Solarize() {
+    info_.name = "solarize";
+    info_.family = "color";
+    info_.description = "inverts the pixels at or above a threshold";
+    info_.params = {{"threshold", "number in [0, 1]", "0.5",
+                     "as a fraction of the bound: 0.5 is 127.5 for uint8 (so 128 and up invert), 0.5 for floats"}};
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const SolarizeConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("solarize");
+    const double bound = bound_of(x);
+    // A select by masks, not at::where (no meta kernel in LibTorch 1.13):
+    // one of the two products is zero, so the sum is exact in every dtype.
+    const auto mask = x.ge(c.threshold * bound).to(x.scalar_type());
+    const auto keep = x.lt(c.threshold * bound).to(x.scalar_type());
+    return inverted(x).mul(mask).add(x.mul(keep));
+  }
+};
+
+struct PosterizeConfig {
+  int64_t bits = 4;
+  static PosterizeConfig read(ObjectReader& r) {
+    PosterizeConfig c;
+    c.bits = r.integer("bits", 4, 1, 8);
+    return c;
+  }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json& out) const { out["bits"] = bits; }
+};
+
+class Posterize final : public ConfiguredTransform<PosterizeConfig> {
+ public:
+  Posterize() {
+    info_.name = "posterize";
+    info_.family = "color";
+    info_.description = "keeps the top `bits` bits of each value (2^bits levels for floats)";
+    info_.params = {{"bits", "integer in [1, 8]", "4", "bits kept"}};
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const PosterizeConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("posterize");
+    if (x.scalar_type() == at::kByte) {
+      const int64_t mask = (0xFF << (8 - c.bits)) & 0xFF;
+      return x.bitwise_and(mask);
+    }
+    const double levels = static_cast<double>(int64_t{1} << c.bits);
+    return x.mul(levels).floor().clamp(0.0, levels - 1.0).mul(1.0 / levels);
+  }
+};
+
+struct BrightnessConfig {
+  double factor = 1.5;
+  static BrightnessConfig read(ObjectReader& r) {
+    BrightnessConfig c;
+    c.factor = r.number("factor", 1.5, 0.0, 1e6);
+    return c;
+  }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json& out) const { out["factor"] = factor; }
+};
+
+class AdjustBrightness final : public ConfiguredTransform<BrightnessConfig> {
+ public:
+  AdjustBrightness() {
+    info_.name = "adjust_brightness";
+    info_.family = "color";
+    info_.description = "clamp(x * factor, 0, bound); uint8 truncated back, as torchvision";
+    info_.params = {{"factor", "number >= 0", "1.5", "0 gives black, 1 the image"}};
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const BrightnessConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("adjust_brightness");
+    if (x.scalar_type() != at::kByte) return x.mul(c.factor).clamp(0.0, 1.0);
+    // uint8 * float promotes to float32 in LibTorch, as in torchvision.
+    return x.to(at::kFloat).mul(c.factor).clamp(0.0, 255.0).to(at::kByte);
+  }
+};
+
+struct ToDtypeConfig {
+  c10::ScalarType dtype = at::kFloat;
+  bool scale = false;
+  static ToDtypeConfig read(ObjectReader& r) {
+    ToDtypeConfig c;
+    c.dtype = *parse_dtype(r.string("dtype", "float32", {"uint8", "float32", "float64"}));
+    c.scale = r.boolean("scale", false);
+    return c;
+  }
+  void check(c10::IntArrayRef) const {}
+  void write(nlohmann::json& out) const {
+    out["dtype"] = dtype_name(dtype);
+    out["scale"] = scale;
+  }
+};
+
+class ToDtype final : public ConfiguredTransform<ToDtypeConfig> {
+ public:
+  ToDtype() {
+    info_.name = "to_dtype";
+    info_.family = "color";
+    info_.description = "torchvision's to_dtype: a cast, or with scale a change of value range";
+    info_.params = {{"dtype", "uint8|float32|float64", "\"float32\"", "output dtype"},
+                    {"scale", "bool", "false", "map [0, 255] <-> [0, 1] (torchvision's equal-width bins into uint8)"}};
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const ToDtypeConfig& c) const override {
+    DEVPARITY_TRACE_SCOPE("to_dtype");
+    const bool from_int = x.scalar_type() == at::kByte, to_int = c.dtype == at::kByte;
+    if (!c.scale || from_int == to_int) return x.to(c.dtype, /*non_blocking=*/false, /*copy=*/true);
+    return from_int ? x.to(c.dtype).div(255.0) : image::from_unit_float(x, at::kByte);
+  }
+};
+
+}  // namespace
+
+void register_color_basics(TransformRegistry& registry) {
+  registry.add(std::make_unique<Invert>());
+  registry.add(std::make_unique<Solarize>());
+  registry.add(std::make_unique<Posterize>());
+  registry.add(std::make_unique<AdjustBrightness>());
+  registry.add(std::make_unique<ToDtype>());
+}
+
+}  // namespace devparity

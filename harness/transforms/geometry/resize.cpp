@@ -1,0 +1,308 @@
+// The geometry family: resize (the reference resampler) and rescale (Kornia's
+// factor-based resize with its Gaussian antialias).
+//
+// Note [resize semantics]
+// Follows LibTorch's interpolate (UpSample.h, UpSampleKernel.cpp), axis by
+// axis, W then H, skipping an axis whose size does not change (every mode is
+// the identity there):
+//  - nearest: src = min(floor(dst * (in / out)), in - 1), in float32 as ATen
+//    computes it (the legacy OpenCV rule, not nearest-exact).
+//  - bilinear: half-pixel centres, src = scale * (dst + 0.5) - 0.5 clamped at
+//    0, or src = scale * dst with align_corners; taps floor(src) and the next
+//    pixel (the edge pixel twice at the far border).
+//  - bicubic: the same source coordinate without the clamp, four taps around
+//    floor(src) clamped to the image, Keys' cubic with a = -0.75.
+//  - area: adaptive average pooling, window [floor(o*in/out), ceil((o+1)*in/out)).
+//  - antialias (bilinear/bicubic): Pillow's filter, support widened by the
+//    downscale factor, window clipped to the image and weights renormalised;
+//    bicubic then uses a = -0.5.
+// The scale is rounded to the input's float dtype as ATen does; coordinates
+// and weights are computed in float64 on the input's device.
+
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
+#include "harness/subject/configured.h"
+#include "harness/subject/transform_registry.h"
+#include "harness/trace/scope.h"
+#include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/kernels/resize_and_blur.h"
+#include "harness/transforms/kernels/resize_config.h"
+#include "harness/transforms/kernels/resize_engine.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace devparity {
+namespace {
+
+using resample::TapTable;
+
+// The scale of one axis, rounded like ATen's area_pixel_compute_scale<T>.
+double axis_scale(int64_t in, int64_t out, bool align_corners, bool single_precision) {
+  const int64_t num = align_corners ? in - 1 : in;
+  const int64_t den = align_corners ? out - 1 : out;
+  if (den <= 0) return 0.0;
+  return single_precision ? static_cast<double>(static_cast<float>(num) / static_cast<float>(den))
+                          : static_cast<double>(num) / static_cast<double>(den);
+}
+
+TapTable nearest_taps(int64_t in, int64_t out, const at::TensorOptions& device) {
+  const float scale = static_cast<float>(in) / static_cast<float>(out);
+  const auto dst = at::arange(out, device.dtype(at::kFloat));
+  const auto index = at::floor(dst * static_cast<double>(scale)).to(at::kLong).clamp_max(in - 1);
+  return {index.unsqueeze(1), {}, {}, at::ones({1, out, 1}, device.dtype(at::kDouble))};
+}
+
+TapTable linear_taps(int64_t in, int64_t out, bool align_corners, double scale,
+                     const at::TensorOptions& coords) {
+  const auto dst = at::arange(out, coords);
+  const auto src = align_corners ? dst * scale : ((dst + 0.5) * scale - 0.5).clamp_min(0.0);
+  const auto i0 = src.trunc().to(at::kLong).clamp_max(in - 1);
+  const auto i1 = i0 + (i0 < in - 1).to(at::kLong);
+  const auto lambda1 = src - i0.to(src.scalar_type());
+  const auto lambda0 = 1.0 - lambda1;
+  return {at::stack({i0, i1}, 1), {}, {}, at::stack({lambda0, lambda1}, 1).unsqueeze(0)};
+}
+
+// Keys' cubic convolution kernel of parameter a, on |x|.
+at::Tensor cubic_filter(const at::Tensor& x, double a) {
+  const auto ax = resample::absolute_value(x);
+  const auto near = ((a + 2.0) * ax - (a + 3.0)) * ax * ax + 1.0;
+  const auto far = ((a * ax - 5.0 * a) * ax + 8.0 * a) * ax - 4.0 * a;
+  return near * (ax < 1.0) + far * ((ax >= 1.0) & (ax < 2.0));
+}
+
+at::Tensor linear_filter(const at::Tensor& x) { return (1.0 - resample::absolute_value(x)).clamp_min(0.0); }
+
+TapTable cubic_taps(int64_t in, int64_t out, bool align_corners, double scale,
+                    const at::TensorOptions& coords) {
+  const auto dst = at::arange(out, coords);
+  const auto src = align_corners ? dst * scale : (dst + 0.5) * scale - 0.5;
+  const auto floor_src = at::floor(src);
+  const auto t = (src - floor_src).unsqueeze(1);
+  const auto base = floor_src.to(at::kLong).unsqueeze(1);
+  const auto k = at::arange(4, coords.dtype(at::kLong));
+  const auto index = (base - 1 + k).clamp(0, in - 1);
+  // Distance of tap k from the source point: t + 1, t, 1 - t, 2 - t.
+  const auto distance = t - (k.to(coords.dtype()) - 1.0);
+  const auto weight = cubic_filter(distance, -0.75);
+  return {index, {}, {}, weight.unsqueeze(0)};
+}
+
+TapTable antialias_taps(int64_t in, int64_t out, double scale, int64_t interp_size, bool cubic,
+                        const at::TensorOptions& coords) {
+  const double support = (scale >= 1.0 ? scale : 1.0) * static_cast<double>(interp_size) * 0.5;
+  const int64_t taps = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
+  const double invscale = scale >= 1.0 ? 1.0 / scale : 1.0;
+  const auto center = ((at::arange(out, coords) + 0.5) * scale).unsqueeze(1);
+  // static_cast<int64_t> truncates toward zero, as trunc() does.
+  const auto xmin = (center - support + 0.5).trunc().clamp_min(0.0);
+  const auto xmax = (center + support + 0.5).trunc().clamp_max(static_cast<double>(in));
+  const auto j = at::arange(taps, coords).unsqueeze(0);
+  const auto x = (j + xmin - center + 0.5) * invscale;
+  auto weight = (cubic ? cubic_filter(x, -0.5) : linear_filter(x)) * (j < (xmax - xmin));
+  const auto total = weight.sum(1, /*keepdim=*/true);
+  weight = weight / (total + (total == 0.0).to(total.scalar_type()));
+  const auto index = (xmin.to(at::kLong) + j.to(at::kLong)).clamp_max(in - 1);
+  return {index, {}, {}, weight.unsqueeze(0)};
+}
+
+TapTable area_taps(int64_t in, int64_t out, const at::TensorOptions& coords) {
+  const auto longs = coords.dtype(at::kLong);
+  const auto o = at::arange(out, longs);
+  const auto start = at::div(o * in, out, "floor");
+  const auto end = at::div((o + 1) * in + out - 1, out, "floor");
+  const int64_t taps = in % out == 0 ? in / out : in / out + 2;
+  const auto j = at::arange(taps, longs).unsqueeze(0);
+  const auto size = (end - start).unsqueeze(1);
+  const auto index = (start.unsqueeze(1) + j).clamp_max(in - 1);
+  const auto weight = (j < size).to(coords.dtype()) / size.to(coords.dtype());
+  return {index, {}, {}, weight.unsqueeze(0)};
+}
+
+TapTable axis_taps(const ResizeConfig& c, int64_t in, int64_t out, bool single_precision,
+                   const at::TensorOptions& coords) {
+  DEVPARITY_TRACE_SCOPE("taps");
+  const auto& mode = c.interpolation;
+  if (mode == "nearest") return nearest_taps(in, out, coords);
+  if (mode == "area") return area_taps(in, out, coords);
+  const bool cubic = mode == "bicubic";
+  const double scale = axis_scale(in, out, c.align_corners, single_precision);
+  if (c.antialias) return antialias_taps(in, out, scale, cubic ? 4 : 2, cubic, coords);
+  return cubic ? cubic_taps(in, out, c.align_corners, scale, coords)
+               : linear_taps(in, out, c.align_corners, scale, coords);
+}
+
+// resize's parameters: interpolate's, plus the uint8 strategy.
+struct ResizeParams {
+  ResizeConfig size;
+  std::string uint8_strategy = "fixed_point";
+
+  static ResizeParams read(ObjectReader& reader) {
+    ResizeParams p;
+    p.size = ResizeConfig::read(reader);
+    p.uint8_strategy = reader.string("uint8_strategy", std::string("fixed_point"),
+                                     {"fixed_point", "float_round_trip"});
+    return p;
+  }
+  void check(c10::IntArrayRef shape) const { size.check(shape); }
+  void write(nlohmann::json& out) const {
+    size.write(out);
+    out["uint8_strategy"] = uint8_strategy;
+  }
+};
+
+class Resize final : public ConfiguredTransform<ResizeParams> {
+ public:
+  Resize() {
+    info_.name = "resize";
+    info_.family = "geometry";
+    info_.description =
+        "Reference resize with LibTorch interpolate semantics; uint8 in bit-exact fixed point "
+        "or through a float round trip";
+    info_.params = ResizeConfig::docs();
+    info_.params.push_back(
+        {"uint8_strategy", "fixed_point|float_round_trip", "\"fixed_point\"",
+         "uint8 only: integer arithmetic with 20-bit weights (exact on every device), or "
+         "float32 then round half to even, as GPU code paths commonly do"});
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const ResizeParams& p) const override {
+    return resize_image(x, p.size,
+                        p.uint8_strategy == "fixed_point" ? resample::Uint8Path::kFixedPoint
+                                                          : resample::Uint8Path::kFloatRoundTrip);
+  }
+};
+
+// rescale's parameters.
+struct RescaleParams {
+  double fy = 1.0, fx = 1.0;
+  std::string interpolation = "bilinear";
+  bool antialias = false;
+  bool align_corners = false;
+
+  static RescaleParams read(ObjectReader& reader) {
+    RescaleParams p;
+    const auto* factor = reader.get("factor");
+    if (factor == nullptr) throw FieldError("", "missing required field 'factor' (a number or [fy, fx])");
+    if (factor->is_number()) {
+      p.fy = p.fx = read_number(*factor, "/factor", 1e-3, 64.0);
+    } else {
+      const auto f = reader.numbers("factor", 2, 1e-3, 64.0);
+      p.fy = f[0];
+      p.fx = f[1];
+    }
+    p.interpolation = reader.string("interpolation", std::string("bilinear"), interpolation_modes());
+    p.antialias = reader.boolean("antialias", false);
+    p.align_corners = reader.boolean("align_corners", false);
+    if (p.align_corners && p.interpolation != "bilinear" && p.interpolation != "bicubic") {
+      throw FieldError("/align_corners",
+                       "align_corners can only be set with bilinear or bicubic interpolation");
+    }
+    return p;
+  }
+  void check(c10::IntArrayRef shape) const {
+    const auto size = rescaled_size(shape[2], shape[3], fy, fx);
+    if (size.first < 1 || size.second < 1 || size.first > (1 << 16) || size.second > (1 << 16)) {
+      throw FieldError("/factor", fmt::format("factor ({}, {}) gives a {}x{} output for a {}x{} "
+                                              "input (each side must be in [1, 65536])",
+                                              fy, fx, size.first, size.second, shape[2], shape[3]));
+    }
+  }
+  void write(nlohmann::json& out) const {
+    out["factor"] = {fy, fx};
+    out["interpolation"] = interpolation;
+    out["antialias"] = antialias;
+    out["align_corners"] = align_corners;
+  }
+};
+
+class Rescale final : public ConfiguredTransform<RescaleParams> {
+ public:
+  Rescale() {
+    info_.name = "rescale";
+    info_.family = "geometry";
+    info_.description = "Kornia's rescale: resize by a factor, antialiased by a Gaussian blur "
+                        "before downscaling";
+    info_.params = {
+        {"factor", "number or [fy, fx] in [0.001, 64]", "required",
+         "output size (int(H*fy), int(W*fx))"},
+        {"interpolation", "nearest|bilinear|bicubic|area", "\"bilinear\"", "resampling mode"},
+        {"antialias", "bool", "false",
+         "blur with sigma (f-1)/2 and kernel int(max(4 sigma, 3)) (odd) before downscaling"},
+        {"align_corners", "bool", "false", "bilinear/bicubic only"},
+    };
+    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const RescaleParams& p) const override {
+    return rescale_image(x, p.fy, p.fx, p.interpolation, p.antialias, p.align_corners);
+  }
+};
+
+}  // namespace
+
+std::pair<int64_t, int64_t> rescaled_size(int64_t height, int64_t width, double fy, double fx) {
+  // Python's int() truncates the float64 product.
+  return {static_cast<int64_t>(static_cast<double>(height) * fy),
+          static_cast<int64_t>(static_cast<double>(width) * fx)};
+}
+
+at::Tensor rescale_image(const at::Tensor& x, double fy, double fx,
+                         const std::string& interpolation, bool antialias, bool align_corners) {
+  DEVPARITY_TRACE_SCOPE("rescale");
+  const int64_t h = x.size(2), w = x.size(3);
+  const auto size = rescaled_size(h, w, fy, fx);
+  if (size.first == h && size.second == w) return x.clone();
+  const double f_h = static_cast<double>(h) / static_cast<double>(size.first);
+  const double f_w = static_cast<double>(w) / static_cast<double>(size.second);
+  at::Tensor y = x;
+  if (antialias && std::max(f_h, f_w) > 1.0) {
+    const double s_h = std::max((f_h - 1.0) / 2.0, 0.001);
+    const double s_w = std::max((f_w - 1.0) / 2.0, 0.001);
+    auto k_h = static_cast<int64_t>(std::max(4.0 * s_h, 3.0));
+    auto k_w = static_cast<int64_t>(std::max(4.0 * s_w, 3.0));
+    if (k_h % 2 == 0) ++k_h;
+    if (k_w % 2 == 0) ++k_w;
+    y = gaussian_blur(y, k_h, k_w, {{s_h, s_w}}, "reflect");
+  }
+  ResizeConfig c;
+  c.height = size.first;
+  c.width = size.second;
+  c.interpolation = interpolation;
+  c.align_corners = align_corners;
+  return resize_image(y, c);
+}
+
+at::Tensor resize_image(const at::Tensor& x, const ResizeConfig& c, resample::Uint8Path path) {
+  DEVPARITY_TRACE_SCOPE("resize");
+  require_nchw(x.sizes(), "resize");
+  const bool is_byte = x.scalar_type() == at::kByte;
+  const bool fixed = is_byte && path == resample::Uint8Path::kFixedPoint;
+  // ATen rounds the scale to the kernel's dtype: float32 for float32 input
+  // and for the float round trip; the fixed-point path is all float64.
+  const bool single = x.scalar_type() == at::kFloat || (is_byte && !fixed);
+  const auto coords = x.options().dtype(at::kDouble);
+  const int64_t in_h = x.size(2), in_w = x.size(3);
+  TapTable th, tw;
+  if (in_h != c.height) th = axis_taps(c, in_h, c.height, single, coords);
+  if (in_w != c.width) tw = axis_taps(c, in_w, c.width, single, coords);
+  return resample::separable(x, th.weight.defined() ? &th : nullptr,
+                             tw.weight.defined() ? &tw : nullptr, path);
+}
+
+void register_geometry_transforms(TransformRegistry& registry) {
+  registry.add(std::make_unique<Resize>());
+  registry.add(std::make_unique<Rescale>());
+}
+
+}  // namespace devparity

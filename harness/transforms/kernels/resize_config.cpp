@@ -1,0 +1,57 @@
+#include "harness/transforms/kernels/resize_config.h"
+
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
+#include "harness/subject/transform.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+
+const std::vector<std::string>& interpolation_modes() {
+  static const std::vector<std::string> modes = {"nearest", "bilinear", "bicubic", "area"};
+  return modes;
+}
+
+ResizeConfig ResizeConfig::read(ObjectReader& reader) {
+  ResizeConfig c;
+  const auto size = reader.integers("size", 2, 1, 1 << 16);
+  c.height = size[0];
+  c.width = size[1];
+  c.interpolation = reader.string("interpolation", std::string("bilinear"), interpolation_modes());
+  c.antialias = reader.boolean("antialias", false);
+  c.align_corners = reader.boolean("align_corners", false);
+  const bool interpolating = c.interpolation == "bilinear" || c.interpolation == "bicubic";
+  // LibTorch's interpolate raises for these; so do we, at the field.
+  if (c.align_corners && !interpolating) {
+    throw FieldError(reader.pointer("align_corners"),
+                     "align_corners can only be set with bilinear or bicubic interpolation");
+  }
+  if (c.antialias && !interpolating) {
+    throw FieldError(reader.pointer("antialias"),
+                     "antialias is only supported with bilinear or bicubic interpolation");
+  }
+  return c;
+}
+
+void ResizeConfig::write(nlohmann::json& out) const {
+  out["size"] = {height, width};
+  out["interpolation"] = interpolation;
+  out["antialias"] = antialias;
+  out["align_corners"] = align_corners;
+}
+
+std::vector<ParamDoc> ResizeConfig::docs() {
+  return {
+      {"size", "[H, W] integers in [1, 65536]", "required", "output height and width"},
+      {"interpolation", "nearest|bilinear|bicubic|area", "\"bilinear\"",
+       "LibTorch interpolate modes; area is adaptive average pooling"},
+      {"antialias", "bool", "false",
+       "bilinear/bicubic: widen the filter by the downscale factor (Pillow); bicubic uses a=-0.5"},
+      {"align_corners", "bool", "false",
+       "bilinear/bicubic: map corner pixel centres onto each other instead of half-pixel centres"},
+  };
+}
+
+}  // namespace devparity

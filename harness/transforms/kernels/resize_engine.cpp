@@ -1,0 +1,176 @@
+#include "harness/transforms/kernels/resize_engine.h"
+
+#include "harness/trace/scope.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace devparity::resample {
+
+at::Tensor take_positions(const at::Tensor& x, int64_t dim, const at::Tensor& positions) {
+  if (dim == x.dim() - 1 && x.dim() > 1) {
+    // Along the innermost dimension ATen's gather beats advanced indexing
+    // about 2x on the CPU (the index kernel strides per element there).
+    std::vector<int64_t> shape(static_cast<size_t>(x.dim()), 1), sizes = x.sizes().vec();
+    shape.back() = positions.size(0);
+    sizes.back() = positions.size(0);
+    return x.gather(dim, positions.reshape(shape).expand(sizes));
+  }
+  std::vector<at::indexing::TensorIndex> indices(static_cast<size_t>(dim),
+                                                 at::indexing::TensorIndex(at::indexing::Slice()));
+  indices.emplace_back(positions);
+  return x.index(indices);
+}
+
+namespace {
+
+using at::indexing::Slice;
+using at::indexing::TensorIndex;
+
+// Reshapes a per-position vector (n) to broadcast along `dim` of an ndim tensor.
+at::Tensor along(const at::Tensor& v, int64_t dim, int64_t ndim) {
+  std::vector<int64_t> shape(static_cast<size_t>(ndim), 1);
+  shape[static_cast<size_t>(dim)] = v.size(0);
+  return v.reshape(shape);
+}
+
+// Weight k as (Bw, 1, out|1, 1) for H or (Bw, 1, 1, out|1) for W.
+at::Tensor tap_weight(const at::Tensor& weight, int64_t k, int64_t dim, int64_t ndim) {
+  const auto w = weight.select(2, k);
+  std::vector<int64_t> shape(static_cast<size_t>(ndim), 1);
+  shape[0] = w.size(0);
+  shape[static_cast<size_t>(dim)] = w.size(1);
+  return w.reshape(shape);
+}
+
+int64_t output_size(const TapTable& taps) {
+  if (taps.window.defined()) return taps.window.size(0) - taps.weight.size(2) + 1;
+  return taps.index.size(0);
+}
+
+// Shared accumulation: sum_k source_k * weight_k, in source's dtype.
+at::Tensor accumulate(const at::Tensor& source, const TapTable& taps, const at::Tensor& weight,
+                      int64_t dim) {
+  const int64_t ndim = source.dim();
+  const int64_t taps_count = weight.size(2);
+  const int64_t out = output_size(taps);
+  at::Tensor padded;
+  if (taps.window.defined()) {
+    padded = take_positions(source, dim, taps.window);
+    if (taps.valid.defined()) padded = padded * along(taps.valid.to(padded.scalar_type()), dim, ndim);
+  }
+  at::Tensor acc;
+  for (int64_t k = 0; k < taps_count; ++k) {
+    const auto src = taps.window.defined() ? padded.narrow(dim, k, out)
+                                           : take_positions(source, dim, taps.index.select(1, k));
+    // A separate multiply and add, in tap order, as ATen's CPU interpolation
+    // kernels evaluate them (no fused multiply-add).
+    auto term = src * tap_weight(weight, k, dim, ndim);
+    if (k == 0) {
+      acc = std::move(term);
+    } else {
+      acc.add_(term);
+    }
+  }
+  return acc;
+}
+
+void check_dim(const at::Tensor& x, int64_t dim) {
+  if (x.dim() != 4 || (dim != 2 && dim != 3)) {
+    throw std::invalid_argument(
+        fmt::format("resample expects NCHW and dim 2 or 3, got {}-D and dim {}", x.dim(), dim));
+  }
+}
+
+// Weights in units of 2^-kFixedPointBits, rounded half away from zero:
+// sign(w) * floor(|w| * 2^p + 0.5), held as exact integers in float64.
+at::Tensor fixed_weights(const at::Tensor& weight) {
+  const double scale = static_cast<double>(int64_t{1} << kFixedPointBits);
+  const auto w = weight.to(at::kDouble);
+  const auto magnitude = at::floor(absolute_value(w) * scale + 0.5);
+  const auto sign = (w < 0).to(at::kDouble) * -2.0 + 1.0;
+  return magnitude * sign;
+}
+
+// Note [uint8 fixed point].
+at::Tensor fixed_point(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w) {
+  if (!taps_h && !taps_w) return x.clone();
+  DEVPARITY_TRACE_SCOPE("fixed_point");
+  at::Tensor acc = x.to(at::kDouble);
+  int shift = 0;
+  if (taps_w) {
+    check_dim(acc, 3);
+    acc = accumulate(acc, *taps_w, fixed_weights(taps_w->weight), 3);
+    shift += kFixedPointBits;
+  }
+  if (taps_h) {
+    check_dim(acc, 2);
+    acc = accumulate(acc, *taps_h, fixed_weights(taps_h->weight), 2);
+    shift += kFixedPointBits;
+  }
+  // Adding half and scaling by a power of two are exact; floor rounds half up.
+  const double unit = static_cast<double>(int64_t{1} << shift);
+  acc = at::floor((acc + unit / 2) * (1.0 / unit));
+  return acc.clamp(0, 255).to(at::kByte);
+}
+
+}  // namespace
+
+at::Tensor absolute_value(const at::Tensor& x) { return at::maximum(x, x.neg()); }
+
+at::Tensor apply_float(const at::Tensor& x, const TapTable& taps, int64_t dim) {
+  DEVPARITY_TRACE_SCOPE(dim == 2 ? "filter_h" : "filter_w");
+  check_dim(x, dim);
+  return accumulate(x, taps, taps.weight.to(x.scalar_type()), dim);
+}
+
+at::Tensor separable(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w,
+                     Uint8Path path) {
+  if (x.scalar_type() == at::kByte) {
+    if (path == Uint8Path::kFixedPoint) return fixed_point(x, taps_h, taps_w);
+    at::Tensor y = x.to(at::kFloat);
+    if (taps_w) y = apply_float(y, *taps_w, 3);
+    if (taps_h) y = apply_float(y, *taps_h, 2);
+    // at::round is round-half-to-even, what GPU float paths do with rint.
+    return at::round(y).clamp(0, 255).to(at::kByte);
+  }
+  if (!at::isFloatingType(x.scalar_type())) {
+    throw std::invalid_argument("resample: unsupported dtype " +
+                                std::string(c10::toString(x.scalar_type())));
+  }
+  at::Tensor y = x;
+  if (taps_w) y = apply_float(y, *taps_w, 3);
+  if (taps_h) y = apply_float(y, *taps_h, 2);
+  return taps_w || taps_h ? y : x.clone();
+}
+
+at::Tensor border_positions(int64_t size, int64_t front, int64_t length, const std::string& border,
+                            const at::TensorOptions& long_options, at::Tensor* valid) {
+  const auto p = at::arange(length, long_options) - front;
+  if (border == "replicate") return p.clamp(0, size - 1);
+  if (border == "circular") return at::remainder(p, size);
+  if (border == "reflect") {
+    if (size == 1) return at::zeros_like(p);
+    // Mirror without repeating the edge has period 2 * (size - 1):
+    // m = p mod period, index = (size - 1) - |m - (size - 1)|.
+    const int64_t period = 2 * (size - 1);
+    const auto m = at::remainder(p, period);
+    return (size - 1) - absolute_value(m - (size - 1));
+  }
+  if (border == "symmetric") {
+    // Mirror repeating the edge: period 2 * size; in doubled units the
+    // index is ((2 size - 1) - |2 m - (2 size - 1)|) / 2, exact in integers.
+    const auto m = at::remainder(p, 2 * size);
+    return ((2 * size - 1) - absolute_value(m * 2 - (2 * size - 1))).div(2, "floor");
+  }
+  if (border == "constant") {
+    if (valid != nullptr) *valid = ((p >= 0) & (p < size)).to(at::kByte);
+    return p.clamp(0, size - 1);
+  }
+  throw std::invalid_argument("unknown border mode '" + border + "'");
+}
+
+}  // namespace devparity::resample

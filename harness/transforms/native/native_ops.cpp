@@ -1,0 +1,381 @@
+// Native LibTorch ops as subjects (native family, with interpolate.cpp), so
+// that devparity audits LibTorch itself across devices: grid_sample with an
+// affine grid, conv2d with seeded weights, avg_pool2d, and a Gaussian blur
+// done the common way, as a depthwise conv2d. Tensors the ops need besides
+// the image (theta, weights) are registered state, so they follow the subject
+// to the device; the blur's kernel is built on the input's device.
+
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
+#include "harness/subject/configured.h"
+#include "harness/subject/generator_seed.h"
+#include "harness/subject/input.h"
+#include "harness/subject/state.h"
+#include "harness/subject/transform_registry.h"
+#include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/random/draws.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <mutex>
+
+namespace devparity {
+namespace {
+
+// A 4-D op's (height, width) pair: a number means both.
+std::pair<int64_t, int64_t> read_pair(ObjectReader& r, const std::string& key, int64_t fallback,
+                                      int64_t lo, int64_t hi) {
+  const auto* v = r.get(key);
+  if (v == nullptr) return {fallback, fallback};
+  if (v->is_number_integer()) {
+    const auto x = r.integer(key, std::nullopt, lo, hi);
+    return {x, x};
+  }
+  const auto both = r.integers(key, 2, lo, hi);
+  return {both[0], both[1]};
+}
+
+// ---------------------------------------------------------------- grid_sample
+
+class GridSample final : public StatefulTransform {
+ public:
+  GridSample() {
+    info_.name = "grid_sample";
+    info_.family = "native";
+    info_.description = "LibTorch's affine_grid_generator + grid_sampler_2d; theta is registered state";
+    info_.params = {
+        {"theta", "[[a, b, c], [d, e, f]]", "[[0.9, -0.2, 0.05], [0.2, 0.9, -0.1]]",
+         "the affine map from output to input coordinates in [-1, 1]"},
+        {"mode", "bilinear|nearest|bicubic", "\"bilinear\"", "sampling"},
+        {"padding_mode", "zeros|border|reflection", "\"zeros\"", "outside the image"},
+        {"align_corners", "boolean", "false", "corner pixels' centres at -1 and 1"},
+    };
+    info_.dtypes = {at::kFloat, at::kDouble};
+    info_.differentiable = true;
+    info_.meta = false;
+    info_.meta_note = "grid_sampler_2d has no meta kernel in LibTorch 1.13";
+  }
+  const TransformInfo& info() const override { return info_; }
+
+  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
+                        at::Generator&) const override {
+    require_nchw(shape, info_.name);
+    ObjectReader r(given);
+    nlohmann::json out;
+    std::vector<double> theta = {0.9, -0.2, 0.05, 0.2, 0.9, -0.1};
+    if (const auto* t = r.get("theta")) {
+      if (!t->is_array() || t->size() != 2) {
+        throw FieldError("/theta", fmt::format("expected [[a, b, c], [d, e, f]], got {}", describe_json(*t)));
+      }
+      for (size_t row = 0; row < 2; ++row) {
+        const auto p = "/theta/" + std::to_string(row);
+        if (!(*t)[row].is_array() || (*t)[row].size() != 3) {
+          throw FieldError(p, fmt::format("expected a row of 3 numbers, got {}", describe_json((*t)[row])));
+        }
+        for (size_t col = 0; col < 3; ++col) {
+          theta[row * 3 + col] = read_number((*t)[row][col], p + "/" + std::to_string(col), -1e3, 1e3);
+        }
+      }
+    }
+    out["theta"] = {{theta[0], theta[1], theta[2]}, {theta[3], theta[4], theta[5]}};
+    out["mode"] = r.string("mode", std::string("bilinear"), {"bilinear", "nearest", "bicubic"});
+    out["padding_mode"] = r.string("padding_mode", std::string("zeros"), {"zeros", "border", "reflection"});
+    out["align_corners"] = r.boolean("align_corners", false);
+    r.finish();
+    return out;
+  }
+
+  std::unique_ptr<TransformState> make_state(const nlohmann::json& params) const override {
+    auto theta = at::empty({1, 2, 3}, at::TensorOptions().dtype(at::kDouble));
+    for (int64_t i = 0; i < 6; ++i) {
+      theta.data_ptr<double>()[i] = params.at("theta").at(i / 3).at(i % 3).get<double>();
+    }
+    auto state = std::make_unique<TransformState>();
+    state->register_tensor("theta", theta);
+    return state;
+  }
+
+  using StatefulTransform::apply;
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params, TransformState& state) const override {
+    static const std::map<std::string, int64_t> modes = {{"bilinear", 0}, {"nearest", 1}, {"bicubic", 2}};
+    static const std::map<std::string, int64_t> paddings = {{"zeros", 0}, {"border", 1}, {"reflection", 2}};
+    const bool align = params.at("align_corners").get<bool>();
+    const auto theta = state.tensor("theta").to(x.scalar_type()).expand({x.size(0), 2, 3});
+    const auto grid = at::affine_grid_generator(theta, x.sizes(), align);
+    return at::grid_sampler(x, grid, modes.at(params.at("mode").get<std::string>()),
+                            paddings.at(params.at("padding_mode").get<std::string>()), align);
+  }
+
+ private:
+  TransformInfo info_;
+};
+
+// --------------------------------------------------------------------- conv2d
+
+class Conv2d final : public StatefulTransform {
+ public:
+  Conv2d() {
+    info_.name = "conv2d";
+    info_.family = "native";
+    info_.description = "LibTorch's conv2d with seeded weights and bias as registered state";
+    info_.params = {
+        {"out_channels", "integer >= 1", "the input's channels", "output channels"},
+        {"kernel_size", "k or [kh, kw]", "3", "kernel size"},
+        {"stride", "s or [sh, sw]", "1", "stride"},
+        {"padding", "p or [ph, pw]", "1", "zero padding"},
+        {"dilation", "d or [dh, dw]", "1", "dilation"},
+        {"groups", "integer dividing both channel counts", "1", "groups"},
+        {"bias", "boolean", "true", "add a bias"},
+        {"weight_seed", "integer >= 0", "drawn", "seed of the weights and bias (reports give it, to replay)"},
+        {"in_channels", "integer", "the input's channels", "written by sampling; must match the input"},
+    };
+    info_.dtypes = {at::kFloat, at::kDouble};
+    info_.random = true;  // the weights' seed
+    info_.differentiable = true;
+    info_.meta = false;
+    info_.meta_note = "convolution_overrideable has no meta kernel in LibTorch 1.13";
+  }
+  const TransformInfo& info() const override { return info_; }
+
+  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
+                        at::Generator& generator) const override {
+    require_nchw(shape, info_.name);
+    ObjectReader r(given);
+    nlohmann::json out;
+    const auto in_channels = shape[1];
+    out["out_channels"] = r.integer("out_channels", in_channels, 1, 4096);
+    const auto kernel = read_pair(r, "kernel_size", 3, 1, 63);
+    const auto stride = read_pair(r, "stride", 1, 1, 64);
+    const auto padding = read_pair(r, "padding", 1, 0, 64);
+    const auto dilation = read_pair(r, "dilation", 1, 1, 64);
+    const auto groups = r.integer("groups", 1, 1, 4096);
+    if (in_channels % groups != 0 || out["out_channels"].get<int64_t>() % groups != 0) {
+      throw FieldError("/groups", fmt::format("groups {} must divide the input's {} channels and "
+                                              "out_channels {}",
+                                              groups, in_channels, out["out_channels"].get<int64_t>()));
+    }
+    const auto reach_y = dilation.first * (kernel.first - 1) + 1;
+    const auto reach_x = dilation.second * (kernel.second - 1) + 1;
+    if (shape[2] + 2 * padding.first < reach_y || shape[3] + 2 * padding.second < reach_x) {
+      throw InputError(fmt::format("conv2d: a {}x{} kernel (dilated) does not fit a {}x{} input with "
+                                   "padding {}x{}",
+                                   kernel.first, kernel.second, shape[2], shape[3], padding.first, padding.second));
+    }
+    out["kernel_size"] = {kernel.first, kernel.second};
+    out["stride"] = {stride.first, stride.second};
+    out["padding"] = {padding.first, padding.second};
+    out["dilation"] = {dilation.first, dilation.second};
+    out["groups"] = groups;
+    out["bias"] = r.boolean("bias", true);
+    if (r.integer("in_channels", in_channels, 1) != in_channels) {
+      throw FieldError("/in_channels", fmt::format("in_channels {} does not match the input's {} channels",
+                                                   given.at("in_channels").dump(), in_channels));
+    }
+    out["in_channels"] = in_channels;
+    out["weight_seed"] = r.has("weight_seed") ? static_cast<uint64_t>(r.integer("weight_seed", std::nullopt, 0))
+                                              : draw_seed(generator);
+    r.finish();
+    return out;
+  }
+
+  std::unique_ptr<TransformState> make_state(const nlohmann::json& p) const override {
+    const auto out_channels = p.at("out_channels").get<int64_t>();
+    const auto groups = p.at("groups").get<int64_t>();
+    const auto k = p.at("kernel_size").get<std::vector<int64_t>>();
+    const auto fan_in = p.at("in_channels").get<int64_t>() / groups * k[0] * k[1];
+    const double scale = 2.0 / std::sqrt(static_cast<double>(fan_in));
+    const auto seed = p.at("weight_seed").get<uint64_t>();
+    InputRecipe noise;
+    noise.shape = {out_channels, p.at("in_channels").get<int64_t>() / groups, k[0], k[1]};
+    auto state = std::make_unique<TransformState>();
+    state->register_tensor("weight", (make_input(noise, at::kDouble, seed) - 0.5) * scale);
+    if (p.at("bias").get<bool>()) {
+      noise.shape = {1, 1, 1, out_channels};
+      state->register_tensor("bias", ((make_input(noise, at::kDouble, seed + 1) - 0.5) * scale).reshape({out_channels}));
+    }
+    return state;
+  }
+
+  using StatefulTransform::apply;
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json& p, TransformState& state) const override {
+    const auto weight = state.tensor("weight").to(x.scalar_type());
+    at::Tensor bias;
+    if (p.at("bias").get<bool>()) bias = state.tensor("bias").to(x.scalar_type());
+    const auto stride = p.at("stride").get<std::vector<int64_t>>();
+    const auto padding = p.at("padding").get<std::vector<int64_t>>();
+    const auto dilation = p.at("dilation").get<std::vector<int64_t>>();
+    return at::conv2d(x, weight, bias, stride, at::IntArrayRef(padding), dilation,
+                      p.at("groups").get<int64_t>());
+  }
+
+ private:
+  TransformInfo info_;
+};
+
+// ----------------------------------------------------------------- avg_pool2d
+
+struct PoolConfig {
+  std::pair<int64_t, int64_t> kernel, stride, padding;
+  bool ceil_mode = false;
+  bool count_include_pad = true;
+
+  static PoolConfig read(ObjectReader& r) {
+    PoolConfig c;
+    c.kernel = read_pair(r, "kernel_size", 3, 1, 255);
+    c.stride = r.has("stride") ? read_pair(r, "stride", 1, 1, 255) : c.kernel;
+    c.padding = read_pair(r, "padding", 0, 0, 127);
+    if (2 * c.padding.first > c.kernel.first || 2 * c.padding.second > c.kernel.second) {
+      throw FieldError("/padding", "padding must be at most half the kernel size (LibTorch's rule)");
+    }
+    c.ceil_mode = r.boolean("ceil_mode", false);
+    c.count_include_pad = r.boolean("count_include_pad", true);
+    return c;
+  }
+  void check(c10::IntArrayRef shape) const {
+    if (shape[2] + 2 * padding.first < kernel.first || shape[3] + 2 * padding.second < kernel.second) {
+      throw InputError(fmt::format("avg_pool2d: a {}x{} window does not fit a {}x{} input", kernel.first,
+                                   kernel.second, shape[2], shape[3]));
+    }
+  }
+  void write(nlohmann::json& out) const {
+    out["kernel_size"] = {kernel.first, kernel.second};
+    out["stride"] = {stride.first, stride.second};
+    out["padding"] = {padding.first, padding.second};
+    out["ceil_mode"] = ceil_mode;
+    out["count_include_pad"] = count_include_pad;
+  }
+};
+
+class AvgPool2d final : public ConfiguredTransform<PoolConfig> {
+ public:
+  AvgPool2d() {
+    info_.name = "avg_pool2d";
+    info_.family = "native";
+    info_.description = "LibTorch's avg_pool2d";
+    info_.params = {
+        {"kernel_size", "k or [kh, kw]", "3", "window"},
+        {"stride", "s or [sh, sw]", "the kernel size", "step"},
+        {"padding", "p or [ph, pw], at most half the kernel", "0", "implicit zero padding"},
+        {"ceil_mode", "boolean", "false", "round the output size up"},
+        {"count_include_pad", "boolean", "true", "padding counts in the divisor"},
+    };
+    info_.dtypes = {at::kFloat, at::kDouble};
+    info_.differentiable = true;
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const PoolConfig& c) const override {
+    return at::avg_pool2d(x, {c.kernel.first, c.kernel.second}, {c.stride.first, c.stride.second},
+                          {c.padding.first, c.padding.second}, c.ceil_mode, c.count_include_pad);
+  }
+};
+
+// ------------------------------------------------------------------ conv_blur
+
+struct ConvBlurConfig {
+  std::pair<int64_t, int64_t> kernel;
+  std::pair<double, double> sigma;
+  std::string border;
+
+  static ConvBlurConfig read(ObjectReader& r) {
+    ConvBlurConfig c;
+    c.kernel = read_pair(r, "kernel_size", 5, 1, 255);
+    if (c.kernel.first % 2 == 0 || c.kernel.second % 2 == 0) {
+      throw FieldError("/kernel_size", "expected odd kernel sizes");
+    }
+    const auto* s = r.get("sigma");
+    if (s != nullptr && s->is_number()) {
+      const auto v = r.number("sigma", std::nullopt, 1e-3, 1e3);
+      c.sigma = {v, v};
+    } else if (s != nullptr) {
+      const auto both = r.numbers("sigma", 2, 1e-3, 1e3);
+      c.sigma = {both[0], both[1]};
+    } else {
+      c.sigma = {1.0, 1.0};
+    }
+    c.border = r.string("border", std::string("reflect"), {"reflect", "replicate", "constant", "circular"});
+    return c;
+  }
+  void check(c10::IntArrayRef shape) const {
+    if (border == "reflect" && (kernel.first / 2 >= shape[2] || kernel.second / 2 >= shape[3])) {
+      throw InputError(fmt::format("conv_blur: reflect padding of {}x{} needs an input larger than that, "
+                                   "got {}x{}",
+                                   kernel.first / 2, kernel.second / 2, shape[2], shape[3]));
+    }
+  }
+  void write(nlohmann::json& out) const {
+    out["kernel_size"] = {kernel.first, kernel.second};
+    out["sigma"] = {sigma.first, sigma.second};
+    out["border"] = border;
+  }
+};
+
+// Normalised 1-D Gaussian of `size` taps, made on `options`' device.
+at::Tensor gaussian_taps(int64_t size, double sigma, const at::TensorOptions& options) {
+  const auto x = at::arange(size, options) - static_cast<double>(size / 2);
+  const auto w = at::exp(-(x * x) / (2.0 * sigma * sigma));
+  return w / w.sum();
+}
+
+at::Tensor pad_circular(const at::Tensor& x, int64_t py, int64_t px) {
+  const auto h = x.size(2), w = x.size(3);
+  auto rows = at::cat({x.narrow(2, h - py, py), x, x.narrow(2, 0, py)}, 2);
+  return at::cat({rows.narrow(3, w - px, px), rows, rows.narrow(3, 0, px)}, 3);
+}
+
+class ConvBlur final : public ConfiguredTransform<ConvBlurConfig> {
+ public:
+  ConvBlur() {
+    info_.name = "conv_blur";
+    info_.family = "native";
+    info_.description = "Gaussian blur the common way: pad, then a depthwise conv2d with the 2-D kernel";
+    info_.params = {
+        {"kernel_size", "k or [ky, kx], odd", "5", "kernel size"},
+        {"sigma", "s or [sy, sx]", "1.0", "standard deviations"},
+        {"border", "reflect|replicate|constant|circular", "\"reflect\"", "padding"},
+    };
+    info_.dtypes = {at::kFloat, at::kDouble};
+    info_.differentiable = true;
+    info_.meta = false;
+    info_.meta_note = "convolution_overrideable and reflection_pad2d have no meta kernels in LibTorch 1.13";
+  }
+
+ private:
+  at::Tensor run(const at::Tensor& x, const ConvBlurConfig& c) const override {
+    const auto options = x.options();
+    const auto ky = c.kernel.first, kx = c.kernel.second;
+    const auto kernel2d = at::outer(gaussian_taps(ky, c.sigma.first, options),
+                                    gaussian_taps(kx, c.sigma.second, options));
+    const auto channels = x.size(1);
+    const auto weight = kernel2d.expand({channels, 1, ky, kx}).contiguous();
+    const auto py = ky / 2, px = kx / 2;
+    at::Tensor padded;
+    if (c.border == "reflect") {
+      padded = at::reflection_pad2d(x, {px, px, py, py});
+    } else if (c.border == "replicate") {
+      padded = at::replication_pad2d(x, {px, px, py, py});
+    } else if (c.border == "circular") {
+      padded = pad_circular(x, py, px);
+    } else {
+      padded = at::constant_pad_nd(x, {px, px, py, py}, 0.0);
+    }
+    const std::vector<int64_t> one = {1, 1}, zero = {0, 0};
+    return at::conv2d(padded, weight, at::Tensor(), one, at::IntArrayRef(zero), one, channels);
+  }
+};
+
+}  // namespace
+
+void register_native_ops(TransformRegistry& registry) {
+  registry.add(std::make_unique<GridSample>());
+  registry.add(std::make_unique<Conv2d>());
+  registry.add(std::make_unique<AvgPool2d>());
+  registry.add(std::make_unique<ConvBlur>());
+}
+
+}  // namespace devparity

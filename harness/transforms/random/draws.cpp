@@ -1,0 +1,113 @@
+#include "harness/transforms/random/draws.h"
+
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <mutex>
+
+namespace devparity::random_draws {
+
+std::vector<float> uniform(at::Generator& generator, int64_t batch, float low, float high,
+                           bool same_on_batch) {
+  const int64_t draws = same_on_batch ? 1 : batch;
+  const auto options = at::TensorOptions().dtype(at::kFloat);
+  const auto rand = at::rand({draws}, generator, options);
+  const auto lo = at::full({}, low, options), hi = at::full({}, high, options);
+  const auto values = (lo + rand * (hi - lo)).contiguous();
+  const float* p = values.data_ptr<float>();
+  std::vector<float> out;
+  for (int64_t i = 0; i < batch; ++i) out.push_back(p[same_on_batch ? 0 : i]);
+  return out;
+}
+
+std::vector<bool> gate(at::Generator& generator, int64_t batch, double p, bool same_on_batch) {
+  if (p >= 1.0) return std::vector<bool>(static_cast<size_t>(batch), true);
+  if (p <= 0.0) return std::vector<bool>(static_cast<size_t>(batch), false);
+  const auto rand = at::rand({same_on_batch ? 1 : batch}, generator, at::TensorOptions().dtype(at::kFloat));
+  const float* r = rand.data_ptr<float>();
+  std::vector<bool> out;
+  for (int64_t i = 0; i < batch; ++i) out.push_back(r[same_on_batch ? 0 : i] < static_cast<float>(p));
+  return out;
+}
+
+// Explicit per-sample values describe what the user wants to see applied, so
+// they also stand in for the gate unless "apply" says otherwise; drawing a
+// p = 0.5 gate under them would silently leave samples untouched.
+std::optional<std::vector<double>> read_per_channel(ObjectReader& reader, const std::string& key, double lo,
+                                                    double hi) {
+  const auto* v = reader.get(key);
+  if (v == nullptr || v->is_null()) return std::nullopt;
+  if (v->is_number()) return std::vector<double>{reader.number(key, std::nullopt, lo, hi)};
+  auto values = reader.numbers(key, 0, lo, hi);
+  if (values.empty()) throw FieldError(reader.pointer(key), "expected a number or one per channel");
+  return values;
+}
+
+std::vector<bool> read_gate(ObjectReader& reader, int64_t batch, at::Generator& gen, double p,
+                             bool same_on_batch, std::initializer_list<const char*> explicit_keys) {
+  if (const auto* v = reader.get("apply")) {
+    if (!v->is_array() || static_cast<int64_t>(v->size()) != batch) {
+      throw FieldError(reader.pointer("apply"),
+                       fmt::format("expected one true/false per sample ({}), got {}", batch,
+                                   describe_json(*v)));
+    }
+    std::vector<bool> out;
+    for (size_t i = 0; i < v->size(); ++i) {
+      if (!(*v)[i].is_boolean()) {
+        throw FieldError(reader.pointer("apply") + "/" + std::to_string(i), "expected true or false");
+      }
+      out.push_back((*v)[i].get<bool>());
+    }
+    return out;
+  }
+  for (const char* key : explicit_keys) {
+    if (reader.get(key) != nullptr) return std::vector<bool>(static_cast<size_t>(batch), true);
+  }
+  return gate(gen, batch, p, same_on_batch);
+}
+
+std::pair<double, double> read_range(ObjectReader& reader, const std::string& key,
+                                     std::pair<double, double> fallback, double min, double max) {
+  const auto* v = reader.get(key);
+  if (v == nullptr) return fallback;
+  const auto ptr = reader.pointer(key);
+  if (v->is_number()) {
+    const double x = read_number(*v, ptr, min, max);
+    return {x, x};
+  }
+  if (!v->is_array() || v->size() != 2) {
+    throw FieldError(ptr, fmt::format("expected a number or [low, high] in [{}, {}], got {}", min,
+                                      max, describe_json(*v)));
+  }
+  const double lo = read_number((*v)[0], ptr + "/0", min, max);
+  const double hi = read_number((*v)[1], ptr + "/1", min, max);
+  if (lo > hi) throw FieldError(ptr, fmt::format("low {} is above high {}", lo, hi));
+  return {lo, hi};
+}
+
+std::optional<std::vector<double>> read_per_sample(ObjectReader& reader, const std::string& key,
+                                                   int64_t batch, double min, double max) {
+  const auto* v = reader.get(key);
+  if (v == nullptr) return std::nullopt;
+  const auto ptr = reader.pointer(key);
+  if (v->is_number()) {
+    return std::vector<double>(static_cast<size_t>(batch), read_number(*v, ptr, min, max));
+  }
+  if (!v->is_array() || (v->size() != 1 && static_cast<int64_t>(v->size()) != batch)) {
+    throw FieldError(ptr, fmt::format("expected one value per sample ({}) or one for all, got {}",
+                                      batch, describe_json(*v)));
+  }
+  std::vector<double> out;
+  for (size_t i = 0; i < v->size(); ++i) {
+    out.push_back(read_number((*v)[i], ptr + "/" + std::to_string(i), min, max));
+  }
+  if (out.size() == 1) out.resize(static_cast<size_t>(batch), out[0]);
+  return out;
+}
+
+}  // namespace devparity::random_draws

@@ -1,0 +1,168 @@
+#include "harness/base/compare.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace devparity {
+namespace {
+
+at::Tensor floats(std::vector<float> v, std::vector<int64_t> shape) {
+  return at::tensor(v, at::kFloat).reshape(shape);
+}
+
+TEST(CompareTest, HandComputedFloatStatistics) {
+  const auto ref = floats({1.0f, 2.0f, 4.0f, 0.0f}, {4});
+  const auto out = floats({1.0f, 2.5f, 3.0f, 0.0f}, {4});
+  Tolerance tol;  // exact
+  const auto s = compare_tensors(ref, out, tol);
+  EXPECT_EQ(s.numel, 4);
+  EXPECT_DOUBLE_EQ(s.max_abs, 1.0);           // |3 - 4|
+  EXPECT_DOUBLE_EQ(s.mean_abs, 1.5 / 4.0);    // (0.5 + 1) / 4
+  EXPECT_DOUBLE_EQ(s.max_rel, 0.25);          // 0.5/2 and 1/4
+  EXPECT_EQ(s.differing, 2);
+  EXPECT_EQ(s.mismatches, 2);
+  EXPECT_DOUBLE_EQ(s.mismatch_fraction, 0.5);
+  EXPECT_EQ(s.worst_index, std::vector<int64_t>{2});
+  EXPECT_EQ(s.worst_reference, 4.0);
+  EXPECT_EQ(s.worst_output, 3.0);
+  EXPECT_FALSE(s.within(tol));
+  // MSE = (0.25 + 1) / 4; PSNR = 10 log10(1 / MSE) with peak 1 for floats.
+  EXPECT_NEAR(s.psnr_db, 10.0 * std::log10(4.0 / 1.25), 1e-12);
+  EXPECT_EQ(s.differences.pattern, "n/a");  // 1-D is not an image
+}
+
+TEST(CompareTest, ToleranceIsAtolPlusRtolTimesReference) {
+  const auto ref = floats({100.0f, 1.0f}, {2});
+  const auto out = floats({100.05f, 1.05f}, {2});
+  Tolerance tol;
+  tol.atol = 0.01;
+  tol.rtol = 1e-3;  // allows 0.11 at 100 and 0.011 at 1
+  const auto s = compare_tensors(ref, out, tol);
+  EXPECT_EQ(s.mismatches, 1);
+  EXPECT_EQ(s.worst_index, std::vector<int64_t>{0});  // largest |diff| is at 100
+  tol.mismatch_fraction = 0.5;
+  EXPECT_TRUE(s.within(tol));
+  tol.mismatch_fraction = 0.49;
+  EXPECT_FALSE(s.within(tol));
+}
+
+TEST(CompareTest, UlpDistance) {
+  const float one = 1.0f;
+  const float next = std::nextafter(std::nextafter(one, 2.0f), 2.0f);  // two ulps up
+  const auto s = compare_tensors(floats({one, -0.0f}, {2}), floats({next, 0.0f}, {2}), Tolerance{});
+  ASSERT_TRUE(s.max_ulp.has_value());
+  EXPECT_EQ(*s.max_ulp, 2u);  // -0 and +0 are 0 ulps apart and compare equal
+  EXPECT_EQ(s.differing, 1);
+  const auto neg = compare_tensors(floats({-std::numeric_limits<float>::denorm_min()}, {1}),
+                                   floats({std::numeric_limits<float>::denorm_min()}, {1}),
+                                   Tolerance{});
+  EXPECT_EQ(*neg.max_ulp, 2u);
+}
+
+TEST(CompareTest, NanAndInfPositionsMustAgree) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto ref = floats({nan, 1.0f, inf, inf, 2.0f}, {5});
+  const auto out = floats({nan, nan, inf, -inf, 2.0f}, {5});
+  Tolerance tol;
+  tol.atol = 1.0;
+  const auto s = compare_tensors(ref, out, tol);
+  EXPECT_EQ(s.nan_mismatches, 1);  // position 1
+  EXPECT_EQ(s.inf_mismatches, 1);  // +inf vs -inf at 3
+  EXPECT_EQ(s.mismatches, 2);
+  EXPECT_EQ(s.max_abs, 0.0);       // only finite pairs count
+  EXPECT_EQ(s.worst_index, std::vector<int64_t>{1});  // first special mismatch
+  const auto j = s.to_json();
+  EXPECT_EQ(j["worst"]["output"], "NaN");
+  EXPECT_EQ(j["psnr_db"], "Infinity");
+}
+
+TEST(CompareTest, Uint8DiffsDoNotWrapAround) {
+  const auto ref = at::tensor(std::vector<uint8_t>{0, 255, 10, 10}, at::kByte);
+  const auto out = at::tensor(std::vector<uint8_t>{255, 0, 11, 10}, at::kByte);
+  const auto s = compare_tensors(ref, out, Tolerance{});
+  EXPECT_EQ(s.max_abs, 255.0);
+  EXPECT_FALSE(s.max_ulp.has_value());
+  // Buckets: 0 (one element), 1 (one), 128-255 (two).
+  ASSERT_EQ(s.histogram.size(), 3u);
+  EXPECT_EQ(s.histogram[0].low, 0);
+  EXPECT_EQ(s.histogram[0].count, 1);
+  EXPECT_EQ(s.histogram[1].low, 1);
+  EXPECT_EQ(s.histogram[1].count, 1);
+  EXPECT_EQ(s.histogram[2].low, 128);
+  EXPECT_EQ(s.histogram[2].high, 255);
+  EXPECT_EQ(s.histogram[2].count, 2);
+  // PSNR with peak 255: MSE = (255^2 * 2 + 1) / 4.
+  EXPECT_NEAR(s.psnr_db, 10.0 * std::log10(255.0 * 255.0 / ((2.0 * 255 * 255 + 1) / 4.0)), 1e-9);
+}
+
+TEST(CompareTest, SpatialPatternSeparatesSpecksFromRegions) {
+  // One 1x3x12x12 image; channels collapse into pixels.
+  auto ref = at::zeros({1, 3, 12, 12}, at::kByte);
+  auto out = ref.clone();
+  out[0][0][1][1] = 1;   // isolated
+  out[0][2][1][1] = 1;   // same pixel, another channel
+  out[0][1][5][9] = 1;   // isolated
+  const auto specks = compare_tensors(ref, out, Tolerance{});
+  EXPECT_EQ(specks.differences.pattern, "isolated");
+  EXPECT_EQ(specks.differences.pixels, 2);
+  EXPECT_EQ(specks.differences.isolated, 2);
+  EXPECT_EQ(specks.differing, 3);
+
+  out[0][0][2][2] = 1;   // diagonal neighbour of (1,1): a speck of two
+  const auto pair = compare_tensors(ref, out, Tolerance{});
+  EXPECT_EQ(pair.differences.pattern, "scattered");
+  EXPECT_EQ(pair.differences.clusters, 1);
+  EXPECT_EQ(pair.differences.largest_cluster, 2);
+
+  out.narrow(2, 6, 4).narrow(3, 0, 4).fill_(9);  // a 4x4 region
+  Tolerance tol;
+  tol.atol = 1;  // the specks are within tolerance, the region is not
+  const auto region = compare_tensors(ref, out, tol);
+  EXPECT_EQ(region.differences.pattern, "clustered");
+  EXPECT_EQ(region.differences.largest_cluster, 16);
+  EXPECT_EQ(region.mismatched.pattern, "clustered");
+  EXPECT_EQ(region.mismatched.pixels, 16);
+  EXPECT_EQ(region.mismatched.isolated, 0);
+  EXPECT_EQ(region.worst_index, (std::vector<int64_t>{0, 0, 6, 0}));
+}
+
+TEST(CompareTest, ClustersDoNotJoinAcrossImagesOfABatch) {
+  auto ref = at::zeros({2, 1, 3, 3}, at::kFloat);
+  auto out = ref.clone();
+  out[0][0][2][2] = 1;  // last pixel of image 0
+  out[1][0][0][0] = 1;  // first pixel of image 1: adjacent in memory only
+  const auto s = compare_tensors(ref, out, Tolerance{});
+  EXPECT_EQ(s.differences.isolated, 2);
+  EXPECT_EQ(s.differences.clusters, 0);
+}
+
+TEST(CompareTest, IdenticalTensors) {
+  const auto x = at::rand({2, 3, 5, 4});
+  const auto s = compare_tensors(x, x.clone(), Tolerance{});
+  EXPECT_EQ(s.differing, 0);
+  EXPECT_EQ(s.max_abs, 0.0);
+  EXPECT_TRUE(std::isinf(s.psnr_db));
+  EXPECT_EQ(s.differences.pattern, "none");
+  EXPECT_TRUE(s.within(Tolerance{}));
+}
+
+TEST(CompareTest, ShapeOrDtypeMismatchThrows) {
+  EXPECT_THROW(compare_tensors(at::zeros({2}), at::zeros({3}), Tolerance{}), std::invalid_argument);
+  EXPECT_THROW(compare_tensors(at::zeros({2}), at::zeros({2}, at::kDouble), Tolerance{}),
+               std::invalid_argument);
+}
+
+TEST(CompareTest, JsonNumbersSpellNonFinite) {
+  EXPECT_EQ(json_number(1.5), 1.5);
+  EXPECT_EQ(json_number(std::numeric_limits<double>::infinity()), "Infinity");
+  EXPECT_EQ(json_number(-std::numeric_limits<double>::infinity()), "-Infinity");
+  EXPECT_EQ(json_number(std::nan("")), "NaN");
+}
+
+}  // namespace
+}  // namespace devparity

@@ -1,0 +1,98 @@
+#include "harness/model/results.h"
+
+#include <gtest/gtest.h>
+
+namespace devparity {
+namespace {
+
+CheckOutcome outcome(const std::string& name, Status status, const std::string& message) {
+  return CheckOutcome::verdict(name, status, message);
+}
+
+TEST(ModelTest, FinalizeRanksFailOverErrorOverPassOverSkip) {
+  TrialResult r;
+  r.checks = {outcome("run", Status::kPass, "ran"), outcome("parity", Status::kPass, "identical")};
+  r.finalize();
+  EXPECT_EQ(r.status, Status::kPass);
+  EXPECT_EQ(r.message, "parity: identical");
+
+  r.checks.push_back(outcome("gradient", Status::kError, "threw"));
+  r.finalize();
+  EXPECT_EQ(r.status, Status::kError);
+  r.checks.push_back(outcome("jpeg", Status::kFail, "corrupt"));
+  r.finalize();
+  EXPECT_EQ(r.status, Status::kFail);
+  EXPECT_EQ(r.message, "jpeg: corrupt");
+}
+
+TEST(ModelTest, APassingRunAloneCountsOnlyWithoutOtherChecks) {
+  TrialResult reference;
+  reference.checks = {outcome("run", Status::kPass, "ran")};
+  reference.finalize();
+  EXPECT_EQ(reference.status, Status::kPass);
+
+  TrialResult uncompared;
+  uncompared.checks = {outcome("run", Status::kPass, "ran"),
+                       outcome("parity", Status::kSkip, "no reference output")};
+  uncompared.finalize();
+  EXPECT_EQ(uncompared.status, Status::kSkip);
+  EXPECT_EQ(uncompared.message, "parity: no reference output");
+}
+
+TEST(ModelTest, JsonRoundTrip) {
+  TrialResult r;
+  r.id = "c/s/float32/cpu/noise-1x3x17x11";
+  r.case_name = "c";
+  r.subject = "s";
+  r.dtype = "float32";
+  r.device = "cpu";
+  r.shape = {1, 3, 17, 11};
+  r.seed = 123;
+  r.params = {{"size", {3, 4}}};
+  auto c = outcome("parity", Status::kFail, "bad");
+  c.stats = {{"max_abs", 0.5}};
+  c.findings.push_back({{"kind", "x"}});
+  r.checks = {outcome("run", Status::kPass, "ran"), c};
+  r.finalize();
+  const auto back = TrialResult::from_json(r.to_json());
+  EXPECT_EQ(back.to_json(), r.to_json());
+  EXPECT_EQ(back.status, Status::kFail);
+}
+
+TEST(ModelTest, SummaryCountsAndExitCode) {
+  RunSummary s;
+  TrialResult pass, skip, fail;
+  pass.device = skip.device = "cpu";
+  fail.device = "meta";
+  pass.checks = {outcome("run", Status::kPass, "")};
+  skip.checks = {outcome("run", Status::kSkip, "absent")};
+  fail.checks = {outcome("run", Status::kPass, ""), outcome("parity", Status::kFail, "")};
+  for (auto* r : {&pass, &skip, &fail}) {
+    r->finalize();
+    s.add(*r);
+  }
+  EXPECT_EQ(s.results.total(), 3);
+  EXPECT_EQ(s.results.failed, 1);
+  EXPECT_EQ(s.by_device.at("cpu").passed, 1);
+  EXPECT_EQ(s.by_device.at("cpu").skipped, 1);
+  EXPECT_EQ(s.by_check.at("run").passed, 2);
+  EXPECT_EQ(s.by_check.at("parity").failed, 1);
+  EXPECT_EQ(s.exit_code(), 1);
+  const auto j = s.to_json();
+  EXPECT_EQ(j["failed"], 1);
+  EXPECT_EQ(j["by_check"]["parity"]["failed"], 1);
+  RunSummary clean;
+  clean.add(pass);
+  clean.add(skip);
+  EXPECT_EQ(clean.exit_code(), 0);
+}
+
+TEST(ModelTest, StatusNames) {
+  for (auto s : {Status::kPass, Status::kFail, Status::kError, Status::kSkip}) {
+    EXPECT_EQ(parse_status(status_name(s)), s);
+  }
+  EXPECT_FALSE(parse_status("passed").has_value());
+}
+
+}  // namespace
+}  // namespace devparity
