@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rewrites the README's transform table from `devparity list --markdown`
+# Rewrites docs/transforms.md's transform table from `devparity list --markdown`
 # (between the catalog:begin and catalog:end markers).
 # Usage: tools/update_catalog_table.sh [path/to/devparity]
 set -eu
@@ -13,5 +13,5 @@ awk -v table="$table" '
   /<!-- catalog:begin/ { print; while ((getline line < table) > 0) print line; skip = 1; next }
   /<!-- catalog:end -->/ { skip = 0 }
   !skip { print }
-' README.md > "$out"
-cp "$out" README.md
+' docs/transforms.md > "$out"
+cp "$out" docs/transforms.md

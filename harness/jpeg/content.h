@@ -13,7 +13,7 @@ namespace devparity::jpeg {
 /// PSNR in dB between two 8-bit buffers of `n` samples; infinity when equal.
 double psnr(const uint8_t* a, const uint8_t* b, size_t n);
 
-/// The PSNR a natural image keeps at `quality` (conservative; see README).
+/// The PSNR a natural image keeps at `quality` (conservative; see docs/jpeg.md).
 double quality_floor_db(int quality);
 
 /// What libjpeg-turbo itself reaches on `source` (interleaved, 1 or 3

@@ -1,5 +1,5 @@
 // The catalog as users see it: `list --json` and `list --markdown`, the
-// README's generated table, and every transform's default-suite coverage on
+// docs/transforms.md's generated table, and every transform's default-suite coverage on
 // cpu and meta for every dtype it claims.
 
 #include "tests/support/cli.h"
@@ -100,23 +100,24 @@ TEST(Catalog, CoverageCheckNamesAMissingTransform) {
   EXPECT_EQ(missing.count("invert/float64/meta"), 0u);
 }
 
-std::string readme_table(const std::string& readme) {
-  const auto begin = readme.find("<!-- catalog:begin");
-  const auto end = readme.find("<!-- catalog:end -->");
-  if (begin == std::string::npos || end == std::string::npos) return "(no catalog markers in README.md)";
-  const auto first = readme.find('\n', begin) + 1;
-  return readme.substr(first, end - first);
+std::string catalog_table(const std::string& page) {
+  const auto begin = page.find("<!-- catalog:begin");
+  const auto end = page.find("<!-- catalog:end -->");
+  if (begin == std::string::npos || end == std::string::npos) return "(no catalog markers in docs/transforms.md)";
+  const auto first = page.find('\n', begin) + 1;
+  return page.substr(first, end - first);
 }
 
-TEST(Catalog, ReadmeTableIsCurrent) {
+TEST(Catalog, TransformsPageTableIsCurrent) {
   const auto r = run_cli("list --markdown", DEVPARITY_SOURCE_DIR);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  const auto readme = testing::read_text(std::string(DEVPARITY_SOURCE_DIR) + "/README.md");
-  EXPECT_EQ(readme_table(readme), r.out) << "README.md's catalog table is stale: run tools/update_catalog_table.sh";
+  const auto page = testing::read_text(std::string(DEVPARITY_SOURCE_DIR) + "/docs/transforms.md");
+  EXPECT_EQ(catalog_table(page), r.out)
+      << "docs/transforms.md's catalog table is stale: run tools/update_catalog_table.sh";
   // The comparison's twin: a table with one row changed is told apart.
   auto stale = r.out;
   stale.replace(stale.find("| yes |"), 7, "| no |");
-  EXPECT_NE(readme_table(readme), stale);
+  EXPECT_NE(catalog_table(page), stale);
   EXPECT_EQ(r.out.find("| Transform |"), 0u);
 }
 

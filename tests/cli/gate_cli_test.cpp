@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <regex>
+#include <string>
 #include <filesystem>
 #include <map>
 
@@ -67,6 +69,32 @@ TEST_F(GateCli, JunitValidatesAndCarriesFailuresSkipsAndEnvironment) {
   // The JSON report says where the JUnit went.
   const auto report = json::parse(testing::read_text(dir_.file("r.json")));
   EXPECT_EQ(report["run"]["junit"], "out/j.xml");
+}
+
+// --reporter NAME=FILE goes through the reporter registry: the same JUnit as
+// the --junit shorthand (but for its timestamps); names it does not hold,
+// and file reporters without a file, are usage errors naming the flag.
+TEST_F(GateCli, ReporterFlagChoosesFromTheRegistry) {
+  dir_.write("suite.json", seeded_failure_suite().dump());
+  const auto a = cli("run --suite suite.json --devices cpu --report a.json --junit a.xml");
+  const auto b = cli("run --suite suite.json --devices cpu --report b.json --reporter junit=b.xml --reporter html=b.html");
+  ASSERT_EQ(a.exit_code, 1) << describe(a);
+  ASSERT_EQ(b.exit_code, 1) << describe(b);
+  auto untimed = [](std::string xml) {
+    static const std::regex volatile_attributes(R"re(\b(time|timestamp)="[^"]*"|value="\[&quot;[^"]*")re");
+    return std::regex_replace(xml, volatile_attributes, "");
+  };
+  EXPECT_EQ(untimed(testing::read_text(dir_.file("a.xml"))), untimed(testing::read_text(dir_.file("b.xml"))));
+  EXPECT_NE(testing::read_text(dir_.file("b.html")).find("<html"), std::string::npos);
+
+  const auto unknown = cli("run --suite suite.json --devices cpu --report c.json --reporter tap=c.tap");
+  EXPECT_EQ(unknown.exit_code, 2) << describe(unknown);
+  EXPECT_NE(unknown.err.find("--reporter 'tap': no such reporter (registered: console, html, json, junit)"),
+            std::string::npos) << describe(unknown);
+  const auto no_file = cli("run --suite suite.json --devices cpu --report c.json --reporter junit");
+  EXPECT_EQ(no_file.exit_code, 2) << describe(no_file);
+  EXPECT_NE(no_file.err.find("--reporter junit: the junit reporter needs a path"), std::string::npos)
+      << describe(no_file);
 }
 
 TEST_F(GateCli, FailingParityTrialsLeaveNpyArtifactsNumpyLoads) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs devparity_bench once and prints each benchmark's time as a ratio to
-its baseline, as a Markdown table (the README's numbers): LibTorch's own op
+its baseline, as a Markdown table (docs/performance.md's numbers): LibTorch's own op
 for resize and blur, BM_native_X for the catalog's BM_catalog_X, the untraced run for BM_trace_*_traced, the forward
 (no autograd) run for BM_*_forward_backward, libjpeg-turbo for BM_jpeg_*
 (with MB/s of JPEG file where a benchmark counts bytes), the module's own

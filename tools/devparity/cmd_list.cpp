@@ -72,7 +72,7 @@ nlohmann::json suites_json(const std::vector<Suite>& suites) {
   return out;
 }
 
-// The catalog table of the README (a test keeps the README's copy current).
+// The catalog table of docs/transforms.md (a test keeps that copy current).
 void print_markdown(const nlohmann::json& transforms) {
   std::cout << "| Transform | Family | dtypes | Differentiable | Meta | Random | What it does |\n"
             << "|---|---|---|---|---|---|---|\n";

@@ -120,6 +120,45 @@ int run_worker(const RunOptions& o, const Plan& plan, ArtifactStore* artifacts) 
   return 0;
 }
 
+// The console first, so its end-of-run summary comes after the reports are
+// written (end events run in reverse); then the JSON report, then every
+// --junit, --html and --reporter NAME[=FILE], built by the reporter registry.
+void add_reporters(const RunOptions& o, ListenerList& listeners) {
+  const auto& registry = ReporterRegistry::global();
+  ReporterOptions console;
+  console.stream = &std::cout;
+  console.quiet = o.quiet;
+  console.verbose = o.verbose;
+  console.color = use_color(o.color);
+  console.interactive = ::isatty(STDOUT_FILENO) != 0;
+  listeners.add(registry.make("console", console));
+  ReporterOptions json;
+  json.path = o.report;
+  listeners.add(registry.make("json", json));
+  std::vector<std::pair<std::string, std::string>> asked;
+  if (!o.junit.empty()) asked.emplace_back("junit", o.junit);
+  if (!o.html.empty()) asked.emplace_back("html", o.html);
+  for (const auto& spec : o.reporters) {
+    const auto eq = spec.find('=');
+    asked.emplace_back(spec.substr(0, eq), eq == std::string::npos ? "" : spec.substr(eq + 1));
+  }
+  for (const auto& [name, path] : asked) {
+    if (registry.find(name) == nullptr) {
+      throw UsageError(fmt::format("--reporter '{}': no such reporter (registered: {})", name,
+                                   fmt::join(registry.names(), ", ")));
+    }
+    ReporterOptions file;
+    file.path = path;
+    file.stream = path.empty() ? &std::cout : nullptr;
+    file.base_dir = std::filesystem::path(o.report).parent_path().string();
+    try {
+      listeners.add(registry.make(name, file));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--reporter {}{}: {}", name, path.empty() ? "" : "=" + path, e.what()));
+    }
+  }
+}
+
 }  // namespace
 
 int cmd_run(const Options& options) {
@@ -171,25 +210,7 @@ int cmd_run(const Options& options) {
   if (!o.worker.empty()) return run_worker(o, plan, artifacts.get());
 
   ListenerList listeners;
-  ReporterOptions console;
-  console.stream = &std::cout;
-  console.quiet = o.quiet;
-  console.verbose = o.verbose;
-  console.color = use_color(o.color);
-  console.interactive = ::isatty(STDOUT_FILENO) != 0;
-  // The console is first, so its end-of-run summary comes after the report
-  // is written (end events run in reverse).
-  listeners.add(ReporterRegistry::global().make("console", console));
-  ReporterOptions json;
-  json.path = o.report;
-  listeners.add(ReporterRegistry::global().make("json", json));
-  for (const auto& [name, path] : {std::pair<std::string, std::string>{"junit", o.junit}, {"html", o.html}}) {
-    if (path.empty()) continue;
-    ReporterOptions file;
-    file.path = path;
-    file.base_dir = std::filesystem::path(o.report).parent_path().string();
-    listeners.add(ReporterRegistry::global().make(name, file));
-  }
+  add_reporters(o, listeners);
 
   RunInfo info;
   info.tool = describe_tool();

@@ -58,6 +58,10 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
       ->envname("DEVPARITY_DTYPES");
   run->add_option("--report", o.run.report, "JSON report path")->capture_default_str();
   run->add_option("--junit", o.run.junit, "Also write JUnit XML (a testsuite per case, a testcase per trial)");
+  run->add_option("--reporter", o.run.reporters,
+                  "Also report with the registered reporter NAME (devparity list names them), into "
+                  "FILE or, without one, to standard output (repeatable; --junit F and --html F are "
+                  "--reporter junit=F and --reporter html=F)");
   run->add_option("--html", o.run.html,
                   "Also write one self-contained HTML page: summary, filters, and per failure the "
                   "images and a |diff| heatmap");
@@ -124,7 +128,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   list->add_option("--suite", o.list.suites, "Case file (repeatable); default: cases/default.json");
   auto* list_json = list->add_flag("--json", o.list.json, "Machine-readable output");
   list->add_flag("--markdown", o.list.markdown,
-                 "Only the transform catalog, as the Markdown table the README embeds")
+                 "Only the transform catalog, as the Markdown table docs/transforms.md embeds")
       ->excludes(list_json);
   list->add_option("--plugin", o.plugins, plugin_help);
 

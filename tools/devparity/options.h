@@ -20,6 +20,7 @@ struct RunOptions {
   std::string report = "reports/out/report.json";    ///< JSON report path
   std::string junit;                                 ///< JUnit XML path; empty: none
   std::string html;                                  ///< HTML page path; empty: none
+  std::vector<std::string> reporters;                ///< --reporter NAME[=FILE], repeatable
   std::string baseline;                              ///< previous report; empty: none
   std::string shard;                                 ///< "I/N"; empty: the whole plan
   std::string isolate;                               ///< "", "trial" or "case" (--isolate)
