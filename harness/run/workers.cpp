@@ -4,6 +4,7 @@
 #include "harness/base/error.h"
 #include "harness/base/interrupt.h"
 #include "harness/base/text.h"
+#include "harness/run/runner.h"
 #include "harness/subject/transform.h"
 #include "harness/suite/plan.h"
 
@@ -301,6 +302,36 @@ bool IsolatedExecutor::run(const Plan& plan, const std::vector<WorkerItem>& item
     emit(r);
   }
   return clean;
+}
+
+namespace {
+
+// Each result as a JSON line on the descriptor the parent gave.
+class WorkerListener final : public RunListener {
+ public:
+  explicit WorkerListener(int fd) : fd_(fd) {}
+  void on_trial_end(const TrialResult& result) override {
+    const auto line = result.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    size_t done = 0;
+    while (done < line.size()) {
+      const auto n = ::write(fd_, line.data() + done, line.size() - done);
+      if (n <= 0) throw std::runtime_error("worker: the parent stopped reading");
+      done += static_cast<size_t>(n);
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+void serve_worker(const Plan& plan, const std::string& spec, const RunnerOptions& options) {
+  const char* fd = std::getenv("DEVPARITY_WORKER_FD");
+  if (fd == nullptr) throw UsageError("--worker is internal to --isolate");
+  const auto selected = select_items(plan, parse_worker_spec(spec));
+  WorkerListener listener(std::atoi(fd));
+  Runner(listener, options).run(selected, RunInfo{});
 }
 
 }  // namespace devparity

@@ -24,6 +24,7 @@
 namespace devparity {
 
 struct Plan;
+struct RunnerOptions;
 
 /// One unit of work for a worker: a group of the plan, and one of its trials
 /// (or all of them when trial < 0).
@@ -68,5 +69,10 @@ class IsolatedExecutor {
 /// A result for a trial that produced none: the run check is an error with
 /// `why`, every other check of the case is skipped with the same reason.
 TrialResult unfinished_trial(const Plan& plan, size_t group, size_t trial, const std::string& why);
+
+/// The worker's end: runs the items `spec` names of `plan` and writes each
+/// result as one JSON line to the descriptor in DEVPARITY_WORKER_FD. Throws
+/// UsageError when not started by IsolatedExecutor.
+void serve_worker(const Plan& plan, const std::string& spec, const RunnerOptions& options);
 
 }  // namespace devparity

@@ -87,36 +87,12 @@ Suite torchscript_suite(const RunOptions& o, const DeviceInventory& inventory) {
   return load_suite(parse_json_text("--torchscript " + o.torchscript, suite.dump(2)), ".", inventory);
 }
 
-// Note [Workers]: run the trials --worker names, each result a JSON line on
-// the descriptor the parent gave.
-class WorkerListener final : public RunListener {
- public:
-  explicit WorkerListener(int fd) : fd_(fd) {}
-  void on_trial_end(const TrialResult& result) override {
-    const auto line = result.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    size_t done = 0;
-    while (done < line.size()) {
-      const auto n = ::write(fd_, line.data() + done, line.size() - done);
-      if (n <= 0) throw std::runtime_error("worker: the parent stopped reading");
-      done += static_cast<size_t>(n);
-    }
-  }
-
- private:
-  int fd_;
-};
-
 int run_worker(const RunOptions& o, const Plan& plan, ArtifactStore* artifacts) {
-  const char* fd = std::getenv("DEVPARITY_WORKER_FD");
-  if (fd == nullptr) throw UsageError("--worker is internal to --isolate");
-  const auto selected = select_items(plan, parse_worker_spec(o.worker));
-  WorkerListener listener(std::atoi(fd));
   RunnerOptions options;
   options.placement = o.placement;
   if (artifacts != nullptr) artifacts->keep_existing();
   options.artifacts = artifacts;
-  RunInfo info;
-  Runner(listener, options).run(selected, info);
+  serve_worker(plan, o.worker, options);
   return 0;
 }
 
