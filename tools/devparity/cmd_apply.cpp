@@ -9,6 +9,8 @@
 #include "harness/subject/transform_registry.h"
 #include "tools/devparity/commands.h"
 
+#include <CLI/CLI.hpp>
+
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
@@ -45,6 +47,24 @@ nlohmann::json write_jpeg_files(const std::string& path, const at::Tensor& bytes
 }
 
 }  // namespace
+
+CLI::App* add_apply_command(CLI::App& app, Options& o) {
+  auto* apply = app.add_subcommand("apply", "Run one subject once on a .npy input and write the "
+                                            "output as .npy (reproduce a trial, or compare with "
+                                            "another library)");
+  apply->add_option("subject", o.apply.subject, "Transform name (see devparity list)")->required();
+  apply->add_option("--input", o.apply.input, "Input .npy (NCHW)")->required();
+  apply->add_option("--output", o.apply.output, "Output .npy")->required();
+  apply->add_option("--params", o.apply.params, "Parameters as a JSON object")->capture_default_str();
+  apply->add_option("--device", o.apply.device,
+                    "cpu | cuda | cuda:<index> | cuda:N | vdev | vdev:<index> | vdev:N")
+      ->capture_default_str();
+  apply->add_option("--seed", o.apply.seed, "Seed for random parameters")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  add_plugin_option(*apply, o);
+  return apply;
+}
 
 int cmd_apply(const Options& options) {
   const auto& o = options.apply;

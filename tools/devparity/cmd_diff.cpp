@@ -2,9 +2,30 @@
 #include "harness/report/report_file.h"
 #include "tools/devparity/commands.h"
 
+#include <CLI/CLI.hpp>
+
 #include <iostream>
 
 namespace devparity::cli {
+
+CLI::App* add_diff_command(CLI::App& app, Options& o) {
+  auto* diff = app.add_subcommand("diff", "Compare two reports result by result: new failures, "
+                                          "fixes, status changes and statistics that moved; exit 1 "
+                                          "on regressions");
+  diff->add_option("old", o.diff.old_report, "The older report")->required();
+  diff->add_option("new", o.diff.new_report, "The newer report")->required();
+  diff->add_option("--format", o.diff.format, "text | md (for a pull-request comment) | json")
+      ->check(CLI::IsMember({"text", "md", "json"}))
+      ->capture_default_str();
+  diff->add_option("--max-abs-growth", o.diff.max_abs_growth,
+                   "Report a check's max |diff| that grew by more than this fraction")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  diff->add_option("--psnr-drop", o.diff.psnr_drop, "Report a PSNR that fell by more than this many dB")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  return diff;
+}
 
 int cmd_diff(const Options& options) {
   const auto& o = options.diff;

@@ -3,10 +3,20 @@
 #include "harness/report/report_file.h"
 #include "tools/devparity/commands.h"
 
+#include <CLI/CLI.hpp>
+
 #include <filesystem>
 #include <iostream>
 
 namespace devparity::cli {
+
+CLI::App* add_html_command(CLI::App& app, Options& o) {
+  auto* html = app.add_subcommand("html", "Render a report as one self-contained HTML page (images "
+                                          "from its artifacts)");
+  html->add_option("report", o.html.report, "The JSON report")->required();
+  html->add_option("output", o.html.output, "The HTML file")->required();
+  return html;
+}
 
 int cmd_html(const Options& options) {
   const auto& o = options.html;

@@ -6,6 +6,8 @@
 #include "harness/jpeg/assess.h"
 #include "tools/devparity/commands.h"
 
+#include <CLI/CLI.hpp>
+
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -69,6 +71,22 @@ std::optional<std::pair<int, int>> parse_size(const std::string& text) {
 nlohmann::json number_or_inf(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); }
 
 }  // namespace
+
+CLI::App* add_jpeg_check_command(CLI::App& app, Options& o) {
+  auto* jpeg = app.add_subcommand("jpeg-check", "Validate JPEG files: markers, segment lengths and a "
+                                                "strict libjpeg-turbo decode; with --reference, also "
+                                                "how close each decodes to its source");
+  jpeg->add_option("files", o.jpeg_check.files, "JPEG files")->required();
+  jpeg->add_option("--reference", o.jpeg_check.reference,
+                   "The source image (.npy CHW or HWC, uint8 or float in [0, 1]; or .png): a file "
+                   "that decodes far from it is reported as noise");
+  jpeg->add_option("--min-psnr", o.jpeg_check.min_psnr,
+                   "PSNR floor in dB (default: by quality, estimated from the file's tables)")
+      ->check(CLI::Range(0.0, 200.0));
+  jpeg->add_option("--expect-size", o.jpeg_check.expect_size, "HxW the files must have, e.g. 2160x3840");
+  jpeg->add_flag("--json", o.jpeg_check.json, "One JSON object per file, as an array");
+  return jpeg;
+}
 
 int cmd_jpeg_check(const Options& options) {
   const auto& o = options.jpeg_check;

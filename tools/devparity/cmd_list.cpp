@@ -8,6 +8,8 @@
 #include "harness/suite/case.h"
 #include "tools/devparity/commands.h"
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -91,6 +93,18 @@ void print_markdown(const nlohmann::json& transforms) {
 }
 
 }  // namespace
+
+CLI::App* add_list_command(CLI::App& app, Options& o) {
+  auto* list = app.add_subcommand("list", "List transforms (with parameters), checks, reporters, "
+                                          "devices and the cases of suites");
+  list->add_option("--suite", o.list.suites, "Case file (repeatable); default: cases/default.json");
+  auto* list_json = list->add_flag("--json", o.list.json, "Machine-readable output");
+  list->add_flag("--markdown", o.list.markdown,
+                 "Only the transform catalog, as the Markdown table docs/transforms.md embeds")
+      ->excludes(list_json);
+  add_plugin_option(*list, o);
+  return list;
+}
 
 int cmd_list(const Options& options) {
   if (options.list.markdown) {

@@ -5,12 +5,24 @@
 #include "harness/report/report_file.h"
 #include "tools/devparity/commands.h"
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <iostream>
 
 namespace devparity::cli {
+
+CLI::App* add_merge_command(CLI::App& app, Options& o) {
+  auto* merge = app.add_subcommand("merge", "Combine shard reports (run --shard I/N) into one; exit "
+                                            "code as for run");
+  merge->add_option("output", o.merge.output, "The merged report")->required();
+  merge->add_option("inputs", o.merge.inputs, "Shard reports")->required();
+  merge->add_option("--junit", o.merge.junit, "Also write JUnit XML of the merged report");
+  merge->add_option("--html", o.merge.html, "Also write the HTML page of the merged report");
+  return merge;
+}
 
 int cmd_merge(const Options& options) {
   const auto& o = options.merge;

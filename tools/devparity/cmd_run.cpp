@@ -15,6 +15,8 @@
 #include "harness/trace/tracer.h"
 #include "tools/devparity/commands.h"
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -136,6 +138,106 @@ void add_reporters(const RunOptions& o, ListenerList& listeners) {
 }
 
 }  // namespace
+
+namespace {
+
+// How `run` runs: isolation, limits, artifacts, shards, baseline, seed,
+// console, placement, the simulated device.
+void add_execution_options(CLI::App& run_app, Options& o) {
+  auto* run = &run_app;
+  run->add_option("--isolate", o.run.isolate,
+                  "Run each trial (or each case: --isolate=case) in a worker process: a subject that "
+                  "crashes, exits, hangs or exhausts memory costs only its own trials")
+      ->expected(0, 1)
+      ->default_str("trial")
+      ->check(CLI::IsMember({"trial", "case"}));
+  run->add_option("--timeout-s", o.run.timeout_s,
+                  "A trial that runs longer is an error: under --isolate its worker is killed and "
+                  "the run goes on; in this process the run stops there, reports written")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--memory-limit-mb", o.run.memory_limit_mb,
+                  "Under --isolate, the workers' allocation limit (RLIMIT_DATA; 0: none); allocations past it "
+                  "are out-of-memory errors of their trial")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  run->add_option("--worker", o.run.worker)->group("");  // Note [Workers]
+  run->add_option("--artifacts", o.run.artifacts,
+                  "Folder for failing parity trials' reference, output and |diff| (.npy), relative "
+                  "to the report's folder (default: REPORT_STEM-artifacts)");
+  run->add_option("--artifacts-budget", o.run.artifacts_budget_mb,
+                  "Megabytes of artifacts at most; 0 writes none")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  run->add_option("--shard", o.run.shard,
+                  "I/N: run only the I-th of N deterministic parts of the plan (0 <= I < N; whole "
+                  "trial groups); `devparity merge` combines the parts' reports")
+      ->envname("DEVPARITY_SHARD");
+  run->add_option("--baseline", o.run.baseline,
+                  "A previous report: its failures that recur with the same failing checks do not "
+                  "fail the run; new failures do; fixed ones are listed");
+  run->add_option("--seed", o.run.seed, "Base seed for inputs and parameters (default: each case's)")
+      ->check(CLI::NonNegativeNumber);
+  auto* quiet = run->add_flag("-q,--quiet", o.run.quiet, "Print failures and the final line only");
+  run->add_flag("-v,--verbose", o.run.verbose, "Print a line per trial")->excludes(quiet);
+  run->add_option("--color", o.run.color, "auto | always | never (auto: only on a terminal, "
+                                         "and not when NO_COLOR is set)")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+
+  run->add_option("--placement", o.run.placement,
+                  "warn: placement errors fail, warnings are reported (each case may ask for "
+                  "strict); strict: warnings fail too, everywhere; off: no op tracing")
+      ->check(CLI::IsMember({"warn", "strict", "off"}))
+      ->envname("DEVPARITY_PLACEMENT")
+      ->capture_default_str();
+
+  run->add_option("--vdev-count", o.run.vdev_count,
+                  "Indices of the simulated accelerator vdev (1..16); auto runs vdev:0 and vdev:1 "
+                  "when there is no CUDA device")
+      ->check(CLI::Range(1, 16))
+      ->envname("DEVPARITY_VDEV_COUNT")
+      ->capture_default_str();
+
+  add_plugin_option(*run, o);
+}
+
+}  // namespace
+
+CLI::App* add_run_command(CLI::App& app, Options& o) {
+  auto* run = app.add_subcommand("run", "Run suites of cases on the device matrix and write a report");
+  auto* suite = run->add_option("--suite", o.run.suites,
+                                "Case file (repeatable); default: cases/default.json");
+  auto* torchscript =
+      run->add_option("--torchscript", o.run.torchscript,
+                      "Audit one TorchScript module whose forward takes one NCHW image and returns "
+                      "one, with the default input patterns and tolerances (no case file)")
+          ->excludes(suite);
+  run->add_option("--shape", o.run.shape, "BxCxHxW of the --torchscript inputs")
+      ->needs(torchscript)
+      ->capture_default_str();
+  run->add_option("--filter", o.run.filter,
+                  "Keep result ids matching POS[:POS]...[-NEG[:NEG]...] (globs with * and ?)");
+  run->add_option("--devices", o.run.devices,
+                  "auto | comma list of cpu, meta, cuda, cuda:<index>, cuda:N, vdev, vdev:<index>, "
+                  "vdev:N")
+      ->envname("DEVPARITY_DEVICES")
+      ->capture_default_str();
+  run->add_option("--dtypes", o.run.dtypes,
+                  "all | comma list of uint8, float32, float64 (default: each case's)")
+      ->envname("DEVPARITY_DTYPES");
+  run->add_option("--report", o.run.report, "JSON report path")->capture_default_str();
+  run->add_option("--junit", o.run.junit, "Also write JUnit XML (a testsuite per case, a testcase per trial)");
+  run->add_option("--reporter", o.run.reporters,
+                  "Also report with the registered reporter NAME (devparity list names them), into "
+                  "FILE or, without one, to standard output (repeatable; --junit F and --html F are "
+                  "--reporter junit=F and --reporter html=F)");
+  run->add_option("--html", o.run.html,
+                  "Also write one self-contained HTML page: summary, filters, and per failure the "
+                  "images and a |diff| heatmap");
+  add_execution_options(*run, o);
+  return run;
+}
 
 int cmd_run(const Options& options) {
   const auto& o = options.run;

@@ -1,7 +1,15 @@
 #pragma once
-/// One function per subcommand; each returns the process exit code.
+/// The subcommands as a table: each file cmd_<name>.cpp adds its subcommand
+/// with its options (add_<name>_command) and runs it (cmd_<name>, returning
+/// the process exit code).
 
 #include "tools/devparity/options.h"
+
+#include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace devparity::cli {
 
@@ -19,5 +27,31 @@ int cmd_diff(const Options& options);
 int cmd_merge(const Options& options);
 /// `devparity html`.
 int cmd_html(const Options& options);
+
+/// Adds `devparity run` and its options to `app`.
+CLI::App* add_run_command(CLI::App& app, Options& options);
+/// Adds `devparity list` and its options to `app`.
+CLI::App* add_list_command(CLI::App& app, Options& options);
+/// Adds `devparity apply` and its options to `app`.
+CLI::App* add_apply_command(CLI::App& app, Options& options);
+/// Adds `devparity jpeg-check` and its options to `app`.
+CLI::App* add_jpeg_check_command(CLI::App& app, Options& options);
+/// Adds `devparity diff` and its options to `app`.
+CLI::App* add_diff_command(CLI::App& app, Options& options);
+/// Adds `devparity merge` and its options to `app`.
+CLI::App* add_merge_command(CLI::App& app, Options& options);
+/// Adds `devparity html` and its options to `app`.
+CLI::App* add_html_command(CLI::App& app, Options& options);
+/// The --plugin option of run, list and apply.
+void add_plugin_option(CLI::App& command, Options& options);
+
+/// One subcommand.
+struct Command {
+  const char* name;                              ///< as typed: "run", "jpeg-check"
+  CLI::App* (*add)(CLI::App& app, Options& options);  ///< the subcommand and its options
+  int (*run)(const Options& options);            ///< runs it; returns the exit code
+};
+/// Every subcommand, in --help order.
+const std::vector<Command>& commands();
 
 }  // namespace devparity::cli

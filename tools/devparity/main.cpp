@@ -22,13 +22,9 @@ int main(int argc, char** argv) {
     if (const auto code = cli::parse_command_line(argc, argv, options)) return *code;
     command = options.command;
     for (const auto& plugin : options.plugins) load_plugin(plugin);
-    if (options.command == "run") return cli::cmd_run(options);
-    if (options.command == "list") return cli::cmd_list(options);
-    if (options.command == "apply") return cli::cmd_apply(options);
-    if (options.command == "jpeg-check") return cli::cmd_jpeg_check(options);
-    if (options.command == "diff") return cli::cmd_diff(options);
-    if (options.command == "merge") return cli::cmd_merge(options);
-    if (options.command == "html") return cli::cmd_html(options);
+    for (const auto& c : cli::commands()) {
+      if (options.command == c.name) return c.run(options);
+    }
     fmt::print(stderr, "devparity: error: no command given (run, list, apply, jpeg-check, diff, merge, html; see --help)\n");
     return 2;
   } catch (const UsageError& e) {
