@@ -35,15 +35,13 @@ at::Tensor loss_of(const at::Tensor& y) {
   return (y * w).sum();
 }
 
-// The subject's input gradient on `device`, its backward traced when `trace`.
-Execution gradient_on(const TrialReplay& replay, bool reference, const at::Tensor& input,
-                      const c10::Device& device, bool trace) {
+// execute() for gradients: the loss back-propagated, backward traced when `trace`.
+ExecuteOptions backward(bool trace, uint64_t seed = 0) {
   ExecuteOptions options;
   options.loss = loss_of;
   options.trace_backward = trace;
-  options.seed = replay.seed;
-  return reference ? execute(replay.reference_subject, input, replay.reference_params, device, options)
-                   : execute(replay.subject, input, replay.params, device, options);
+  options.seed = seed;
+  return options;
 }
 
 // Directional finite differences: <grad, v> against (L(x + hv) - L(x - hv)) / 2h.
@@ -59,7 +57,7 @@ CheckOutcome finite_differences(const TrialReplay& replay, CheckOutcome out) {
   const auto x = input.to(at::kDouble) +
                  1e-3 * (at::rand(input.sizes(), jitter_gen, at::TensorOptions().dtype(at::kDouble)) - 0.5);
   const c10::Device cpu(c10::DeviceType::CPU);
-  const auto analytic = gradient_on(replay, false, x, cpu, false);
+  const auto analytic = execute(subject, x, params, cpu, backward(false, seed));
   if (!analytic.ran) {
     out.status = Status::kFail;
     out.message = "float64 backward on the CPU failed: " + analytic.error.message;
@@ -140,7 +138,7 @@ class GradientCheck final : public Check {
       out.message = "the subject did not run";
       return out;
     }
-    const auto mine = gradient_on(replay, false, replay.input, *ctx.target.device, replay.trace);
+    const auto mine = replay.run(*ctx.target.device, backward(replay.trace));
     int64_t errors = 0;
     for (const auto& f : mine.backward_findings) {
       out.findings.push_back(f.to_json());
@@ -173,7 +171,7 @@ class GradientCheck final : public Check {
                                 failure_kind_name(mine.error.kind), mine.error.message);
       return out;
     }
-    const auto ref = gradient_on(replay, true, replay.input, *replay.reference_device, false);
+    const auto ref = replay.run_reference(backward(false));
     if (!ref.ran) {
       out.message = "no reference gradient: " + ref.error.message;
       return out;

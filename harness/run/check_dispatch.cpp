@@ -38,31 +38,32 @@ void CheckDispatch::run(GroupRun& group, const Trial& trial, const Execution& mi
                             trial.target.device->type() == c10::DeviceType::PrivateUse1 &&
                             g.reference_device.device->type() == c10::DeviceType::CPU;
   const auto replay = group.replay();
+  const Execution* ref = group.reference();
+  static const at::Tensor kNone;
+  const at::Tensor& reference = ref != nullptr && ref->ran ? ref->output : kNone;
   for (const auto& [name, case_setting] : g.spec->checks) {
     const Check* check = registry.find(name);
-    if (check != nullptr && check->compares_outputs() && is_reference_row && !check->runs_on_reference_row()) {
+    if (check == nullptr) {
+      row.checks.push_back(CheckOutcome::verdict(name, Status::kError, "no check called '" + name + "' is registered"));
       continue;
     }
-    CheckOutcome c = CheckOutcome::verdict(name, Status::kError, "no check called '" + name + "' is registered");
-    const auto why_not = check != nullptr ? skip_reason(*check, group, mine, is_reference_row) : "";
-    if (check != nullptr && !why_not.empty()) {
-      c = CheckOutcome::verdict(name, Status::kSkip, why_not);
-    } else if (check != nullptr) {
-      const nlohmann::json setting = name == "placement" && placement == "strict"
-                                         ? nlohmann::json{{"mode", "strict"}}
-                                         : case_setting;
-      const Execution* ref = group.reference();
-      static const at::Tensor kNone;
-      try {
-        const CheckContext view{row,     trial.target, g.dtype,          setting,          ref != nullptr && ref->ran ? ref->output : kNone,
-                                mine,    &replay,      expect_exact,     is_reference_row, artifacts};
-        c = check->run(view);
-        c.name = name;
-      } catch (const std::exception& e) {
-        c = CheckOutcome::verdict(name, Status::kError, "the check failed: " + torch_message(e));
-      }
+    if (check->compares_outputs() && is_reference_row && !check->runs_on_reference_row()) continue;
+    if (const auto why_not = skip_reason(*check, group, mine, is_reference_row); !why_not.empty()) {
+      row.checks.push_back(CheckOutcome::verdict(name, Status::kSkip, why_not));
+      continue;
     }
-    row.checks.push_back(std::move(c));
+    const nlohmann::json setting = name == "placement" && placement == "strict"
+                                       ? nlohmann::json{{"mode", "strict"}}
+                                       : case_setting;
+    const CheckContext view{row,     trial.target, g.dtype,      setting,          reference,
+                            mine,    &replay,      expect_exact, is_reference_row, artifacts};
+    try {
+      auto c = check->run(view);
+      c.name = name;
+      row.checks.push_back(std::move(c));
+    } catch (const std::exception& e) {
+      row.checks.push_back(CheckOutcome::verdict(name, Status::kError, "the check failed: " + torch_message(e)));
+    }
   }
 }
 

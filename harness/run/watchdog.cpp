@@ -30,11 +30,6 @@ void Watchdog::finished(const std::function<void()>& report) {
   report();
 }
 
-void Watchdog::locked(const std::function<void()>& f) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  f();
-}
-
 void Watchdog::watch() {
   std::unique_lock<std::mutex> lock(mutex_);
   const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));

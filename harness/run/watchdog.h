@@ -30,8 +30,6 @@ class Watchdog {
   /// The running trial is done: `report` runs under the lock, so it never
   /// overlaps a timeout's report.
   void finished(const std::function<void()>& report);
-  /// Runs `f` under the lock (events the timeout's report must not overlap).
-  void locked(const std::function<void()>& f);
 
  private:
   using Clock = std::chrono::steady_clock;
