@@ -35,6 +35,7 @@ void register_builtins() {
     register_erasing(transforms);
     register_smoothing(transforms);
     register_noise(transforms);
+    register_plasma(transforms);
     register_color_random(transforms);
 
     register_torchscript_subjects(SubjectKindRegistry::global());

@@ -10,6 +10,7 @@
 
 #include <harness/base/error.h>
 #include <harness/jpeg/encoder.h>
+#include <harness/subject/describe.h>
 #include <harness/subject/register.h>
 #include <harness/subject/state.h>
 
@@ -21,17 +22,14 @@
 
 namespace example {
 
-using devparity::TransformInfo;
+using devparity::Describe;
+using devparity::Described;
 using devparity::TransformState;
 
-TransformInfo gain_info(const char* name, const char* description) {
-  TransformInfo info;
-  info.name = name;
-  info.family = "example";
-  info.description = description;
-  info.dtypes = {at::kFloat, at::kDouble};
-  info.params = {{"gain", "[r, g, b] numbers", "[0.9, 1.0, 1.1]", "per-channel gains"}};
-  return info;
+Describe gain_info(const char* name, const char* description) {
+  return Describe(name, "example", description)
+      .param("gain", "[r, g, b] numbers", "[0.9, 1.0, 1.1]", "per-channel gains")
+      .dtypes({at::kFloat, at::kDouble});
 }
 
 nlohmann::json gain_params(const nlohmann::json& given) {
@@ -53,9 +51,9 @@ at::Tensor gain_table(const nlohmann::json& params) {
 }
 
 // The clean one: the table is registered state.
-class ChannelGain final : public devparity::StatefulTransform {
+class ChannelGain final : public Described<devparity::StatefulTransform> {
  public:
-  const TransformInfo& info() const override { return info_; }
+  ChannelGain() : Described(gain_info("example_channel_gain", "Per-channel gain; the table is registered state")) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef, at::Generator&) const override {
     return gain_params(given);
   }
@@ -68,15 +66,14 @@ class ChannelGain final : public devparity::StatefulTransform {
   at::Tensor apply(const at::Tensor& x, const nlohmann::json&, TransformState& state) const override {
     return x * state.tensor("gain").to(x.scalar_type()).reshape({1, 3, 1, 1});
   }
-
- private:
-  TransformInfo info_ = gain_info("example_channel_gain", "Per-channel gain; the table is registered state");
 };
 
 // The faulty twin: the table is a member, made once on the CPU, never moved.
-class ChannelGainPlain final : public devparity::Transform {
+class ChannelGainPlain final : public Described<devparity::Transform> {
  public:
-  const TransformInfo& info() const override { return info_; }
+  ChannelGainPlain()
+      : Described(gain_info("example_channel_gain_plain",
+                            "Per-channel gain; the table is a plain member (seeded fault)")) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef, at::Generator&) const override {
     return gain_params(given);
   }
@@ -86,7 +83,6 @@ class ChannelGainPlain final : public devparity::Transform {
   }
 
  private:
-  TransformInfo info_ = gain_info("example_channel_gain_plain", "Per-channel gain; the table is a plain member (seeded fault)");
   mutable at::Tensor table_;
 };
 

@@ -119,10 +119,98 @@ std::pair<int64_t, int64_t> bucket_range(int b) {
   return {int64_t{1} << (b - 1), (int64_t{1} << b) - 1};
 }
 
+// Running totals over the element pairs of one comparison.
 template <typename T>
-CompareStats compare_typed(const at::Tensor& ref_t, const at::Tensor& out_t,
-                           const Tolerance& tol) {
-  constexpr bool kFloating = std::is_floating_point<T>::value;
+class PairTotals {
+ public:
+  static constexpr bool kFloating = std::is_floating_point<T>::value;
+
+  PairTotals(const Tolerance& tol, CompareStats& s) : tol_(tol), s_(s) {}
+
+  // Element i; sets whether it differs and whether it is outside the tolerance.
+  void add(T ref, T out, int64_t i, bool& differs, bool& bad) {
+    differs = bad = false;
+    if constexpr (kFloating) {
+      add_floating(ref, out, i, differs, bad);
+    } else {
+      const int64_t d64 = std::llabs(static_cast<int64_t>(out) - static_cast<int64_t>(ref));
+      const int b = bucket_of(d64);
+      if (static_cast<int>(histogram_.size()) <= b) histogram_.resize(b + 1, 0);
+      ++histogram_[b];
+      add_finite(static_cast<double>(ref), static_cast<double>(d64), i, differs, bad);
+    }
+  }
+
+  // The summary statistics, the worst element's position and values from the tensors.
+  void finish(const at::Tensor& ref_t, const T* ref, const T* out) {
+    if (worst_ < 0) worst_ = first_special_;
+    if (worst_ >= 0) {
+      s_.worst_index = unravel(worst_, ref_t.sizes());
+      s_.worst_reference = static_cast<double>(ref[worst_]);
+      s_.worst_output = static_cast<double>(out[worst_]);
+    }
+    if (kFloating) s_.max_ulp = max_ulp_;
+    s_.mean_abs = finite_pairs_ ? sum_abs_ / static_cast<double>(finite_pairs_) : 0.0;
+    s_.mismatch_fraction = s_.numel ? static_cast<double>(s_.mismatches) / static_cast<double>(s_.numel) : 0.0;
+    const double peak = kFloating ? 1.0 : 255.0;
+    const double mse = finite_pairs_ ? sum_sq_ / static_cast<double>(finite_pairs_) : 0.0;
+    s_.psnr_db = mse > 0.0 ? 10.0 * std::log10(peak * peak / mse) : std::numeric_limits<double>::infinity();
+    for (int b = 0; b < static_cast<int>(histogram_.size()); ++b) {
+      if (histogram_[b] == 0) continue;
+      const auto range = bucket_range(b);
+      s_.histogram.push_back({range.first, range.second, histogram_[b]});
+    }
+  }
+
+ private:
+  // NaN and Inf must sit at the same positions; finite pairs are compared by value and in ULPs.
+  void add_floating(T ref, T out, int64_t i, bool& differs, bool& bad) {
+    const double e = static_cast<double>(ref), a = static_cast<double>(out);
+    const bool e_nan = std::isnan(e), a_nan = std::isnan(a);
+    const bool e_inf = std::isinf(e), a_inf = std::isinf(a);
+    if (e_nan || a_nan) {
+      if (e_nan != a_nan) {
+        ++s_.nan_mismatches;
+        differs = bad = true;
+      }
+    } else if (e_inf || a_inf) {
+      if (e != a) {
+        ++s_.inf_mismatches;
+        differs = bad = true;
+      }
+    }
+    if (differs && first_special_ < 0) first_special_ = i;
+    if (e_nan || a_nan || e_inf || a_inf) return;
+    const double d = std::fabs(a - e);
+    if (d > 0.0) max_ulp_ = std::max(max_ulp_, ulp_distance(ref, out));
+    add_finite(e, d, i, differs, bad);
+  }
+
+  // A finite pair at distance d from the reference value e.
+  void add_finite(double e, double d, int64_t i, bool& differs, bool& bad) {
+    ++finite_pairs_;
+    sum_abs_ += d;
+    sum_sq_ += d * d;
+    if (d <= 0.0) return;
+    differs = true;
+    bad = d > tol_.atol + tol_.rtol * std::fabs(e);
+    s_.max_rel = std::max(s_.max_rel, e != 0.0 ? d / std::fabs(e) : std::numeric_limits<double>::infinity());
+    if (d > s_.max_abs) {
+      s_.max_abs = d;
+      worst_ = i;
+    }
+  }
+
+  const Tolerance& tol_;
+  CompareStats& s_;
+  std::vector<int64_t> histogram_;
+  double sum_abs_ = 0.0, sum_sq_ = 0.0;
+  int64_t finite_pairs_ = 0, worst_ = -1, first_special_ = -1;
+  uint64_t max_ulp_ = 0;
+};
+
+template <typename T>
+CompareStats compare_typed(const at::Tensor& ref_t, const at::Tensor& out_t, const Tolerance& tol) {
   const T* ref = ref_t.data_ptr<T>();
   const T* out = out_t.data_ptr<T>();
   CompareStats s;
@@ -131,67 +219,10 @@ CompareStats compare_typed(const at::Tensor& ref_t, const at::Tensor& out_t,
   const int64_t plane_pixels = grid.height * grid.width;
   std::vector<uint8_t> diff_pixels(grid.image ? grid.planes * plane_pixels : 0, 0);
   std::vector<uint8_t> bad_pixels(diff_pixels.size(), 0);
-  std::vector<int64_t> histogram;
-  double sum_abs = 0.0, sum_sq = 0.0;
-  int64_t finite_pairs = 0, worst = -1, first_special = -1;
-  uint64_t max_ulp = 0;
-
+  PairTotals<T> totals(tol, s);
   for (int64_t i = 0; i < s.numel; ++i) {
-    const double e = static_cast<double>(ref[i]);
-    const double a = static_cast<double>(out[i]);
     bool differs = false, bad = false;
-    if constexpr (kFloating) {
-      const bool e_nan = std::isnan(e), a_nan = std::isnan(a);
-      const bool e_inf = std::isinf(e), a_inf = std::isinf(a);
-      if (e_nan || a_nan) {
-        if (e_nan != a_nan) {
-          ++s.nan_mismatches;
-          differs = bad = true;
-        }
-      } else if (e_inf || a_inf) {
-        if (e != a) {
-          ++s.inf_mismatches;
-          differs = bad = true;
-        }
-      }
-      if (differs && first_special < 0) first_special = i;
-      if (!(e_nan || a_nan || e_inf || a_inf)) {
-        const double d = std::fabs(a - e);
-        ++finite_pairs;
-        sum_abs += d;
-        sum_sq += d * d;
-        if (d > 0.0) {
-          differs = true;
-          bad = d > tol.atol + tol.rtol * std::fabs(e);
-          s.max_rel = std::max(s.max_rel, e != 0.0 ? d / std::fabs(e)
-                                                   : std::numeric_limits<double>::infinity());
-          max_ulp = std::max(max_ulp, ulp_distance(ref[i], out[i]));
-          if (d > s.max_abs) {
-            s.max_abs = d;
-            worst = i;
-          }
-        }
-      }
-    } else {
-      const int64_t d64 = std::llabs(static_cast<int64_t>(out[i]) - static_cast<int64_t>(ref[i]));
-      const double d = static_cast<double>(d64);
-      ++finite_pairs;
-      sum_abs += d;
-      sum_sq += d * d;
-      const int b = bucket_of(d64);
-      if (static_cast<int>(histogram.size()) <= b) histogram.resize(b + 1, 0);
-      ++histogram[b];
-      if (d64 > 0) {
-        differs = true;
-        bad = d > tol.atol + tol.rtol * std::fabs(e);
-        s.max_rel = std::max(s.max_rel, e != 0.0 ? d / std::fabs(e)
-                                                 : std::numeric_limits<double>::infinity());
-        if (d > s.max_abs) {
-          s.max_abs = d;
-          worst = i;
-        }
-      }
-    }
+    totals.add(ref[i], out[i], i, differs, bad);
     if (differs) ++s.differing;
     if (bad) ++s.mismatches;
     if (grid.image && (differs || bad)) {
@@ -201,24 +232,7 @@ CompareStats compare_typed(const at::Tensor& ref_t, const at::Tensor& out_t,
       if (bad) bad_pixels[pixel] = 1;
     }
   }
-
-  if (worst < 0) worst = first_special;
-  if (worst >= 0) {
-    s.worst_index = unravel(worst, ref_t.sizes());
-    s.worst_reference = static_cast<double>(ref[worst]);
-    s.worst_output = static_cast<double>(out[worst]);
-  }
-  if (kFloating) s.max_ulp = max_ulp;
-  s.mean_abs = finite_pairs ? sum_abs / static_cast<double>(finite_pairs) : 0.0;
-  s.mismatch_fraction = s.numel ? static_cast<double>(s.mismatches) / static_cast<double>(s.numel) : 0.0;
-  const double peak = kFloating ? 1.0 : 255.0;
-  const double mse = finite_pairs ? sum_sq / static_cast<double>(finite_pairs) : 0.0;
-  s.psnr_db = mse > 0.0 ? 10.0 * std::log10(peak * peak / mse) : std::numeric_limits<double>::infinity();
-  for (int b = 0; b < static_cast<int>(histogram.size()); ++b) {
-    if (histogram[b] == 0) continue;
-    const auto range = bucket_range(b);
-    s.histogram.push_back({range.first, range.second, histogram[b]});
-  }
+  totals.finish(ref_t, ref, out);
   s.differences = spatial(diff_pixels, grid);
   s.mismatched = spatial(bad_pixels, grid);
   return s;

@@ -144,25 +144,7 @@ class GradientCheck final : public Check {
       out.findings.push_back(f.to_json());
       if (f.severity == Severity::kError) errors += f.count;
     }
-    if (ctx.is_reference_row) {
-      // The reference itself: finite differences, and its own backward traced.
-      if (!at::isfinite(replay.input).all().item<bool>()) {
-        out.status = errors > 0 ? Status::kFail : Status::kSkip;
-        out.stats["backward_ops_traced"] = mine.backward_ops_traced;
-        out.message = errors > 0 ? fmt::format("{}: {} placement error(s) in backward", ctx.result.id, errors)
-                                 : "the input holds NaN or Inf: finite differences mean nothing there; the "
-                                   "other devices' gradients are compared with this one";
-        return out;
-      }
-      auto fd = finite_differences(replay, out);
-      fd.stats["backward_ops_traced"] = mine.backward_ops_traced;
-      if (errors > 0 && fd.status == Status::kPass) {
-        fd.status = Status::kFail;
-        fd.message = fmt::format("{}: {} placement error(s) in backward; first: {}", ctx.result.id,
-                                 errors, mine.backward_findings.front().describe());
-      }
-      return fd;
-    }
+    if (ctx.is_reference_row) return check_reference(ctx, replay, mine, errors, out);
     out.stats["backward_ops_traced"] = mine.backward_ops_traced;
     if (!mine.ran) {
       const bool unsupported = mine.error.kind == FailureKind::kUnsupported;
@@ -176,13 +158,41 @@ class GradientCheck final : public Check {
       out.message = "no reference gradient: " + ref.error.message;
       return out;
     }
+    compare_with_reference(ctx, mine, ref, errors, out);
+    return out;
+  }
+
+ private:
+  // The reference row: finite differences check the reference itself, and its own backward is traced.
+  static CheckOutcome check_reference(const CheckContext& ctx, const TrialReplay& replay, const Execution& mine,
+                                      int64_t errors, CheckOutcome& out) {
+    if (!at::isfinite(replay.input).all().item<bool>()) {
+      out.status = errors > 0 ? Status::kFail : Status::kSkip;
+      out.stats["backward_ops_traced"] = mine.backward_ops_traced;
+      out.message = errors > 0 ? fmt::format("{}: {} placement error(s) in backward", ctx.result.id, errors)
+                               : "the input holds NaN or Inf: finite differences mean nothing there; the "
+                                 "other devices' gradients are compared with this one";
+      return out;
+    }
+    auto fd = finite_differences(replay, out);
+    fd.stats["backward_ops_traced"] = mine.backward_ops_traced;
+    if (errors > 0 && fd.status == Status::kPass) {
+      fd.status = Status::kFail;
+      fd.message = fmt::format("{}: {} placement error(s) in backward; first: {}", ctx.result.id, errors,
+                               mine.backward_findings.front().describe());
+    }
+    return fd;
+  }
+
+  // The device's gradient against the reference's: shape, dtype and
+  // placement, then (with values) every element under the tolerance.
+  static void compare_with_reference(const CheckContext& ctx, const Execution& mine, const Execution& ref,
+                                     int64_t errors, CheckOutcome& out) {
     std::vector<std::string> problems;
     if (ref.gradient.sizes() != mine.gradient.sizes() || ref.gradient.scalar_type() != mine.gradient.scalar_type()) {
       problems.push_back(fmt::format("gradient {} {} differs from the reference's {} {}",
-                                     join_shape(mine.gradient.sizes().vec()),
-                                     dtype_name(mine.gradient.scalar_type()),
-                                     join_shape(ref.gradient.sizes().vec()),
-                                     dtype_name(ref.gradient.scalar_type())));
+                                     join_shape(mine.gradient.sizes().vec()), dtype_name(mine.gradient.scalar_type()),
+                                     join_shape(ref.gradient.sizes().vec()), dtype_name(ref.gradient.scalar_type())));
     }
     if (errors > 0) {
       problems.push_back(fmt::format("{} placement error(s) in backward; first: {}", errors,
@@ -193,7 +203,7 @@ class GradientCheck final : public Check {
       out.status = problems.empty() ? Status::kPass : Status::kFail;
       out.message = problems.empty() ? "backward ran; gradient shape and dtype match (no values on meta)"
                                      : fmt::format("{}: {}", ctx.result.id, fmt::join(problems, "; "));
-      return out;
+      return;
     }
     const auto tol = gradient_tolerance(ctx.setting, ctx.dtype, ctx.expect_exact);
     out.describe = "input gradient: " + tol.describe(ctx.dtype);
@@ -202,16 +212,13 @@ class GradientCheck final : public Check {
     out.stats.update(stats.to_json());
     if (stats.within(tol)) {
       out.status = Status::kPass;
-      out.message = stats.differing == 0
-                        ? "gradient identical to the reference's"
-                        : fmt::format("gradient within tolerance (max |diff| {:g})", stats.max_abs);
+      out.message = stats.differing == 0 ? "gradient identical to the reference's"
+                                         : fmt::format("gradient within tolerance (max |diff| {:g})", stats.max_abs);
     } else {
       out.status = Status::kFail;
-      out.message = fmt::format("{}: gradient: {} of {} elements outside {}; max |diff| {:g}",
-                                ctx.result.id, stats.mismatches, stats.numel, tol.describe(ctx.dtype),
-                                stats.max_abs);
+      out.message = fmt::format("{}: gradient: {} of {} elements outside {}; max |diff| {:g}", ctx.result.id,
+                                stats.mismatches, stats.numel, tol.describe(ctx.dtype), stats.max_abs);
     }
-    return out;
   }
 };
 

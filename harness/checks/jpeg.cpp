@@ -102,6 +102,66 @@ nlohmann::json coefficient_diff(const Span& mine, const Span& ref, int64_t* coun
   return j;
 }
 
+// One file: valid, and above its PSNR floor against its source image n.
+// Adds what is wrong to `problems`; lowers `worst_margin` to the file's.
+nlohmann::json assess_file(const at::Tensor& input, int64_t n, const Span& file, const Settings& settings,
+                           std::optional<int> quality, std::vector<std::string>& problems, double& worst_margin) {
+  const auto src = source_levels(input, n);
+  const jpeg::SourceImage source{src.data_ptr<uint8_t>(), static_cast<int>(src.size(1)),
+                                 static_cast<int>(src.size(0)), static_cast<int>(src.size(2))};
+  jpeg::AssessOptions options;
+  options.source = &source;
+  options.min_psnr = settings.min_psnr;
+  options.quality = quality;
+  options.margin_db = settings.margin_db;
+  const auto a = jpeg::assess(file.first, file.second, options);
+  nlohmann::json f = {{"index", n}, {"verdict", a.verdict}, {"bytes", file.second},
+                      {"subsampling", a.inspection.subsampling()}, {"quality", a.quality}};
+  if (!a.ok()) {
+    f["reason"] = a.reason;
+    f["offset"] = a.offset;
+    problems.push_back(fmt::format("file {}: {}: {}{}", n, a.verdict, a.reason,
+                                   a.verdict == "corrupt" ? fmt::format(" (byte {})", a.offset) : ""));
+  }
+  if (a.psnr) {
+    f["psnr_db"] = std::isfinite(*a.psnr) ? nlohmann::json(*a.psnr) : nlohmann::json("inf");
+    f["floor_db"] = a.floor->floor_db;
+    f["floor_basis"] = a.floor->basis;
+    worst_margin = std::min(worst_margin, *a.psnr - a.floor->floor_db);
+  }
+  return f;
+}
+
+// File n against the reference device's: identical bytes, or (with settings
+// "exact") the same quantized coefficients. Records the comparison in `f`,
+// adds what is wrong to `problems`; true when the bytes are identical.
+bool compare_file(const Span& mine, const Span& ref, int64_t n, const Settings& settings,
+                  const std::string& reference_name, nlohmann::json& f, std::vector<std::string>& problems) {
+  const bool same = mine.second == ref.second && std::equal(mine.first, mine.first + mine.second, ref.first);
+  f["identical_to_reference"] = same;
+  if (same) return true;
+  int64_t differing = 0;
+  f["coefficients"] = coefficient_diff(mine, ref, &differing);
+  if (differing == 0) {
+    problems.push_back(fmt::format("file {}: bytes differ from {}'s although the quantized "
+                                   "coefficients agree: the entropy coding is not deterministic",
+                                   n, reference_name));
+  } else if (differing > 0 && settings.coefficients == "exact") {
+    const auto& first = f["coefficients"]["first"][0];
+    problems.push_back(fmt::format(
+        "file {}: {} quantized coefficient(s) differ from the reference's; first: component {} "
+        "block ({}, {}) index {}: {} vs {}",
+        n, differing, first["component"].get<int>(), first["block_row"].get<int64_t>(),
+        first["block_col"].get<int64_t>(), first["index"].get<int>(), first["value"].get<int>(),
+        first["reference"].get<int>()));
+  } else if (differing < 0) {
+    problems.push_back(fmt::format("file {}: bytes differ from the reference's and the "
+                                   "coefficients could not be compared: {}",
+                                   n, f["coefficients"]["error"].get<std::string>()));
+  }
+  return false;
+}
+
 class JpegCheck final : public Check {
  public:
   std::string name() const override { return "jpeg"; }
@@ -148,57 +208,12 @@ class JpegCheck final : public Check {
     auto files = nlohmann::json::array();
     double worst_margin = std::numeric_limits<double>::infinity();
     int64_t identical = 0;
+    const auto reference_name = replay.reference_device ? replay.reference_device->str() : "the reference";
     for (int64_t n = 0; n < std::min<int64_t>(images, static_cast<int64_t>(mine.size())); ++n) {
-      const auto src = source_levels(input, n);
-      const jpeg::SourceImage source{src.data_ptr<uint8_t>(), static_cast<int>(src.size(1)),
-                                     static_cast<int>(src.size(0)), static_cast<int>(src.size(2))};
-      jpeg::AssessOptions options;
-      options.source = &source;
-      options.min_psnr = settings.min_psnr;
-      options.quality = quality;
-      options.margin_db = settings.margin_db;
-      const auto a = jpeg::assess(mine[n].first, mine[n].second, options);
-      nlohmann::json f = {{"index", n}, {"verdict", a.verdict}, {"bytes", mine[n].second},
-                          {"subsampling", a.inspection.subsampling()}, {"quality", a.quality}};
-      if (!a.ok()) {
-        f["reason"] = a.reason;
-        f["offset"] = a.offset;
-        problems.push_back(fmt::format("file {}: {}: {}{}", n, a.verdict, a.reason,
-                                       a.verdict == "corrupt" ? fmt::format(" (byte {})", a.offset) : ""));
-      }
-      if (a.psnr) {
-        f["psnr_db"] = std::isfinite(*a.psnr) ? nlohmann::json(*a.psnr) : nlohmann::json("inf");
-        f["floor_db"] = a.floor->floor_db;
-        f["floor_basis"] = a.floor->basis;
-        worst_margin = std::min(worst_margin, *a.psnr - a.floor->floor_db);
-      }
-      if (compare && n < static_cast<int64_t>(refs.size())) {
-        const bool same = mine[n].second == refs[n].second &&
-                          std::equal(mine[n].first, mine[n].first + mine[n].second, refs[n].first);
-        f["identical_to_reference"] = same;
-        if (same) {
-          ++identical;
-        } else {
-          int64_t differing = 0;
-          f["coefficients"] = coefficient_diff(mine[n], refs[n], &differing);
-          if (differing == 0) {
-            problems.push_back(fmt::format("file {}: bytes differ from {}'s although the quantized "
-                                           "coefficients agree: the entropy coding is not deterministic",
-                                           n, replay.reference_device ? replay.reference_device->str() : "the reference"));
-          } else if (differing > 0 && settings.coefficients == "exact") {
-            const auto& first = f["coefficients"]["first"][0];
-            problems.push_back(fmt::format(
-                "file {}: {} quantized coefficient(s) differ from the reference's; first: component {} "
-                "block ({}, {}) index {}: {} vs {}",
-                n, differing, first["component"].get<int>(), first["block_row"].get<int64_t>(),
-                first["block_col"].get<int64_t>(), first["index"].get<int>(), first["value"].get<int>(),
-                first["reference"].get<int>()));
-          } else if (differing < 0) {
-            problems.push_back(fmt::format("file {}: bytes differ from the reference's and the "
-                                           "coefficients could not be compared: {}",
-                                           n, f["coefficients"]["error"].get<std::string>()));
-          }
-        }
+      auto f = assess_file(input, n, mine[n], settings, quality, problems, worst_margin);
+      if (compare && n < static_cast<int64_t>(refs.size()) &&
+          compare_file(mine[n], refs[n], n, settings, reference_name, f, problems)) {
+        ++identical;
       }
       files.push_back(std::move(f));
     }

@@ -47,6 +47,77 @@ ParitySetting read_setting(const nlohmann::json& setting) {
   return out;
 }
 
+// Shape, dtype and output device against the reference's: what can be
+// compared without values (all of it on meta).
+std::vector<std::string> structural_problems(const CheckContext& ctx) {
+  const auto& ref = ctx.reference;
+  const auto& got = ctx.output();
+  std::vector<std::string> problems;
+  if (ref.sizes() != got.sizes()) {
+    problems.push_back(fmt::format("shape {} differs from the reference's {}", join_shape(got.sizes().vec()),
+                                   join_shape(ref.sizes().vec())));
+  }
+  if (ref.scalar_type() != got.scalar_type()) {
+    problems.push_back(fmt::format("dtype {} differs from the reference's {}", dtype_name(got.scalar_type()),
+                                   dtype_name(ref.scalar_type())));
+  }
+  if (ctx.execution.output_device != *ctx.target.device) {
+    problems.push_back(fmt::format("output is on {}, expected {}", device_label(ctx.execution.output_device),
+                                   ctx.target.resolved_name()));
+  }
+  return problems;
+}
+
+// Note [Replayed draws]: the device's own generator is not the CPU's, so a
+// trial that draws on the device is not comparable unless the case says so.
+bool skip_device_draws(const CheckContext& ctx, const ParitySetting& setting, CheckOutcome& out) {
+  if (ctx.device_draws() == nullptr || ctx.device_draws()->empty() || setting.compare_device_draws) return false;
+  const auto& first = ctx.device_draws()->front();
+  out.status = Status::kSkip;
+  out.describe = "not comparable: the subject draws random numbers on the device";
+  out.stats["device_draws"] = static_cast<int64_t>(ctx.device_draws()->size());
+  out.message = fmt::format(
+      "not comparable: the subject draws random numbers on {} ({}{}{}), and a device's "
+      "generator differs from the CPU's by design (set parity's \"device_random\": \"compare\" "
+      "to compare anyway)",
+      ctx.target.resolved_name(), first.op, first.source.empty() ? "" : " at " + first.source,
+      ctx.device_draws()->size() > 1 ? fmt::format(" and {} more", ctx.device_draws()->size() - 1) : "");
+  return true;
+}
+
+// The failure: artifacts of the three images (within the budget) and a
+// message with the mismatch statistics.
+void fail_on_values(const CheckContext& ctx, const Tolerance& tol, const CompareStats& stats,
+                    CheckOutcome& out) {
+  const auto& ref = ctx.reference;
+  const auto& got = ctx.output();
+  out.status = Status::kFail;
+  if (ctx.artifacts != nullptr && ref.sizes() == got.sizes()) {
+    out.artifacts = ctx.artifacts->save(ctx.result.id,
+                                        {{"reference", ref}, {"output", got}, {"abs_diff", abs_difference(got, ref)}});
+    if (out.artifacts.empty()) {
+      out.stats["artifacts_skipped"] =
+          fmt::format("over the artifact budget of {} bytes", ctx.artifacts->budget_bytes());
+    }
+  }
+  std::string where;
+  if (!stats.worst_index.empty()) {
+    where = fmt::format("; worst at {}: {:g} vs reference {:g}", format_index(stats.worst_index),
+                        stats.worst_output, stats.worst_reference);
+  }
+  std::string special;
+  if (stats.nan_mismatches || stats.inf_mismatches) {
+    special = fmt::format("; NaN position mismatches {}, Inf mismatches {}", stats.nan_mismatches,
+                          stats.inf_mismatches);
+  }
+  out.message = fmt::format(
+      "{}: {} of {} elements ({:.3g}%) outside {}; max |diff| {:g}{}{}; mismatches {} ({} "
+      "pixels, largest cluster {})",
+      ctx.result.id, stats.mismatches, stats.numel, stats.mismatch_fraction * 100.0, tol.describe(ctx.dtype),
+      stats.max_abs, where, special, stats.mismatched.pattern, stats.mismatched.pixels,
+      stats.mismatched.largest_cluster);
+}
+
 class ParityCheck final : public Check {
  public:
   std::string name() const override { return "parity"; }
@@ -69,21 +140,7 @@ class ParityCheck final : public Check {
     out.stats["output_shape"] = got.sizes().vec();
     out.stats["reference_dtype"] = dtype_name(ref.scalar_type());
     out.stats["output_dtype"] = dtype_name(got.scalar_type());
-
-    std::vector<std::string> problems;
-    if (ref.sizes() != got.sizes()) {
-      problems.push_back(fmt::format("shape {} differs from the reference's {}",
-                                     join_shape(got.sizes().vec()), join_shape(ref.sizes().vec())));
-    }
-    if (ref.scalar_type() != got.scalar_type()) {
-      problems.push_back(fmt::format("dtype {} differs from the reference's {}",
-                                     dtype_name(got.scalar_type()), dtype_name(ref.scalar_type())));
-    }
-    if (ctx.execution.output_device != *ctx.target.device) {
-      problems.push_back(fmt::format("output is on {}, expected {}", device_label(ctx.execution.output_device),
-                                     ctx.target.resolved_name()));
-    }
-
+    const auto problems = structural_problems(ctx);
     if (!ctx.target.has_values()) {
       out.describe = "shape, dtype and device match the reference (meta has no values)";
       out.status = problems.empty() ? Status::kPass : Status::kFail;
@@ -93,22 +150,8 @@ class ParityCheck final : public Check {
                         : fmt::format("{}: {}", ctx.result.id, fmt::join(problems, "; "));
       return out;
     }
-
     const auto setting = read_setting(ctx.setting);
-    // Note [Replayed draws]: the device's own generator is not the CPU's.
-    if (ctx.device_draws() != nullptr && !ctx.device_draws()->empty() && !setting.compare_device_draws) {
-      const auto& first = ctx.device_draws()->front();
-      out.status = Status::kSkip;
-      out.describe = "not comparable: the subject draws random numbers on the device";
-      out.stats["device_draws"] = static_cast<int64_t>(ctx.device_draws()->size());
-      out.message = fmt::format(
-          "not comparable: the subject draws random numbers on {} ({}{}{}), and a device's "
-          "generator differs from the CPU's by design (set parity's \"device_random\": \"compare\" "
-          "to compare anyway)",
-          ctx.target.resolved_name(), first.op, first.source.empty() ? "" : " at " + first.source,
-          ctx.device_draws()->size() > 1 ? fmt::format(" and {} more", ctx.device_draws()->size() - 1) : "");
-      return out;
-    }
+    if (skip_device_draws(ctx, setting, out)) return out;
     Tolerance tol = resolve_tolerance(setting.tolerance, ctx.dtype);
     if (ctx.expect_exact && tol.is_default) {
       tol = Tolerance{};
@@ -123,44 +166,16 @@ class ParityCheck final : public Check {
     }
     const auto stats = compare_tensors(ref, got, tol);
     out.stats.update(stats.to_json());
-
-    if (stats.within(tol)) {
-      out.status = Status::kPass;
-      if (stats.differing == 0) {
-        out.message = "identical to the reference";
-      } else {
-        out.message = fmt::format("{} of {} elements differ (max |diff| {:g}, {} pixels, {}); "
-                                  "within tolerance",
-                                  stats.differing, stats.numel, stats.max_abs,
-                                  stats.differences.pixels, stats.differences.pattern);
-      }
+    if (!stats.within(tol)) {
+      fail_on_values(ctx, tol, stats, out);
       return out;
     }
-    out.status = Status::kFail;
-    if (ctx.artifacts != nullptr && ref.sizes() == got.sizes()) {
-      out.artifacts = ctx.artifacts->save(
-          ctx.result.id, {{"reference", ref}, {"output", got}, {"abs_diff", abs_difference(got, ref)}});
-      if (out.artifacts.empty()) {
-        out.stats["artifacts_skipped"] = fmt::format("over the artifact budget of {} bytes",
-                                                     ctx.artifacts->budget_bytes());
-      }
-    }
-    std::string where;
-    if (!stats.worst_index.empty()) {
-      where = fmt::format("; worst at {}: {:g} vs reference {:g}", format_index(stats.worst_index),
-                          stats.worst_output, stats.worst_reference);
-    }
-    std::string special;
-    if (stats.nan_mismatches || stats.inf_mismatches) {
-      special = fmt::format("; NaN position mismatches {}, Inf mismatches {}", stats.nan_mismatches,
-                            stats.inf_mismatches);
-    }
-    out.message = fmt::format(
-        "{}: {} of {} elements ({:.3g}%) outside {}; max |diff| {:g}{}{}; mismatches {} ({} "
-        "pixels, largest cluster {})",
-        ctx.result.id, stats.mismatches, stats.numel, stats.mismatch_fraction * 100.0,
-        tol.describe(ctx.dtype), stats.max_abs, where, special, stats.mismatched.pattern,
-        stats.mismatched.pixels, stats.mismatched.largest_cluster);
+    out.status = Status::kPass;
+    out.message = stats.differing == 0
+                      ? "identical to the reference"
+                      : fmt::format("{} of {} elements differ (max |diff| {:g}, {} pixels, {}); within tolerance",
+                                    stats.differing, stats.numel, stats.max_abs, stats.differences.pixels,
+                                    stats.differences.pattern);
     return out;
   }
 };

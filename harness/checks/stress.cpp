@@ -80,6 +80,108 @@ std::string first_difference(const at::Tensor& got, const at::Tensor& want) {
   return fmt::format("{} of {} element(s) differ; first at flat index {}", count, got.numel(), first);
 }
 
+// Distinct images, parameters sampled for their shape, and each one's
+// single-threaded output: what every concurrent run must reproduce.
+struct Workload {
+  const Transform* subject = nullptr;
+  c10::Device device = c10::Device(c10::kCPU);
+  nlohmann::json params;
+  std::vector<at::Tensor> inputs, expected;
+  std::vector<int64_t> shape;
+  ExecuteOptions options;
+  double single_threaded_ms = 0.0;
+};
+
+Workload prepare(const TrialReplay& replay, const Settings& s, const c10::Device& device, c10::ScalarType dtype) {
+  Workload w;
+  w.subject = &replay.subject;
+  w.device = device;
+  InputRecipe recipe = replay.input_recipe;
+  if (!s.shape.empty()) recipe.shape = s.shape;
+  w.shape = recipe.shape;
+  const int images = s.images > 0 ? s.images : s.threads;
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(replay.seed);
+  const auto probe = make_input(recipe, dtype, replay.seed);
+  w.params = replay.subject.sample(replay.given, probe.sizes(), gen);
+  // The process's generators are shared: concurrent calls cannot each
+  // start them from a seed.
+  w.options.replay_draws = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < images; ++i) {
+    w.inputs.push_back(make_input(recipe, dtype, replay.seed + 1000003ULL * static_cast<uint64_t>(i + 1)));
+    w.expected.push_back(execute_or_throw(*w.subject, w.inputs.back(), w.params, device, w.options));
+  }
+  w.single_threaded_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return w;
+}
+
+// What the threads saw.
+struct ConcurrentRuns {
+  std::vector<Mismatch> mismatches;
+  std::vector<std::string> errors;
+  int64_t runs = 0;
+  double ms = 0.0;
+};
+
+ConcurrentRuns run_concurrently(const Workload& w, const Settings& s) {
+  const int images = static_cast<int>(w.inputs.size());
+  std::mutex mutex;
+  ConcurrentRuns out;
+  std::atomic<int64_t> runs{0};
+  StartLine start(s.threads);
+  std::vector<std::thread> pool;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int t = 0; t < s.threads; ++t) {
+    pool.emplace_back([&, t] {
+      std::shared_ptr<void> stream;
+      try {
+        if (w.device.is_cuda()) stream = cuda::use_pool_stream(w.device.index());
+      } catch (...) {
+      }
+      start.arrive_and_wait();
+      for (int it = 0; it < s.iterations; ++it) {
+        const int image = (t + it) % images;
+        try {
+          const auto got = execute_or_throw(*w.subject, w.inputs[static_cast<size_t>(image)], w.params, w.device,
+                                            w.options);
+          ++runs;
+          const auto& want = w.expected[static_cast<size_t>(image)];
+          if (got.sizes() != want.sizes() || got.scalar_type() != want.scalar_type() || !at::equal(got, want)) {
+            std::lock_guard<std::mutex> lock(mutex);
+            out.mismatches.push_back({t, it, image, first_difference(got, want)});
+          }
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> lock(mutex);
+          out.errors.push_back(fmt::format("thread {} iteration {}: {}", t, it, torch_message(e)));
+        }
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  out.runs = runs.load();
+  out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+nlohmann::json stats_of(const Workload& w, const Settings& s, const ConcurrentRuns& c) {
+  auto listed = nlohmann::json::array();
+  for (size_t i = 0; i < c.mismatches.size() && i < 10; ++i) {
+    const auto& m = c.mismatches[i];
+    listed.push_back({{"thread", m.thread}, {"iteration", m.iteration}, {"image", m.image}, {"difference", m.what}});
+  }
+  return {{"threads", s.threads},
+          {"iterations", s.iterations},
+          {"images", w.inputs.size()},
+          {"shape", w.shape},
+          {"runs", c.runs},
+          {"mismatches", c.mismatches.size()},
+          {"run_errors", c.errors},
+          {"first_mismatches", listed},
+          {"single_threaded_ms", w.single_threaded_ms},
+          {"concurrent_ms", c.ms}};
+}
+
 class StressCheck final : public Check {
  public:
   std::string name() const override { return "stress"; }
@@ -109,97 +211,27 @@ class StressCheck final : public Check {
       out.message = "the subject did not run";
       return out;
     }
-    const auto& replay = ctx.replay_for("stress");
-    const auto& subject = replay.subject;
-    const auto device = *ctx.target.device;
-    InputRecipe recipe = replay.input_recipe;
-    if (!s.shape.empty()) recipe.shape = s.shape;
-    const int images = s.images > 0 ? s.images : s.threads;
-
-    // Distinct images, parameters sampled for their shape, and each one's
-    // single-threaded output: what every concurrent run must reproduce.
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(replay.seed);
-    const auto probe = make_input(recipe, ctx.dtype, replay.seed);
-    const auto params = subject.sample(replay.given, probe.sizes(), gen);
-    // The process's generators are shared: concurrent calls cannot each
-    // start them from a seed.
-    ExecuteOptions concurrent;
-    concurrent.replay_draws = false;
-    std::vector<at::Tensor> inputs, expected;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < images; ++i) {
-      inputs.push_back(make_input(recipe, ctx.dtype, replay.seed + 1000003ULL * static_cast<uint64_t>(i + 1)));
-      expected.push_back(execute_or_throw(subject, inputs.back(), params, device, concurrent));
-    }
-    const auto t1 = std::chrono::steady_clock::now();
-
-    std::mutex mutex;
-    std::vector<Mismatch> mismatches;
-    std::vector<std::string> errors;
-    std::atomic<int64_t> runs{0};
-    StartLine start(s.threads);
-    std::vector<std::thread> pool;
-    for (int t = 0; t < s.threads; ++t) {
-      pool.emplace_back([&, t] {
-        std::shared_ptr<void> stream;
-        try {
-          if (device.is_cuda()) stream = cuda::use_pool_stream(device.index());
-        } catch (...) {
-        }
-        start.arrive_and_wait();
-        for (int it = 0; it < s.iterations; ++it) {
-          const int image = (t + it) % images;
-          try {
-            const auto got = execute_or_throw(subject, inputs[static_cast<size_t>(image)], params, device, concurrent);
-            ++runs;
-            const auto& want = expected[static_cast<size_t>(image)];
-            if (got.sizes() != want.sizes() || got.scalar_type() != want.scalar_type() || !at::equal(got, want)) {
-              std::lock_guard<std::mutex> lock(mutex);
-              mismatches.push_back({t, it, image, first_difference(got, want)});
-            }
-          } catch (const std::exception& e) {
-            std::lock_guard<std::mutex> lock(mutex);
-            errors.push_back(fmt::format("thread {} iteration {}: {}", t, it, torch_message(e)));
-          }
-        }
-      });
-    }
-    for (auto& th : pool) th.join();
-    const auto t2 = std::chrono::steady_clock::now();
-
-    auto listed = nlohmann::json::array();
-    for (size_t i = 0; i < mismatches.size() && i < 10; ++i) {
-      const auto& m = mismatches[i];
-      listed.push_back({{"thread", m.thread}, {"iteration", m.iteration}, {"image", m.image}, {"difference", m.what}});
-    }
-    out.stats = {{"threads", s.threads},
-                 {"iterations", s.iterations},
-                 {"images", images},
-                 {"shape", recipe.shape},
-                 {"runs", runs.load()},
-                 {"mismatches", mismatches.size()},
-                 {"run_errors", errors},
-                 {"first_mismatches", listed},
-                 {"single_threaded_ms", std::chrono::duration<double, std::milli>(t1 - t0).count()},
-                 {"concurrent_ms", std::chrono::duration<double, std::milli>(t2 - t1).count()}};
+    const auto w = prepare(ctx.replay_for("stress"), s, *ctx.target.device, ctx.dtype);
+    const auto c = run_concurrently(w, s);
+    out.stats = stats_of(w, s, c);
     out.describe = fmt::format("{} threads x {} iterations on {} distinct {} images reproduce the "
                                "single-threaded outputs exactly",
-                               s.threads, s.iterations, images, fmt::join(recipe.shape, "x"));
-    if (!mismatches.empty() || !errors.empty()) {
+                               s.threads, s.iterations, w.inputs.size(), fmt::join(w.shape, "x"));
+    if (!c.mismatches.empty() || !c.errors.empty()) {
+      const auto& m = c.mismatches.empty() ? Mismatch{} : c.mismatches[0];
       out.status = Status::kFail;
-      out.message = !mismatches.empty()
+      out.message = !c.mismatches.empty()
                         ? fmt::format("{}: {} of {} concurrent run(s) differ from the single-threaded "
                                       "output; first: thread {} iteration {} image {}: {}",
-                                      ctx.result.id, mismatches.size(), s.threads * s.iterations,
-                                      mismatches[0].thread, mismatches[0].iteration, mismatches[0].image,
-                                      mismatches[0].what)
-                        : fmt::format("{}: {} concurrent run(s) failed; first: {}", ctx.result.id, errors.size(),
-                                      errors[0]);
+                                      ctx.result.id, c.mismatches.size(), s.threads * s.iterations, m.thread,
+                                      m.iteration, m.image, m.what)
+                        : fmt::format("{}: {} concurrent run(s) failed; first: {}", ctx.result.id, c.errors.size(),
+                                      c.errors[0]);
       return out;
     }
     out.status = Status::kPass;
-    out.message = fmt::format("{} concurrent runs on {} thread(s) matched the single-threaded outputs",
-                              runs.load(), s.threads);
+    out.message = fmt::format("{} concurrent runs on {} thread(s) matched the single-threaded outputs", c.runs,
+                              s.threads);
     return out;
   }
 };

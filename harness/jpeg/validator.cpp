@@ -239,6 +239,25 @@ struct Walker {
       return fail(tail, "SOS: invalid progressive parameters");
     }
     std::vector<const ComponentInfo*> in_scan;
+    if (!scan_components(body, ns, ss, ah, in_scan)) return false;
+    ++out.scans;
+    int restarts = 0;
+    if (!entropy_coded_data(end, next, restarts)) return false;
+    if (out.restart_interval > 0) {
+      const int64_t mcus = scan_mcus(in_scan);
+      const int64_t expected = (mcus + out.restart_interval - 1) / out.restart_interval - 1;
+      if (restarts != expected) {
+        return fail(*next, std::to_string(restarts) + " RST marker(s) in the scan; " + std::to_string(mcus) +
+                               " MCUs at interval " + std::to_string(out.restart_interval) + " need " +
+                               std::to_string(expected));
+      }
+    }
+    return true;
+  }
+
+  // The scan's component selectors: frame components, each once, with the
+  // Huffman and quantization tables the scan needs defined.
+  bool scan_components(size_t body, int ns, int ss, int ah, std::vector<const ComponentInfo*>& in_scan) {
     std::set<int> seen;
     for (int i = 0; i < ns; ++i) {
       const size_t c = body + 1 + 2 * static_cast<size_t>(i);
@@ -266,11 +285,14 @@ struct Walker {
       }
       in_scan.push_back(info);
     }
-    ++out.scans;
-    // Entropy-coded data: 0xFF is followed by 0x00 (a stuffed byte), by RSTn,
-    // or by the marker that ends the scan.
+    return true;
+  }
+
+  // Entropy-coded data from `end`: 0xFF is followed by 0x00 (a stuffed byte),
+  // by RSTn (counted in `restarts`, in sequence), or by the marker that ends
+  // the scan, whose offset goes to `next`.
+  bool entropy_coded_data(size_t end, size_t* next, int& restarts) {
     size_t p = end;
-    int restarts = 0;
     bool any = false;
     for (;;) {
       if (p >= size) return fail(size, "entropy-coded data runs to the end of the file (no EOI)");
@@ -299,18 +321,8 @@ struct Walker {
       }
       if (!any) return fail(end, "empty entropy-coded data");
       *next = p;
-      break;
+      return true;
     }
-    if (out.restart_interval > 0) {
-      const int64_t mcus = scan_mcus(in_scan);
-      const int64_t expected = (mcus + out.restart_interval - 1) / out.restart_interval - 1;
-      if (restarts != expected) {
-        return fail(*next, std::to_string(restarts) + " RST marker(s) in the scan; " + std::to_string(mcus) +
-                               " MCUs at interval " + std::to_string(out.restart_interval) + " need " +
-                               std::to_string(expected));
-      }
-    }
-    return true;
   }
 
   int64_t scan_mcus(const std::vector<const ComponentInfo*>& in_scan) const {

@@ -246,14 +246,21 @@ HuffmanSpec optimal_huffman(const std::array<uint32_t, 256>& frequencies) {
   return spec;
 }
 
-std::vector<uint8_t> write_jpeg(const FrameData& f) {
-  check_frame(f);
-  const bool color = f.components.size() == 3;
-  const int tables = color ? 2 : 1;
+namespace {
 
-  // Huffman tables: standard, or from this image's symbol counts.
+// The DC and AC Huffman tables of a frame (one pair for grey, two for colour).
+struct FrameHuffman {
+  int tables = 1;
   std::array<HuffmanSpec, 2> dc_spec = {standard_dc_luma(), standard_dc_chroma()};
   std::array<HuffmanSpec, 2> ac_spec = {standard_ac_luma(), standard_ac_chroma()};
+  std::array<HuffmanCodes, 2> dc_codes, ac_codes;
+};
+
+// Huffman tables: the standard ones, or with optimize_huffman built from this
+// image's symbol counts.
+FrameHuffman frame_huffman(const FrameData& f) {
+  FrameHuffman h;
+  h.tables = f.components.size() == 3 ? 2 : 1;
   if (f.optimize_huffman) {
     std::array<std::array<uint32_t, 256>, 2> dc_freq{}, ac_freq{};
     std::vector<int> pred(f.components.size(), 0);
@@ -266,27 +273,26 @@ std::vector<uint8_t> write_jpeg(const FrameData& f) {
           });
         },
         [&](int) { std::fill(pred.begin(), pred.end(), 0); });
-    for (int t = 0; t < tables; ++t) {
-      dc_spec[t] = optimal_huffman(dc_freq[t]);
-      ac_spec[t] = optimal_huffman(ac_freq[t]);
+    for (int t = 0; t < h.tables; ++t) {
+      h.dc_spec[t] = optimal_huffman(dc_freq[t]);
+      h.ac_spec[t] = optimal_huffman(ac_freq[t]);
     }
   }
-  std::array<HuffmanCodes, 2> dc_codes, ac_codes;
-  for (int t = 0; t < tables; ++t) {
-    dc_codes[t] = huffman_codes(dc_spec[t]);
-    ac_codes[t] = huffman_codes(ac_spec[t]);
+  for (int t = 0; t < h.tables; ++t) {
+    h.dc_codes[t] = huffman_codes(h.dc_spec[t]);
+    h.ac_codes[t] = huffman_codes(h.ac_spec[t]);
   }
+  return h;
+}
 
-  std::vector<uint8_t> out;
-  out.reserve(static_cast<size_t>(f.width) * f.height / 4 + 1024);
-  ByteSink s(out);
+// SOI, APP0 (JFIF 1.01, no units, 1:1, no thumbnail), DQT (every table in
+// one segment, zigzag order) and SOF0.
+void write_frame_header(ByteSink& s, const FrameData& f) {
   s.marker(marker::kSOI);
-  // APP0 JFIF 1.01, no units, 1:1, no thumbnail.
   s.marker(marker::kAPP0);
   s.word(16);
   for (char ch : {'J', 'F', 'I', 'F', '\0'}) s.byte(static_cast<uint8_t>(ch));
   for (int b : {1, 1, 0, 0, 1, 0, 1, 0, 0}) s.byte(static_cast<uint8_t>(b));
-  // DQT, every table in one segment, zigzag order.
   s.marker(marker::kDQT);
   s.word(2 + 65 * static_cast<int>(f.quant_tables.size()));
   for (size_t t = 0; t < f.quant_tables.size(); ++t) {
@@ -304,16 +310,20 @@ std::vector<uint8_t> write_jpeg(const FrameData& f) {
     s.byte(static_cast<uint8_t>((c.h << 4) | c.v));
     s.byte(c.quant_table);
   }
+}
+
+// DHT (every table in one segment), DRI when restarts are on, and SOS.
+void write_scan_header(ByteSink& s, const FrameData& f, const FrameHuffman& h) {
   s.marker(marker::kDHT);
   int dht_length = 2;
-  for (int t = 0; t < tables; ++t) {
-    dht_length += 17 + static_cast<int>(dc_spec[t].values.size());
-    dht_length += 17 + static_cast<int>(ac_spec[t].values.size());
+  for (int t = 0; t < h.tables; ++t) {
+    dht_length += 17 + static_cast<int>(h.dc_spec[t].values.size());
+    dht_length += 17 + static_cast<int>(h.ac_spec[t].values.size());
   }
   s.word(dht_length);
-  for (int t = 0; t < tables; ++t) {
+  for (int t = 0; t < h.tables; ++t) {
     for (int ac = 0; ac < 2; ++ac) {
-      const auto& spec = ac ? ac_spec[t] : dc_spec[t];
+      const auto& spec = ac ? h.ac_spec[t] : h.dc_spec[t];
       s.byte(static_cast<uint8_t>((ac << 4) | t));
       for (auto b : spec.bits) s.byte(b);
       for (auto v : spec.values) s.byte(v);
@@ -334,14 +344,17 @@ std::vector<uint8_t> write_jpeg(const FrameData& f) {
   s.byte(0);
   s.byte(63);
   s.byte(0);
+}
 
+// The entropy-coded scan, with RSTn markers, then EOI.
+void write_scan(ByteSink& s, const FrameData& f, const FrameHuffman& h) {
   std::vector<int> pred(f.components.size(), 0);
   scan_blocks(
       f,
       [&](size_t ci, const int16_t* block) {
         const int t = f.components[ci].huffman_table;
         block_symbols(block, pred[ci], [&](bool ac, uint8_t symbol, uint32_t extra, int extra_len) {
-          const auto& codes = ac ? ac_codes[t] : dc_codes[t];
+          const auto& codes = ac ? h.ac_codes[t] : h.dc_codes[t];
           if (codes.length[symbol] == 0) throw std::logic_error("symbol without a Huffman code");
           s.bits(codes.code[symbol], codes.length[symbol]);
           s.bits(extra, extra_len);
@@ -354,6 +367,19 @@ std::vector<uint8_t> write_jpeg(const FrameData& f) {
       });
   s.align();
   s.marker(marker::kEOI);
+}
+
+}  // namespace
+
+std::vector<uint8_t> write_jpeg(const FrameData& f) {
+  check_frame(f);
+  const auto huffman = frame_huffman(f);
+  std::vector<uint8_t> out;
+  out.reserve(static_cast<size_t>(f.width) * f.height / 4 + 1024);
+  ByteSink s(out);
+  write_frame_header(s, f);
+  write_scan_header(s, f, huffman);
+  write_scan(s, f, huffman);
   return out;
 }
 

@@ -188,21 +188,11 @@ constexpr const char* kScript = R"js(
 
 }  // namespace
 
-std::string html_report(const nlohmann::json& report, const HtmlOptions& options) {
-  const auto& results = report.at("results");
-  const auto& summary = report.at("summary");
-  std::set<std::string> devices, dtypes, checks;
-  for (const auto& r : results) {
-    devices.insert(r.value("device", ""));
-    dtypes.insert(r.value("dtype", ""));
-    for (const auto& c : r.value("checks", nlohmann::json::array())) checks.insert(c.value("name", ""));
-  }
-  // A fresh nonce per page: only the page's own script runs, whatever text
-  // got into it.
-  SplitMix64 rng(static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-  const auto nonce = fmt::format("{:016x}{:016x}", rng.next(), rng.next());
+namespace {
 
-  std::ostringstream s;
+// The head, the run's identity and the verdict with its counts, overall and by device.
+void write_summary(std::ostringstream& s, const nlohmann::json& report, const std::string& nonce) {
+  const auto& summary = report.at("summary");
   s << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
     << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
        "style-src 'unsafe-inline'; script-src 'nonce-" << nonce << "'\">"
@@ -235,28 +225,38 @@ std::string html_report(const nlohmann::json& report, const HtmlOptions& options
       << "</td><td>" << c.value("errored", 0) << "</td><td>" << c.value("skipped", 0) << "</td></tr>";
   }
   s << "</table>\n";
+}
 
+// The filter controls, with the devices, dtypes and checks the results name.
+void write_filters(std::ostringstream& s, const nlohmann::json& results) {
+  std::set<std::string> devices, dtypes, checks;
+  for (const auto& r : results) {
+    devices.insert(r.value("device", ""));
+    dtypes.insert(r.value("dtype", ""));
+    for (const auto& c : r.value("checks", nlohmann::json::array())) checks.insert(c.value("name", ""));
+  }
   s << "<div class=\"filters\"><label>status <select id=\"f-status\">"
     << options_of({"pass", "fail", "error", "skip"}) << "</select></label><label>device <select id=\"f-device\">"
     << options_of(devices) << "</select></label><label>dtype <select id=\"f-dtype\">" << options_of(dtypes)
     << "</select></label><label>failing check <select id=\"f-check\">" << options_of(checks)
     << "</select></label><label>id contains <input id=\"f-text\" type=\"search\"></label>"
     << "<span><span id=\"shown\">" << results.size() << "</span> shown</span></div>\n";
+}
 
-  // Failures first, then the rest, in report order.
-  std::vector<const nlohmann::json*> order;
-  for (const auto& r : results) {
-    if (r.value("status", "") == "fail" || r.value("status", "") == "error") order.push_back(&r);
-  }
-  const size_t failing = order.size();
-  for (const auto& r : results) {
-    if (r.value("status", "") != "fail" && r.value("status", "") != "error") order.push_back(&r);
-  }
-  auto data_attributes = [&](const nlohmann::json& r) {
-    return fmt::format(" data-status=\"{}\" data-device=\"{}\" data-dtype=\"{}\" data-checks=\"{}\" data-id=\"{}\"",
-                       esc(r.value("status", "")), esc(r.value("device", "")), esc(r.value("dtype", "")),
-                       esc(failing_checks_of(r)), esc(r.value("id", "")));
-  };
+bool is_failing(const nlohmann::json& r) {
+  const auto status = r.value("status", "");
+  return status == "fail" || status == "error";
+}
+
+// What the filters match on.
+std::string data_attributes(const nlohmann::json& r) {
+  return fmt::format(" data-status=\"{}\" data-device=\"{}\" data-dtype=\"{}\" data-checks=\"{}\" data-id=\"{}\"",
+                     esc(r.value("status", "")), esc(r.value("device", "")), esc(r.value("dtype", "")),
+                     esc(failing_checks_of(r)), esc(r.value("id", "")));
+}
+
+// One row per result; the first `detailed` (failures) link to their sections.
+void write_results_table(std::ostringstream& s, const std::vector<const nlohmann::json*>& order, size_t detailed) {
   s << "<table id=\"results\"><tr><th>status</th><th>result</th><th>message</th><th>ms</th></tr>\n";
   for (size_t i = 0; i < order.size(); ++i) {
     const auto& r = *order[i];
@@ -264,29 +264,57 @@ std::string html_report(const nlohmann::json& report, const HtmlOptions& options
     auto message = r.value("message", "");
     if (message.size() > 400) message = message.substr(0, 397) + "...";
     const auto id = esc(r.value("id", ""));
-    const auto link = i < failing && i < options.max_detailed ? fmt::format("<a href=\"#detail-{}\">{}</a>", i, id) : id;
+    const auto link = i < detailed ? fmt::format("<a href=\"#detail-{}\">{}</a>", i, id) : id;
     s << "<tr" << data_attributes(r) << "><td class=\"" << esc(status) << "\">" << esc(status) << "</td><td>" << link
       << (r.contains("baseline") ? " <em>(" + esc(r.value("baseline", "")) + ")</em>" : "") << "</td><td class=\"msg\">"
       << esc(message) << "</td><td>" << fmt::format("{:.3f}", r.value("duration_ms", 0.0)) << "</td></tr>\n";
   }
-  s << "</table>\n<h2>Failures</h2>\n";
-  if (failing == 0) s << "<p>None.</p>\n";
-  for (size_t i = 0; i < failing && i < options.max_detailed; ++i) {
-    const auto& r = *order[i];
-    s << "<section class=\"detail\" id=\"detail-" << i << "\"" << data_attributes(r) << "><h3>"
-      << esc(r.value("id", "")) << "</h3><p>" << esc(r.value("message", "")) << "</p>"
-      << "<p class=\"meta\">subject " << esc(r.value("subject", "")) << ", params "
-      << esc(json_text(r.value("params", nlohmann::json::object()))) << ", seed " << esc(r.contains("seed") ? json_text(r["seed"]) : std::string())
-      << ", reference " << esc(r.value("reference_subject", "")) << " on " << esc(r.value("reference_device", ""))
-      << "</p>";
-    for (const auto& c : r.value("checks", nlohmann::json::array())) {
-      const auto cs = c.value("status", "");
-      if (cs != "fail" && cs != "error" && c.value("findings", nlohmann::json::array()).empty()) continue;
-      s << "<h4 class=\"" << esc(cs) << "\">" << esc(c.value("name", "")) << ": " << esc(cs) << "</h4>"
-        << figures(c, options.base_dir) << "<pre>" << esc(check_evidence(c)) << "</pre>" << findings_table(c);
-    }
-    s << "</section>\n";
+  s << "</table>\n";
+}
+
+// A failure's section: its identity, and the evidence of each failing check
+// or check with findings.
+void write_failure_detail(std::ostringstream& s, const nlohmann::json& r, size_t i, const std::string& base_dir) {
+  s << "<section class=\"detail\" id=\"detail-" << i << "\"" << data_attributes(r) << "><h3>"
+    << esc(r.value("id", "")) << "</h3><p>" << esc(r.value("message", "")) << "</p>"
+    << "<p class=\"meta\">subject " << esc(r.value("subject", "")) << ", params "
+    << esc(json_text(r.value("params", nlohmann::json::object()))) << ", seed "
+    << esc(r.contains("seed") ? json_text(r["seed"]) : std::string()) << ", reference "
+    << esc(r.value("reference_subject", "")) << " on " << esc(r.value("reference_device", "")) << "</p>";
+  for (const auto& c : r.value("checks", nlohmann::json::array())) {
+    const auto cs = c.value("status", "");
+    if (cs != "fail" && cs != "error" && c.value("findings", nlohmann::json::array()).empty()) continue;
+    s << "<h4 class=\"" << esc(cs) << "\">" << esc(c.value("name", "")) << ": " << esc(cs) << "</h4>"
+      << figures(c, base_dir) << "<pre>" << esc(check_evidence(c)) << "</pre>" << findings_table(c);
   }
+  s << "</section>\n";
+}
+
+}  // namespace
+
+std::string html_report(const nlohmann::json& report, const HtmlOptions& options) {
+  const auto& results = report.at("results");
+  // A fresh nonce per page: only the page's own script runs, whatever text
+  // got into it.
+  SplitMix64 rng(static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  const auto nonce = fmt::format("{:016x}{:016x}", rng.next(), rng.next());
+  std::ostringstream s;
+  write_summary(s, report, nonce);
+  write_filters(s, results);
+  // Failures first, then the rest, in report order.
+  std::vector<const nlohmann::json*> order;
+  for (const auto& r : results) {
+    if (is_failing(r)) order.push_back(&r);
+  }
+  const size_t failing = order.size();
+  for (const auto& r : results) {
+    if (!is_failing(r)) order.push_back(&r);
+  }
+  const size_t detailed = std::min(failing, options.max_detailed);
+  write_results_table(s, order, detailed);
+  s << "<h2>Failures</h2>\n";
+  if (failing == 0) s << "<p>None.</p>\n";
+  for (size_t i = 0; i < detailed; ++i) write_failure_detail(s, *order[i], i, options.base_dir);
   if (failing > options.max_detailed) {
     s << "<p>" << failing - options.max_detailed << " more failure(s) are listed above without details.</p>\n";
   }

@@ -157,27 +157,49 @@ void IsolatedExecutor::kill_current() {
   if (pid > 0) ::kill(-pid, SIGKILL);
 }
 
-bool IsolatedExecutor::run(const Plan& plan, const std::vector<WorkerItem>& items,
-                           const std::function<void(TrialResult&)>& emit) const {
-  // What the worker owes: id -> (group, trial), in plan order.
-  std::vector<std::pair<size_t, size_t>> owed;
-  std::map<std::string, size_t> index;
-  for (const auto& i : items) {
-    const auto& group = plan.groups.at(i.group);
-    for (size_t t = 0; t < group.trials.size(); ++t) {
-      if (i.trial >= 0 && static_cast<size_t>(i.trial) != t) continue;
-      index[group.trials[t].id] = owed.size();
-      owed.emplace_back(i.group, t);
-    }
-  }
-  std::vector<bool> done(owed.size(), false);
+namespace {
 
-  int results[2], err[2];
-  if (pipe2(results, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+// The trials a worker owes, in plan order, and which it has reported.
+struct OwedTrials {
+  std::vector<std::pair<size_t, size_t>> trials;  // (group, trial)
+  std::map<std::string, size_t> index;            // trial id -> position
+  std::vector<bool> done;
+
+  OwedTrials(const Plan& plan, const std::vector<WorkerItem>& items) {
+    for (const auto& i : items) {
+      const auto& group = plan.groups.at(i.group);
+      for (size_t t = 0; t < group.trials.size(); ++t) {
+        if (i.trial >= 0 && static_cast<size_t>(i.trial) != t) continue;
+        index[group.trials[t].id] = trials.size();
+        trials.emplace_back(i.group, t);
+      }
+    }
+    done.assign(trials.size(), false);
+  }
+
+  // Marks the result's trial done; false for a trial not owed or already reported.
+  bool settle(const std::string& id) {
+    const auto it = index.find(id);
+    if (it == index.end() || done[it->second]) return false;
+    done[it->second] = true;
+    return true;
+  }
+};
+
+// The worker's two pipes: results (fd 3 in the worker) and its stdout and stderr.
+struct WorkerPipes {
+  int results[2];
+  int output[2];
+};
+
+// Starts the worker in its own process group (a timeout kills all of it),
+// with its results on fd 3 and its output to the parent's tail.
+pid_t spawn_worker(const IsolationOptions& options, const std::vector<WorkerItem>& items, WorkerPipes& pipes) {
+  if (pipe2(pipes.results, O_CLOEXEC) != 0 || pipe2(pipes.output, O_CLOEXEC) != 0) {
     throw std::runtime_error(std::string("--isolate: pipe: ") + std::strerror(errno));
   }
-  std::vector<std::string> args = {options_.executable};
-  args.insert(args.end(), options_.arguments.begin(), options_.arguments.end());
+  std::vector<std::string> args = {options.executable};
+  args.insert(args.end(), options.arguments.begin(), options.arguments.end());
   args.push_back("--worker");
   args.push_back(worker_spec(items));
   std::vector<char*> argv;
@@ -187,118 +209,169 @@ bool IsolatedExecutor::run(const Plan& plan, const std::vector<WorkerItem>& item
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("--isolate: fork: ") + std::strerror(errno));
   if (pid == 0) {
-    // The worker: its own process group (a timeout kills all of it), results
-    // on fd 3, stdout and stderr to the parent's tail.
     setpgid(0, 0);
-    dup2(results[1], 3);
-    dup2(err[1], 1);
-    dup2(err[1], 2);
+    dup2(pipes.results[1], 3);
+    dup2(pipes.output[1], 1);
+    dup2(pipes.output[1], 2);
     setenv("DEVPARITY_WORKER_FD", "3", 1);
-    if (options_.memory_limit_mb > 0) {
+    if (options.memory_limit_mb > 0) {
       // The data limit bounds what the worker allocates (heap and private
       // writable mappings); an address-space limit would also count the
       // libraries it maps, which for a CUDA LibTorch exceed a few GiB before
       // main() runs, and the address space CUDA reserves.
-      const rlim_t bytes = static_cast<rlim_t>(options_.memory_limit_mb) * 1024 * 1024;
+      const rlim_t bytes = static_cast<rlim_t>(options.memory_limit_mb) * 1024 * 1024;
       rlimit limit{bytes, bytes};
       setrlimit(RLIMIT_DATA, &limit);
     }
     execv(argv[0], argv.data());
     _exit(127);
   }
-  g_worker.store(pid);
-  close(results[1]);
-  close(err[1]);
+  close(pipes.results[1]);
+  close(pipes.output[1]);
+  return pid;
+}
 
+// How reading the worker ended.
+struct WorkerWatch {
+  bool timed_out = false;
+  bool interrupted = false;
+  std::string last_output;
+};
+
+// Reads the worker's results and output until both pipes close, a result is
+// --timeout-s late, or the run is interrupted. Each owed result goes to `emit`.
+class WorkerReader {
+ public:
+  WorkerReader(const WorkerPipes& pipes, double timeout_s, OwedTrials& owed,
+               const std::function<void(TrialResult&)>& emit)
+      : fds_{{pipes.results[0], POLLIN, 0}, {pipes.output[0], POLLIN, 0}},
+        timeout_s_(timeout_s),
+        owed_(owed),
+        emit_(emit) {}
+
+  WorkerWatch watch() {
+    WorkerWatch w;
+    restart_clock();
+    int open_fds = 2;
+    while (open_fds > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
+      if (left <= 0) {
+        w.timed_out = true;
+        break;
+      }
+      const int n = poll(fds_, 2, static_cast<int>(std::min<int64_t>(left, 1000)));
+      if (interrupt::signal() != 0) {
+        w.interrupted = true;
+        break;
+      }
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      for (auto& fd : fds_) open_fds -= drain(fd) ? 0 : 1;
+    }
+    for (auto& fd : fds_) {
+      if (fd.fd >= 0) close(fd.fd);
+    }
+    w.last_output = tail_.text();
+    return w;
+  }
+
+ private:
   using Clock = std::chrono::steady_clock;
-  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
-  std::string pending;
-  Tail tail;
-  bool timed_out = false, interrupted = false;
-  pollfd fds[2] = {{results[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-  int open_fds = 2;
-  char buffer[65536];
-  while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    const int n = poll(fds, 2, static_cast<int>(std::min<int64_t>(left, 1000)));
-    if (interrupt::signal() != 0) {
-      interrupted = true;
-      break;
-    }
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (auto& fd : fds) {
-      if (fd.fd < 0 || (fd.revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      const ssize_t got = read(fd.fd, buffer, sizeof buffer);
-      if (got <= 0) {
-        close(fd.fd);
-        fd.fd = -1;
-        --open_fds;
-        continue;
-      }
-      if (fd.fd == err[0]) {
-        tail.add(buffer, static_cast<size_t>(got));
-        continue;
-      }
-      pending.append(buffer, static_cast<size_t>(got));
-      size_t start = 0;
-      for (auto nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n', start)) {
-        const auto line = pending.substr(start, nl - start);
-        start = nl + 1;
-        TrialResult r;
-        try {
-          r = TrialResult::from_json(nlohmann::json::parse(line));
-        } catch (const std::exception&) {
-          continue;  // a torn line from a dying worker
-        }
-        const auto it = index.find(r.id);
-        if (it == index.end() || done[it->second]) continue;
-        done[it->second] = true;
-        emit(r);
-        deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
-      }
-      pending.erase(0, start);
-    }
+
+  void restart_clock() {
+    deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
   }
-  if (timed_out || interrupted) ::kill(-pid, SIGKILL);
-  for (auto& fd : fds) {
-    if (fd.fd >= 0) close(fd.fd);
+
+  // Reads what `fd` has; false when it just closed.
+  bool drain(pollfd& fd) {
+    if (fd.fd < 0 || (fd.revents & (POLLIN | POLLHUP | POLLERR)) == 0) return true;
+    const ssize_t got = read(fd.fd, buffer_, sizeof buffer_);
+    if (got <= 0) {
+      close(fd.fd);
+      fd.fd = -1;
+      return false;
+    }
+    if (&fd == &fds_[1]) {
+      tail_.add(buffer_, static_cast<size_t>(got));
+    } else {
+      pending_.append(buffer_, static_cast<size_t>(got));
+      take_lines();
+    }
+    return true;
   }
+
+  void take_lines() {
+    size_t start = 0;
+    for (auto nl = pending_.find('\n'); nl != std::string::npos; nl = pending_.find('\n', start)) {
+      const auto line = pending_.substr(start, nl - start);
+      start = nl + 1;
+      TrialResult r;
+      try {
+        r = TrialResult::from_json(nlohmann::json::parse(line));
+      } catch (const std::exception&) {
+        continue;  // a torn line from a dying worker
+      }
+      if (!owed_.settle(r.id)) continue;
+      emit_(r);
+      restart_clock();
+    }
+    pending_.erase(0, start);
+  }
+
+  pollfd fds_[2];
+  double timeout_s_;
+  OwedTrials& owed_;
+  const std::function<void(TrialResult&)>& emit_;
+  Clock::time_point deadline_;
+  std::string pending_;
+  Tail tail_;
+  char buffer_[65536];
+};
+
+// Why a worker left trials unreported, from how it ended.
+std::string worker_failure(const WorkerWatch& watch, int status, const IsolationOptions& options) {
+  if (watch.timed_out) {
+    return fmt::format("timeout: no result for {:g} s (--timeout-s); the worker was killed", options.timeout_s);
+  }
+  if (WIFSIGNALED(status)) return "the worker died of " + signal_name(WTERMSIG(status));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+    return "the worker could not be started (" + options.executable + ")";
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    return fmt::format("the worker exited with status {}", WEXITSTATUS(status));
+  }
+  return "the worker exited without reporting the trial";
+}
+
+}  // namespace
+
+bool IsolatedExecutor::run(const Plan& plan, const std::vector<WorkerItem>& items,
+                           const std::function<void(TrialResult&)>& emit) const {
+  OwedTrials owed(plan, items);
+  WorkerPipes pipes;
+  const pid_t pid = spawn_worker(options_, items, pipes);
+  g_worker.store(pid);
+  const auto watch = WorkerReader(pipes, options_.timeout_s, owed, emit).watch();
+  if (watch.timed_out || watch.interrupted) ::kill(-pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   g_worker.store(0);
-  if (interrupted) return false;  // abandoned, not failed: nothing more is reported
+  if (watch.interrupted) return false;  // abandoned, not failed: nothing more is reported
 
-  std::string cause;
-  if (timed_out) {
-    cause = fmt::format("timeout: no result for {:g} s (--timeout-s); the worker was killed", options_.timeout_s);
-  } else if (WIFSIGNALED(status)) {
-    cause = "the worker died of " + signal_name(WTERMSIG(status));
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-    cause = "the worker could not be started (" + options_.executable + ")";
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    cause = fmt::format("the worker exited with status {}", WEXITSTATUS(status));
-  } else {
-    cause = "the worker exited without reporting the trial";
-  }
-  bool clean = !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  const auto last = tail.text();
+  const auto cause = worker_failure(watch, status, options_);
+  bool clean = !watch.timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   bool first = true;
-  for (size_t k = 0; k < owed.size(); ++k) {
-    if (done[k]) continue;
+  for (size_t k = 0; k < owed.trials.size(); ++k) {
+    if (owed.done[k]) continue;
     clean = false;
     // The first unfinished trial is the one that was running.
     auto why = first ? cause : "not run: " + cause + " during an earlier trial of the same worker";
-    if (!last.empty()) why += "; last output: " + last;
+    if (!watch.last_output.empty()) why += "; last output: " + watch.last_output;
     first = false;
-    auto r = unfinished_trial(plan, owed[k].first, owed[k].second, why);
+    auto r = unfinished_trial(plan, owed.trials[k].first, owed.trials[k].second, why);
     emit(r);
   }
   return clean;

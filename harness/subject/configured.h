@@ -9,11 +9,13 @@
 ///   void write(nlohmann::json&) const;         // the complete parameters
 
 #include "harness/base/json_reader.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/transform.h"
 
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 
 namespace devparity {
 
@@ -23,21 +25,10 @@ void require_nchw(c10::IntArrayRef shape, const std::string& subject);
 /// require_nchw() and exactly three channels (RGB).
 void require_rgb(c10::IntArrayRef shape, const std::string& subject);
 
-/// Base (Transform or StatefulTransform) with the TransformInfo the
-/// constructor fills in and info() returns.
-template <typename Base>
-class Described : public Base {
- public:
-  const TransformInfo& info() const override { return info_; }
-
- protected:
-  TransformInfo info_;
-};
-
 template <typename Config>
-class ConfiguredTransform : public Transform {
+class ConfiguredTransform : public Described<Transform> {
  public:
-  const TransformInfo& info() const override { return info_; }
+  explicit ConfiguredTransform(TransformInfo info) : Described<Transform>(std::move(info)) {}
 
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
                         at::Generator&) const override {
@@ -53,8 +44,6 @@ class ConfiguredTransform : public Transform {
  protected:
   /// The transform itself, on validated parameters.
   virtual at::Tensor run(const at::Tensor& x, const Config& config) const = 0;
-
-  TransformInfo info_;
 
  private:
   Config parse(const nlohmann::json& params, c10::IntArrayRef shape) const {

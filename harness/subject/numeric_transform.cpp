@@ -3,6 +3,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>
@@ -21,30 +22,35 @@ std::string number_text(double v) {
   return j.dump();
 }
 
-class NumericTransform final : public Transform {
+// The documentation of the table's parameters.
+std::vector<ParamDoc> docs_of(const std::vector<NumericParam>& params) {
+  std::vector<ParamDoc> docs;
+  for (const auto& p : params) {
+    std::string range =
+        fmt::format("{} in [{}, {}]", p.integer ? "integer" : "number", number_text(p.lo), number_text(p.hi));
+    if (!p.choices.empty()) range = fmt::format("{}", fmt::join(p.choices, " or "));
+    std::string fallback = number_text(p.fallback);
+    if (p.boolean) {
+      docs.push_back({p.name, "bool", p.fallback != 0.0 ? "true" : "false", p.description});
+      continue;
+    }
+    if (p.list) {
+      nlohmann::json j = nlohmann::json::array();
+      for (double v : p.list_fallback) j.push_back(nlohmann::json::parse(number_text(v)));
+      fallback = j.dump();
+    }
+    docs.push_back({p.name, p.list ? "[" + range + " per channel] or one" : range, fallback, p.description});
+  }
+  return docs;
+}
+
+class NumericTransform final : public Described<Transform> {
  public:
   NumericTransform(TransformInfo info, std::vector<NumericParam> params, Channels channels, NumericApply fn)
-      : info_(std::move(info)), params_(std::move(params)), channels_(channels), fn_(std::move(fn)) {
-    for (const auto& p : params_) {
-      std::string range = fmt::format("{} in [{}, {}]", p.integer ? "integer" : "number", number_text(p.lo),
-                                      number_text(p.hi));
-      if (!p.choices.empty()) range = fmt::format("{}", fmt::join(p.choices, " or "));
-      std::string fallback = number_text(p.fallback);
-      if (p.boolean) {
-        info_.params.push_back({p.name, "bool", p.fallback != 0.0 ? "true" : "false", p.description});
-        continue;
-      }
-      if (p.list) {
-        nlohmann::json j = nlohmann::json::array();
-        for (double v : p.list_fallback) j.push_back(nlohmann::json::parse(number_text(v)));
-        fallback = j.dump();
-      }
-      info_.params.push_back({p.name, p.list ? "[" + range + " per channel] or one" : range, fallback,
-                              p.description});
-    }
-  }
-
-  const TransformInfo& info() const override { return info_; }
+      : Described(Describe(std::move(info)).params(docs_of(params))),
+        params_(std::move(params)),
+        channels_(channels),
+        fn_(std::move(fn)) {}
 
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator&) const override {
     const auto values = read(given, shape);
@@ -108,7 +114,6 @@ class NumericTransform final : public Transform {
     return values;
   }
 
-  TransformInfo info_;
   std::vector<NumericParam> params_;
   Channels channels_;
   NumericApply fn_;

@@ -64,6 +64,165 @@ std::shared_ptr<const Transform> declare_subject(const nlohmann::json& value, co
   return subject;
 }
 
+// The case's subject: a registered name, or a declaration that loads one.
+void read_subject(ObjectReader& r, CaseSpec& c, const std::string& base_dir) {
+  const auto& declared = r.require("subject", "a transform name or a subject declaration");
+  if (declared.is_object()) {
+    c.declared_subject = declare_subject(declared, r.pointer("subject"), base_dir);
+    c.subject = c.declared_subject->info().name;
+  } else {
+    c.subject = r.string("subject", std::nullopt);
+    find_subject(c.subject, r.pointer("subject"));
+  }
+}
+
+// "params" (an object) and "grid" (values to try for parameters params leaves out).
+void read_params_and_grid(ObjectReader& r, CaseSpec& c) {
+  if (const auto* p = r.get("params")) {
+    (void)ObjectReader(*p, r.pointer("params"));  // must be an object
+    c.params = *p;
+  }
+  const auto* g = r.get("grid");
+  if (g == nullptr) return;
+  ObjectReader grid(*g, r.pointer("grid"));
+  for (const auto& item : g->items()) {
+    if (!item.value().is_array() || item.value().empty()) {
+      throw FieldError(grid.pointer(item.key()),
+                       fmt::format("expected a non-empty array of values, got {}", describe_json(item.value())));
+    }
+    if (c.params.contains(item.key())) {
+      throw FieldError(grid.pointer(item.key()),
+                       fmt::format("'{}' is set both in params and in grid", item.key()), true);
+    }
+    c.grid.emplace_back(item.key(), item.value().get<std::vector<nlohmann::json>>());
+  }
+}
+
+// "inputs": recipes with distinct labels; one default recipe when absent.
+void read_inputs(ObjectReader& r, CaseSpec& c, const std::string& base_dir) {
+  const auto* in = r.get("inputs");
+  if (in == nullptr) {
+    c.inputs.push_back(InputRecipe{});
+    return;
+  }
+  if (!in->is_array() || in->empty()) {
+    throw FieldError(r.pointer("inputs"),
+                     fmt::format("expected a non-empty array of input recipes, got {}", describe_json(*in)));
+  }
+  std::set<std::string> labels;
+  for (size_t i = 0; i < in->size(); ++i) {
+    const auto p = r.pointer("inputs") + "/" + std::to_string(i);
+    ObjectReader ir((*in)[i], p);
+    c.inputs.push_back(read_input_recipe(ir, base_dir));
+    if (!labels.insert(c.inputs.back().label()).second) {
+      throw FieldError(p, fmt::format("input {} is listed twice", c.inputs.back().label()));
+    }
+  }
+}
+
+// "dtypes": each one the subject supports; all of them when absent.
+void read_dtypes(ObjectReader& r, CaseSpec& c, const TransformInfo& info) {
+  if (!r.has("dtypes")) {
+    c.dtypes = info.dtypes;
+    return;
+  }
+  const auto names = r.strings("dtypes");
+  if (names.empty()) throw FieldError(r.pointer("dtypes"), "expected at least one dtype");
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto type = parse_dtype(names[i]);
+    const auto& supported = info.dtypes;
+    const auto p = r.pointer("dtypes") + "/" + std::to_string(i);
+    if (!type) throw FieldError(p, fmt::format("unknown dtype '{}'", names[i]));
+    if (std::find(supported.begin(), supported.end(), *type) == supported.end()) {
+      std::vector<std::string> names_supported;
+      for (auto s : supported) names_supported.push_back(dtype_name(s));
+      throw FieldError(p, fmt::format("subject '{}' does not support {} (supports: {})", c.subject, names[i],
+                                      fmt::join(names_supported, ", ")));
+    }
+    c.dtypes.push_back(*type);
+  }
+}
+
+// "devices": device lists, each one this machine's inventory can resolve.
+void read_devices(ObjectReader& r, CaseSpec& c, const DeviceInventory& inventory) {
+  if (!r.has("devices")) return;
+  c.devices = r.strings("devices");
+  for (size_t i = 0; i < c.devices.size(); ++i) {
+    try {
+      for (const auto& t : parse_device_list(c.devices[i], inventory)) (void)t;
+    } catch (const UsageError& e) {
+      throw FieldError(r.pointer("devices") + "/" + std::to_string(i), e.what());
+    }
+  }
+}
+
+// "reference": the device (one that computes values), subject and params outputs are compared with.
+void read_reference(ObjectReader& r, CaseSpec& c, const DeviceInventory& inventory) {
+  const auto* ref = r.get("reference");
+  if (ref == nullptr) return;
+  ObjectReader rr(*ref, r.pointer("reference"));
+  c.reference.device = rr.string("device", std::string("cpu"));
+  const auto target = [&] {
+    try {
+      return resolve_device(c.reference.device, inventory);
+    } catch (const UsageError& e) {
+      throw FieldError(rr.pointer("device"), e.what());
+    }
+  }();
+  if (!target.has_values()) {
+    throw FieldError(rr.pointer("device"), "the reference device must compute values (meta cannot)");
+  }
+  c.reference.subject = rr.string("subject", std::string());
+  if (!c.reference.subject.empty()) find_subject(c.reference.subject, rr.pointer("subject"));
+  if (const auto* p = rr.get("params")) {
+    (void)ObjectReader(*p, rr.pointer("params"));
+    c.reference.params = *p;
+  }
+  rr.finish();
+}
+
+// One entry of "checks": false (off), true (defaults) or the check's settings.
+void read_check_setting(const ObjectReader& cr, const std::string& key, const nlohmann::json& setting,
+                        CaseSpec& c, const TransformInfo& info) {
+  const Check* check = CheckRegistry::global().find(key);
+  if (check == nullptr) {
+    throw FieldError(cr.pointer(key),
+                     fmt::format("unknown check '{}' (known: {})", key, fmt::join(CheckRegistry::global().names(), ", ")),
+                     true);
+  }
+  if (setting.is_boolean() && !setting.get<bool>()) {
+    c.checks.erase(key);  // off
+    return;
+  }
+  if (!check->applies_to(info)) {
+    throw FieldError(cr.pointer(key),
+                     fmt::format("the {} check does not apply to {} ({} output)", key, c.subject, info.output), true);
+  }
+  if (!setting.is_boolean() && !setting.is_object()) {
+    throw FieldError(cr.pointer(key), fmt::format("expected false (off), true (defaults) or an object of "
+                                                  "settings, got {}",
+                                                  describe_json(setting)));
+  }
+  try {
+    check->validate_setting(setting);
+  } catch (const FieldError& e) {
+    throw FieldError(cr.pointer(key) + e.pointer(), e.what(), e.at_key());
+  }
+  c.checks[key] = setting;
+}
+
+// Every registered check that applies to the subject and is on by default is
+// on unless "checks" turns it off.
+void read_checks(ObjectReader& r, CaseSpec& c, const TransformInfo& info) {
+  for (const auto* check : CheckRegistry::global().list()) {
+    if (check->applies_to(info) && check->on_by_default()) c.checks[check->name()] = true;
+  }
+  const auto* checks = r.get("checks");
+  if (checks == nullptr) return;
+  ObjectReader cr(*checks, r.pointer("checks"));
+  for (const auto& item : checks->items()) read_check_setting(cr, item.key(), item.value(), c, info);
+}
+
 CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
                    const std::string& base_dir, const DeviceInventory& inventory) {
   const auto& value = doc.value.at(nlohmann::json::json_pointer(pointer));
@@ -78,148 +237,14 @@ CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
                        fmt::format("case name '{}' must be an identifier ([A-Za-z0-9_])", c.name));
     }
     c.description = r.string("description", std::string());
-    const auto& declared = r.require("subject", "a transform name or a subject declaration");
-    if (declared.is_object()) {
-      c.declared_subject = declare_subject(declared, r.pointer("subject"), base_dir);
-      c.subject = c.declared_subject->info().name;
-    } else {
-      c.subject = r.string("subject", std::nullopt);
-      find_subject(c.subject, r.pointer("subject"));
-    }
-    const Transform& subject = c.subject_transform();
-
-    if (const auto* p = r.get("params")) {
-      (void)ObjectReader(*p, r.pointer("params"));  // must be an object
-      c.params = *p;
-    }
-    if (const auto* g = r.get("grid")) {
-      ObjectReader grid(*g, r.pointer("grid"));
-      for (const auto& item : g->items()) {
-        if (!item.value().is_array() || item.value().empty()) {
-          throw FieldError(grid.pointer(item.key()),
-                           fmt::format("expected a non-empty array of values, got {}",
-                                       describe_json(item.value())));
-        }
-        if (c.params.contains(item.key())) {
-          throw FieldError(grid.pointer(item.key()),
-                           fmt::format("'{}' is set both in params and in grid", item.key()), true);
-        }
-        c.grid.emplace_back(item.key(), item.value().get<std::vector<nlohmann::json>>());
-      }
-    }
-    if (const auto* in = r.get("inputs")) {
-      if (!in->is_array() || in->empty()) {
-        throw FieldError(r.pointer("inputs"), fmt::format("expected a non-empty array of input "
-                                                          "recipes, got {}", describe_json(*in)));
-      }
-      std::set<std::string> labels;
-      for (size_t i = 0; i < in->size(); ++i) {
-        const auto p = r.pointer("inputs") + "/" + std::to_string(i);
-        ObjectReader ir((*in)[i], p);
-        c.inputs.push_back(read_input_recipe(ir, base_dir));
-        if (!labels.insert(c.inputs.back().label()).second) {
-          throw FieldError(p, fmt::format("input {} is listed twice", c.inputs.back().label()));
-        }
-      }
-    } else {
-      c.inputs.push_back(InputRecipe{});
-    }
-
-    if (r.has("dtypes")) {
-      const auto names = r.strings("dtypes");
-      if (names.empty()) throw FieldError(r.pointer("dtypes"), "expected at least one dtype");
-      for (size_t i = 0; i < names.size(); ++i) {
-        const auto type = parse_dtype(names[i]);
-        const auto& supported = subject.info().dtypes;
-        const auto p = r.pointer("dtypes") + "/" + std::to_string(i);
-        if (!type) throw FieldError(p, fmt::format("unknown dtype '{}'", names[i]));
-        if (std::find(supported.begin(), supported.end(), *type) == supported.end()) {
-          std::vector<std::string> names_supported;
-          for (auto s : supported) names_supported.push_back(dtype_name(s));
-          throw FieldError(p, fmt::format("subject '{}' does not support {} (supports: {})",
-                                          c.subject, names[i], fmt::join(names_supported, ", ")));
-        }
-        c.dtypes.push_back(*type);
-      }
-    } else {
-      c.dtypes = subject.info().dtypes;
-    }
-
-    if (r.has("devices")) {
-      c.devices = r.strings("devices");
-      for (size_t i = 0; i < c.devices.size(); ++i) {
-        try {
-          for (const auto& t : parse_device_list(c.devices[i], inventory)) (void)t;
-        } catch (const UsageError& e) {
-          throw FieldError(r.pointer("devices") + "/" + std::to_string(i), e.what());
-        }
-      }
-    }
-
-    if (const auto* ref = r.get("reference")) {
-      ObjectReader rr(*ref, r.pointer("reference"));
-      c.reference.device = rr.string("device", std::string("cpu"));
-      const auto target = [&] {
-        try {
-          return resolve_device(c.reference.device, inventory);
-        } catch (const UsageError& e) {
-          throw FieldError(rr.pointer("device"), e.what());
-        }
-      }();
-      if (!target.has_values()) {
-        throw FieldError(rr.pointer("device"),
-                         "the reference device must compute values (meta cannot)");
-      }
-      c.reference.subject = rr.string("subject", std::string());
-      if (!c.reference.subject.empty()) find_subject(c.reference.subject, rr.pointer("subject"));
-      if (const auto* p = rr.get("params")) {
-        (void)ObjectReader(*p, rr.pointer("params"));
-        c.reference.params = *p;
-      }
-      rr.finish();
-    }
-
-    // Every registered check that applies to the subject and is on by default
-    // is on unless the case turns it off.
-    const auto& info = subject.info();
-    for (const auto* check : CheckRegistry::global().list()) {
-      if (check->applies_to(info) && check->on_by_default()) c.checks[check->name()] = true;
-    }
-    if (const auto* checks = r.get("checks")) {
-      ObjectReader cr(*checks, r.pointer("checks"));
-      for (const auto& item : checks->items()) {
-        const Check* check = CheckRegistry::global().find(item.key());
-        if (check == nullptr) {
-          throw FieldError(cr.pointer(item.key()),
-                           fmt::format("unknown check '{}' (known: {})", item.key(),
-                                       fmt::join(CheckRegistry::global().names(), ", ")),
-                           true);
-        }
-        const auto& setting = item.value();
-        if (setting.is_boolean() && !setting.get<bool>()) {
-          c.checks.erase(item.key());  // off
-          continue;
-        }
-        if (!check->applies_to(info)) {
-          throw FieldError(cr.pointer(item.key()),
-                           fmt::format("the {} check does not apply to {} ({} output)", item.key(),
-                                       c.subject, info.output),
-                           true);
-        }
-        if (!setting.is_boolean() && !setting.is_object()) {
-          throw FieldError(cr.pointer(item.key()),
-                           fmt::format("expected false (off), true (defaults) or an object of "
-                                       "settings, got {}", describe_json(setting)));
-        }
-        try {
-          check->validate_setting(setting);
-        } catch (const FieldError& e) {
-          throw FieldError(cr.pointer(item.key()) + e.pointer(), e.what(), e.at_key());
-        }
-        c.checks[item.key()] = setting;
-      }
-    }
-
+    read_subject(r, c, base_dir);
+    const auto& info = c.subject_transform().info();
+    read_params_and_grid(r, c);
+    read_inputs(r, c, base_dir);
+    read_dtypes(r, c, info);
+    read_devices(r, c, inventory);
+    read_reference(r, c, inventory);
+    read_checks(r, c, info);
     if (r.has("seed")) c.seed = static_cast<uint64_t>(r.integer("seed", 0, 0));
     r.finish();
     return 0;

@@ -614,6 +614,79 @@ void add_findings(Tracer::State& s, ThreadFrames& t, std::vector<Finding> found,
   }
 }
 
+// The op's tensor arguments, each with its device, side and (for host data)
+// where it was made; notes on the frame what its callees need to know.
+std::vector<std::shared_ptr<const Origin>> read_tensors(Tracer::State& s, Frame& frame,
+                                                        const std::vector<c10::IValue>& inputs, OpCall& call) {
+  std::vector<std::shared_ptr<const Origin>> origins;
+  if (frame.info->schema == nullptr) return origins;
+  const auto tensors = argument_tensors(*frame.info->schema, inputs);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (const auto& a : tensors) {
+    TensorInfo ti{a.tensor.device(), a.tensor.sizes().vec(), a.tensor.scalar_type(), std::string(a.argument),
+                  a.output, false};
+    const bool host = is_host_data(s, a.tensor);
+    ti.host_data = host && ti.device == s.target;
+    const auto* r = host ? record_of(s, a.tensor) : nullptr;
+    if (host) {
+      if (!frame.host_origin && r != nullptr) frame.host_origin = r->origin;
+    } else if (ti.device == s.target) {
+      frame.inputs_target = true;
+    }
+    origins.push_back(r != nullptr ? r->origin : nullptr);
+    if (host && r != nullptr && r->origin) ti.origin = describe(*r->origin);
+    call.tensors.push_back(std::move(ti));
+  }
+  if (frame.top) s.tensors += static_cast<int64_t>(call.tensors.size());
+  return origins;
+}
+
+// A factory's side and origin: its own device argument at the top, its
+// parent's for a composite factory's callees, its inputs' for a buffer a
+// composite allocates.
+void note_factory(Tracer::State& s, ThreadFrames& t, Frame& frame, const OpCall& call) {
+  const Frame* parent = t.parent_op(frame);
+  if (parent == nullptr) {
+    frame.factory_origin = factory_origin(s, t, call.op, call.device, frame.factory_side);
+  } else if (parent->info != nullptr && parent->info->factory) {
+    // A composite factory's callees take the subject's device argument.
+    frame.factory_origin = parent->factory_origin;
+    frame.factory_side = parent->factory_side;
+  } else {
+    // A buffer a composite allocates for its result belongs with its
+    // inputs' data, whatever device ATen spelled out for it.
+    frame.factory_side = parent->inputs_target ? Side::kTarget : Side::kHost;
+    frame.factory_origin = parent->inputs_target ? nullptr : parent->host_origin;
+  }
+}
+
+// A move's destination side, and whether it is a literal's own move.
+void note_move(Tracer::State& s, Frame& frame, OpCall& call) {
+  const bool copy_into = frame.info->base == "aten::copy_";
+  // Where the subject's code is, asked once: only when a site set can tell.
+  const bool names_host_here = !copy_into && s.target.is_cpu() && !s.host_sites.empty();
+  const bool from_host = !call.tensors.empty() && side_of(call.tensors[0], s.target) == Side::kHost;
+  const bool literal_here = !copy_into && from_host && !s.factory_sites.empty();
+  const auto here = names_host_here || literal_here ? current_source().site : std::string();
+  // Note [Device data and host data]: on the cpu row `.cpu()` is no move
+  // unless the code says so.
+  if (names_host_here) call.names_host = s.host_sites.count(here) != 0;
+  if (!call.tensors.empty()) {
+    frame.move_to = copy_into ? std::optional<Side>(side_of(call.tensors[0], s.target))
+                              : move_destination(call, s.target);
+    frame.move_from_host = from_host;
+  }
+  // Note [Literal sites]: TorchScript lowers `torch.tensor(values, ...)`
+  // to a CPU tensor filled on the host, then a `to` at the same site. That
+  // `to` is the literal's own: it moves nothing the subject made
+  // elsewhere, and what it gives is still the literal (host data when
+  // written with no device; device data when given the device).
+  if (literal_here) {
+    frame.literal = s.factory_sites.count(here) != 0;
+    frame.literal_on_host = frame.literal && s.deviceless_sites.count(here) != 0;
+  }
+}
+
 // Reads an op's tensors; classifies it when it is judged (composites only
 // note what they received, for the outputs their callees do not record).
 void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunction& fn) {
@@ -624,27 +697,7 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
   call.kernel = frame.name;
   call.rule = info.rule;
   const auto inputs = last(fn.inputs(), info.num_arguments);
-  std::vector<std::shared_ptr<const Origin>> origins;
-  if (info.schema != nullptr) {
-    const auto tensors = argument_tensors(*info.schema, inputs);
-    std::lock_guard<std::mutex> lock(s.mutex);
-    for (const auto& a : tensors) {
-      TensorInfo ti{a.tensor.device(), a.tensor.sizes().vec(), a.tensor.scalar_type(), std::string(a.argument),
-                    a.output, false};
-      const bool host = is_host_data(s, a.tensor);
-      ti.host_data = host && ti.device == s.target;
-      const auto* r = host ? record_of(s, a.tensor) : nullptr;
-      if (host) {
-        if (!frame.host_origin && r != nullptr) frame.host_origin = r->origin;
-      } else if (ti.device == s.target) {
-        frame.inputs_target = true;
-      }
-      origins.push_back(r != nullptr ? r->origin : nullptr);
-      if (host && r != nullptr && r->origin) ti.origin = describe(*r->origin);
-      call.tensors.push_back(std::move(ti));
-    }
-    if (frame.top) s.tensors += static_cast<int64_t>(call.tensors.size());
-  }
+  const auto origins = read_tensors(s, frame, inputs, call);
   if (frame.top) {
     t.top_devices.clear();
     for (const auto& tensor : call.tensors) {
@@ -659,46 +712,8 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
     const auto& d = inputs[info.device_index];
     if (d.isDevice()) call.device = d.toDevice();
   }
-  if (info.factory) {
-    const Frame* parent = t.parent_op(frame);
-    if (parent == nullptr) {
-      frame.factory_origin = factory_origin(s, t, call.op, call.device, frame.factory_side);
-    } else if (parent->info != nullptr && parent->info->factory) {
-      // A composite factory's callees take the subject's device argument.
-      frame.factory_origin = parent->factory_origin;
-      frame.factory_side = parent->factory_side;
-    } else {
-      // A buffer a composite allocates for its result belongs with its
-      // inputs' data, whatever device ATen spelled out for it.
-      frame.factory_side = parent->inputs_target ? Side::kTarget : Side::kHost;
-      frame.factory_origin = parent->inputs_target ? nullptr : parent->host_origin;
-    }
-  }
-  if (info.move) {
-    const bool copy_into = info.base == "aten::copy_";
-    // Where the subject's code is, asked once: only when a site set can tell.
-    const bool names_host_here = !copy_into && s.target.is_cpu() && !s.host_sites.empty();
-    const bool from_host = !call.tensors.empty() && side_of(call.tensors[0], s.target) == Side::kHost;
-    const bool literal_here = !copy_into && from_host && !s.factory_sites.empty();
-    const auto here = names_host_here || literal_here ? current_source().site : std::string();
-    // Note [Device data and host data]: on the cpu row `.cpu()` is no move
-    // unless the code says so.
-    if (names_host_here) call.names_host = s.host_sites.count(here) != 0;
-    if (!call.tensors.empty()) {
-      frame.move_to = copy_into ? std::optional<Side>(side_of(call.tensors[0], s.target))
-                                : move_destination(call, s.target);
-      frame.move_from_host = from_host;
-    }
-    // Note [Literal sites]: TorchScript lowers `torch.tensor(values, ...)`
-    // to a CPU tensor filled on the host, then a `to` at the same site. That
-    // `to` is the literal's own: it moves nothing the subject made
-    // elsewhere, and what it gives is still the literal (host data when
-    // written with no device; device data when given the device).
-    if (literal_here) {
-      frame.literal = s.factory_sites.count(here) != 0;
-      frame.literal_on_host = frame.literal && s.deviceless_sites.count(here) != 0;
-    }
-  }
+  if (info.factory) note_factory(s, t, frame, call);
+  if (info.move) note_move(s, frame, call);
   if (frame.role != Role::kJudged) return;
 
   int blamed = -1;
@@ -715,6 +730,86 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
   add_findings(s, t, std::move(found), makers, op_words(call));
 }
 
+// A move that returned its input (`.to(x.device)` of data already there)
+// changes where the subject's code thinks that data is.
+void note_returned_input(Tracer::State& s, const Frame& frame, const at::Tensor& out, Record& r) {
+  if (*frame.move_to == Side::kTarget && r.host && out.device() == s.target) {
+    r.host = false;
+  } else if (*frame.move_to == Side::kHost && !r.host && !r.seeded && out.device() == s.target) {
+    // `.cpu()` on the cpu row returns its input: what the subject
+    // computed is now, by its own words, on the host. (Its input and
+    // state stay device data: other references to them remain.)
+    auto o = std::make_shared<Origin>();
+    o->made = Origin::Made::kCopiedHome;
+    r.host = true;
+    r.origin = std::move(o);
+  }
+}
+
+// Whether a new output is host data, and where it was made.
+bool new_output_on_host(const Tracer::State& s, const Frame& frame, const at::Tensor& out,
+                        std::shared_ptr<const Origin>& origin) {
+  if (out.device() != s.target) {
+    const bool host = out.device().is_cpu();
+    if (host && frame.factory_origin) {
+      origin = frame.factory_origin;
+    } else if (host && !frame.inputs_target && frame.host_origin) {
+      origin = frame.host_origin;
+    } else if (host) {
+      auto o = std::make_shared<Origin>();
+      o->made = frame.inputs_target ? Origin::Made::kCopiedHome : Origin::Made::kUnknown;
+      origin = std::move(o);
+    }
+    return host;
+  }
+  if (!s.target.is_cpu()) return false;
+  if (frame.literal_on_host) {
+    origin = frame.host_origin;
+    return true;
+  }
+  if (frame.move_to) {
+    const bool host = *frame.move_to == Side::kHost;
+    if (host) origin = frame.host_origin;
+    return host;
+  }
+  if (frame.factory_side) {
+    origin = frame.factory_origin;
+    return *frame.factory_side == Side::kHost;
+  }
+  const bool host = !frame.inputs_target;
+  if (host) origin = frame.host_origin;
+  return host;
+}
+
+// Draws on the device itself come from its own generator: a note, once per op and line.
+void note_device_draws(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
+                       const std::vector<at::Tensor>& outs) {
+  for (const auto& out : outs) {
+    if (out.device() != s.target || is_host_data(s, out)) continue;
+    const Frame* user = t.user_op();
+    const auto source = current_source().user;
+    const DeviceDraw draw{user != nullptr ? user->name : frame.name, source};
+    const bool seen = std::any_of(s.draws.begin(), s.draws.end(), [&](const DeviceDraw& d) {
+      return d.op == draw.op && d.source == draw.source;
+    });
+    if (!seen) {
+      s.draws.push_back(draw);
+      Finding f;
+      f.kind = finding_kind::kDeviceRandom;
+      f.severity = Severity::kNote;
+      f.op = draw.op;
+      f.scopes = t.scopes();
+      f.source = draw.source;
+      f.device = device_label(s.target);
+      f.message = fmt::format("{} draws random numbers on {} from the device's own generator: they "
+                              "differ from the CPU's by design, so parity is not compared",
+                              draw.op, device_label(s.target));
+      s.findings.add(f);
+    }
+    return;
+  }
+}
+
 // Records what an op judged (or a composite) made; keeps what it wrote in place.
 void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame, const at::RecordFunction& fn) {
   std::vector<at::Tensor> outs;
@@ -725,83 +820,16 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
     auto* key = storage_of(out);
     if (key == nullptr) continue;
     const auto it = s.storages.find(key);
-    const bool known = it != s.storages.end();
-    // A move that returned its input (`.to(x.device)` of data already
-    // there) changes where the subject's code thinks it is.
-    if (known && frame.move_to && frame.info->base != "aten::copy_" && !frame.literal_on_host) {
-      auto& r = it->second;
-      if (*frame.move_to == Side::kTarget && r.host && out.device() == s.target) {
-        r.host = false;
-      } else if (*frame.move_to == Side::kHost && !r.host && !r.seeded && out.device() == s.target) {
-        // `.cpu()` on the cpu row returns its input: what the subject
-        // computed is now, by its own words, on the host. (Its input and
-        // state stay device data: other references to them remain.)
-        auto o = std::make_shared<Origin>();
-        o->made = Origin::Made::kCopiedHome;
-        r.host = true;
-        r.origin = std::move(o);
+    if (it != s.storages.end()) {
+      if (frame.move_to && frame.info->base != "aten::copy_" && !frame.literal_on_host) {
+        note_returned_input(s, frame, out, it->second);
       }
       continue;
     }
-    if (known) continue;
-    bool host;
     std::shared_ptr<const Origin> origin;
-    if (out.device() != s.target) {
-      host = out.device().is_cpu();
-      if (host && frame.factory_origin) {
-        origin = frame.factory_origin;
-      } else if (host && !frame.inputs_target && frame.host_origin) {
-        origin = frame.host_origin;
-      } else if (host) {
-        auto o = std::make_shared<Origin>();
-        o->made = frame.inputs_target ? Origin::Made::kCopiedHome : Origin::Made::kUnknown;
-        origin = std::move(o);
-      }
-    } else if (!s.target.is_cpu()) {
-      host = false;
-    } else if (frame.literal_on_host) {
-      host = true;
-      origin = frame.host_origin;
-    } else if (frame.move_to) {
-      host = *frame.move_to == Side::kHost;
-      if (host) origin = frame.host_origin;
-    } else if (frame.factory_side) {
-      host = *frame.factory_side == Side::kHost;
-      origin = frame.factory_origin;
-    } else {
-      host = !frame.inputs_target;
-      if (host) origin = frame.host_origin;
-    }
-    if (host) remember(s, out, true, std::move(origin));  // Note [Recorded storages]
+    if (new_output_on_host(s, frame, out, origin)) remember(s, out, true, std::move(origin));  // Note [Recorded storages]
   }
-  // Draws on the device itself come from its own generator.
-  if (frame.info->random) {
-    for (const auto& out : outs) {
-      if (out.device() == s.target && !is_host_data(s, out)) {
-        const Frame* user = t.user_op();
-        const auto source = current_source().user;
-        const DeviceDraw draw{user != nullptr ? user->name : frame.name, source};
-        const bool seen = std::any_of(s.draws.begin(), s.draws.end(), [&](const DeviceDraw& d) {
-          return d.op == draw.op && d.source == draw.source;
-        });
-        if (!seen) {
-          s.draws.push_back(draw);
-          Finding f;
-          f.kind = finding_kind::kDeviceRandom;
-          f.severity = Severity::kNote;
-          f.op = draw.op;
-          f.scopes = t.scopes();
-          f.source = draw.source;
-          f.device = device_label(s.target);
-          f.message = fmt::format("{} draws random numbers on {} from the device's own generator: they "
-                                  "differ from the CPU's by design, so parity is not compared",
-                                  draw.op, device_label(s.target));
-          s.findings.add(f);
-        }
-        break;
-      }
-    }
-  }
+  if (frame.info->random) note_device_draws(s, t, frame, outs);
 }
 
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {

@@ -38,6 +38,7 @@ void register_erasing(TransformRegistry& registry);
 void register_smoothing(TransformRegistry& registry);
 /// gaussian_noise, salt_and_pepper, plasma_brightness, plasma_shadow (noise/noise.cpp).
 void register_noise(TransformRegistry& registry);
+void register_plasma(TransformRegistry& registry);
 /// color_jitter, channel_shuffle, rgb_shift (color/random_color.cpp).
 void register_color_random(TransformRegistry& registry);
 /// grid_sample, conv2d, avg_pool2d, conv_blur (native/native_ops.cpp).

@@ -88,6 +88,55 @@ CLI::App* add_jpeg_check_command(CLI::App& app, Options& o) {
   return jpeg;
 }
 
+namespace {
+
+// One file's assessment as `jpeg-check --json` gives it.
+nlohmann::json assessment_json(const std::string& path, size_t bytes, const jpeg::Assessment& a) {
+  nlohmann::json j = {{"file", path}};
+  const auto& in = a.inspection;
+  j["verdict"] = a.verdict;
+  j["bytes"] = bytes;
+  if (!a.ok()) j["reason"] = a.reason;
+  if (a.verdict == "corrupt") j["offset"] = a.offset;
+  if (in.width > 0) {
+    j["width"] = in.width;
+    j["height"] = in.height;
+    j["components"] = in.components.size();
+    j["subsampling"] = in.subsampling();
+    j["progressive"] = in.progressive;
+    j["markers"] = in.markers;
+  }
+  if (a.quality > 0) j["quality"] = {{"value", a.quality}, {"estimated", a.quality_estimated}};
+  if (a.psnr) {
+    j["psnr_db"] = number_or_inf(*a.psnr);
+    j["floor_db"] = a.floor->floor_db;
+    j["floor_basis"] = a.floor->basis;
+  }
+  return j;
+}
+
+// One file's line in the text output.
+void print_assessment(const std::string& path, size_t bytes, const jpeg::Assessment& a) {
+  const auto& in = a.inspection;
+  if (a.verdict == "corrupt") {
+    fmt::print("{}: corrupt at byte {}: {}\n", path, a.offset, a.reason);
+  } else if (!a.ok()) {
+    fmt::print("{}: {}: {}\n", path, a.verdict, a.reason);
+  } else {
+    std::string line = fmt::format("{}: valid: {}x{}, {} component(s) {}, {}, {} bytes", path, in.width, in.height,
+                                   in.components.size(), in.subsampling(),
+                                   in.progressive ? "progressive" : "baseline", bytes);
+    if (a.psnr) {
+      line += fmt::format("; PSNR {} dB (floor {:.2f}, quality {}{})",
+                          std::isfinite(*a.psnr) ? fmt::format("{:.2f}", *a.psnr) : "inf", a.floor->floor_db,
+                          a.quality_estimated ? "~" : "", a.quality);
+    }
+    fmt::print("{}\n", line);
+  }
+}
+
+}  // namespace
+
 int cmd_jpeg_check(const Options& options) {
   const auto& o = options.jpeg_check;
   const auto size = parse_size(o.expect_size);
@@ -110,12 +159,11 @@ int cmd_jpeg_check(const Options& options) {
   std::map<std::string, int> counts;
   bool unreadable = false;
   for (const auto& path : o.files) {
-    nlohmann::json j = {{"file", path}};
     std::ifstream in(path, std::ios::binary);
     if (!in) {
       unreadable = true;
       ++counts["unreadable"];
-      j["verdict"] = "unreadable";
+      nlohmann::json j = {{"file", path}, {"verdict", "unreadable"}};
       j["reason"] = fmt::format("cannot open: {}", std::strerror(errno));
       if (!o.json) fmt::print("{}: unreadable: {}\n", path, j["reason"].get<std::string>());
       all.push_back(j);
@@ -124,42 +172,8 @@ int cmd_jpeg_check(const Options& options) {
     const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const auto a = jpeg::assess(bytes.data(), bytes.size(), assess_options);
     ++counts[a.verdict];
-    const auto& in_ = a.inspection;
-    j["verdict"] = a.verdict;
-    j["bytes"] = bytes.size();
-    if (!a.ok()) j["reason"] = a.reason;
-    if (a.verdict == "corrupt") j["offset"] = a.offset;
-    if (in_.width > 0) {
-      j["width"] = in_.width;
-      j["height"] = in_.height;
-      j["components"] = in_.components.size();
-      j["subsampling"] = in_.subsampling();
-      j["progressive"] = in_.progressive;
-      j["markers"] = in_.markers;
-    }
-    if (a.quality > 0) j["quality"] = {{"value", a.quality}, {"estimated", a.quality_estimated}};
-    if (a.psnr) {
-      j["psnr_db"] = number_or_inf(*a.psnr);
-      j["floor_db"] = a.floor->floor_db;
-      j["floor_basis"] = a.floor->basis;
-    }
-    all.push_back(j);
-    if (o.json) continue;
-    if (a.verdict == "corrupt") {
-      fmt::print("{}: corrupt at byte {}: {}\n", path, a.offset, a.reason);
-    } else if (!a.ok()) {
-      fmt::print("{}: {}: {}\n", path, a.verdict, a.reason);
-    } else {
-      std::string line = fmt::format("{}: valid: {}x{}, {} component(s) {}, {}, {} bytes", path, in_.width,
-                                     in_.height, in_.components.size(), in_.subsampling(),
-                                     in_.progressive ? "progressive" : "baseline", bytes.size());
-      if (a.psnr) {
-        line += fmt::format("; PSNR {} dB (floor {:.2f}, quality {}{})",
-                            std::isfinite(*a.psnr) ? fmt::format("{:.2f}", *a.psnr) : "inf", a.floor->floor_db,
-                            a.quality_estimated ? "~" : "", a.quality);
-      }
-      fmt::print("{}\n", line);
-    }
+    all.push_back(assessment_json(path, bytes.size(), a));
+    if (!o.json) print_assessment(path, bytes.size(), a);
   }
   if (o.json) {
     std::cout << all.dump(2) << "\n";

@@ -106,46 +106,34 @@ CLI::App* add_list_command(CLI::App& app, Options& o) {
   return list;
 }
 
-int cmd_list(const Options& options) {
-  if (options.list.markdown) {
-    print_markdown(transforms_json());
-    return 0;
-  }
-  const auto inventory = DeviceInventory::probe();
-  std::vector<std::string> paths = options.list.suites;
-  if (paths.empty() && std::filesystem::exists(default_suite_path())) {
-    paths.push_back(default_suite_path());
-  }
-  std::vector<Suite> suites;
-  for (const auto& p : paths) suites.push_back(load_suite(p, inventory));
+namespace {
 
+// Every registry's entries and the suites' cases, as `list --json` prints them.
+nlohmann::json listing(const DeviceInventory& inventory, const std::vector<Suite>& suites) {
   nlohmann::json checks = nlohmann::json::array();
   for (const auto* c : CheckRegistry::global().list()) {
     checks.push_back({{"name", c->name()}, {"description", c->description()}, {"on_by_default", c->on_by_default()}});
   }
   nlohmann::json reporters = nlohmann::json::array();
   for (const auto& name : ReporterRegistry::global().names()) {
-    reporters.push_back({{"name", name},
-                         {"description", ReporterRegistry::global().find(name)->description}});
+    reporters.push_back({{"name", name}, {"description", ReporterRegistry::global().find(name)->description}});
   }
   nlohmann::json kinds = nlohmann::json::array();
   for (const auto* k : SubjectKindRegistry::global().list()) {
     kinds.push_back({{"name", k->name()}, {"description", k->description()}});
   }
-  const nlohmann::json all = {{"transforms", transforms_json()},
-                              {"subject_kinds", kinds},
-                              {"checks", checks},
-                              {"reporters", reporters},
-                              {"devices", devices_json(inventory)},
-                              {"input_patterns", input_patterns()},
-                              {"suites", suites_json(suites)}};
-  if (options.list.json) {
-    std::cout << all.dump(2) << "\n";
-    return 0;
-  }
+  return {{"transforms", transforms_json()},
+          {"subject_kinds", kinds},
+          {"checks", checks},
+          {"reporters", reporters},
+          {"devices", devices_json(inventory)},
+          {"input_patterns", input_patterns()},
+          {"suites", suites_json(suites)}};
+}
 
+void print_transforms(const nlohmann::json& transforms) {
   std::cout << "transforms:\n";
-  for (const auto& t : all["transforms"]) {
+  for (const auto& t : transforms) {
     std::string traits;
     if (t["random"].get<bool>()) traits += ", random";
     if (t["differentiable"].get<bool>()) traits += ", differentiable";
@@ -159,40 +147,59 @@ int cmd_list(const Options& options) {
                                p["description"].get<std::string>());
     }
   }
-  std::cout << "declared subjects (case files: \"subject\": {KIND: ...}):\n";
-  for (const auto& k : kinds) {
-    std::cout << fmt::format("  {:<18} {}\n", k["name"].get<std::string>(),
-                             k["description"].get<std::string>());
+}
+
+// A heading, then one "name description" line per entry.
+void print_named(const char* heading, const nlohmann::json& entries) {
+  std::cout << heading << "\n";
+  for (const auto& e : entries) {
+    std::cout << fmt::format("  {:<18} {}\n", e["name"].get<std::string>(), e["description"].get<std::string>());
   }
-  std::cout << "checks:\n";
-  for (const auto& c : checks) {
-    std::cout << fmt::format("  {:<18} {}\n", c["name"].get<std::string>(),
-                             c["description"].get<std::string>());
-  }
-  std::cout << "reporters:\n";
-  for (const auto& r : reporters) {
-    std::cout << fmt::format("  {:<18} {}\n", r["name"].get<std::string>(),
-                             r["description"].get<std::string>());
-  }
+}
+
+void print_devices_and_suites(const nlohmann::json& all) {
   std::cout << "devices (auto):\n";
   for (const auto& d : all["devices"]) {
     std::cout << fmt::format("  {:<18} {}\n", d["name"].get<std::string>(),
-                             d["present"].get<bool>()
-                                 ? "present as " + d["resolved"].get<std::string>()
-                                 : "absent: " + d["reason"].get<std::string>());
+                             d["present"].get<bool>() ? "present as " + d["resolved"].get<std::string>()
+                                                      : "absent: " + d["reason"].get<std::string>());
   }
   std::cout << fmt::format("input patterns: {} (or an image file: {{\"file\": \"x.png|x.jpg\"}})\n",
                            fmt::join(input_patterns(), ", "));
   for (const auto& s : all["suites"]) {
-    std::cout << fmt::format("suite {} ({}):\n", s["name"].get<std::string>(),
-                             s["path"].get<std::string>());
+    std::cout << fmt::format("suite {} ({}):\n", s["name"].get<std::string>(), s["path"].get<std::string>());
     for (const auto& c : s["cases"]) {
-      std::cout << fmt::format("  {:<28} {} x {} variant(s) x {} input(s), {}\n",
-                               c["name"].get<std::string>(), c["subject"].get<std::string>(),
-                               c["variants"].size(), c["inputs"].size(),
+      std::cout << fmt::format("  {:<28} {} x {} variant(s) x {} input(s), {}\n", c["name"].get<std::string>(),
+                               c["subject"].get<std::string>(), c["variants"].size(), c["inputs"].size(),
                                fmt::join(c["dtypes"].get<std::vector<std::string>>(), ", "));
     }
   }
+}
+
+}  // namespace
+
+int cmd_list(const Options& options) {
+  if (options.list.markdown) {
+    print_markdown(transforms_json());
+    return 0;
+  }
+  const auto inventory = DeviceInventory::probe();
+  std::vector<std::string> paths = options.list.suites;
+  if (paths.empty() && std::filesystem::exists(default_suite_path())) {
+    paths.push_back(default_suite_path());
+  }
+  std::vector<Suite> suites;
+  for (const auto& p : paths) suites.push_back(load_suite(p, inventory));
+  const auto all = listing(inventory, suites);
+  if (options.list.json) {
+    std::cout << all.dump(2) << "\n";
+    return 0;
+  }
+  print_transforms(all["transforms"]);
+  print_named("declared subjects (case files: \"subject\": {KIND: ...}):", all["subject_kinds"]);
+  print_named("checks:", all["checks"]);
+  print_named("reporters:", all["reporters"]);
+  print_devices_and_suites(all);
   return 0;
 }
 

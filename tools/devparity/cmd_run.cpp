@@ -239,15 +239,12 @@ CLI::App* add_run_command(CLI::App& app, Options& o) {
   return run;
 }
 
-int cmd_run(const Options& options) {
-  const auto& o = options.run;
-  if (o.placement != "off") Tracer::self_test();
-  vdev::install(o.vdev_count);
-  const auto inventory = DeviceInventory::probe();
-  const auto devices = parse_device_list(o.devices, inventory);
+namespace {
 
+// --devices, --dtypes, --filter, --seed and --shard I/N.
+PlanOptions plan_options_of(const RunOptions& o, const DeviceInventory& inventory) {
   PlanOptions plan_options;
-  plan_options.devices = devices;
+  plan_options.devices = parse_device_list(o.devices, inventory);
   if (!o.dtypes.empty()) plan_options.dtypes = parse_dtype_list(o.dtypes);
   plan_options.filter = o.filter;
   plan_options.seed = o.seed;
@@ -261,6 +258,71 @@ int cmd_run(const Options& options) {
     plan_options.shard_index = static_cast<int>(*i);
     plan_options.shard_count = static_cast<int>(*n);
   }
+  return plan_options;
+}
+
+// The run's settings as the report's "run" object records them.
+RunInfo run_info(const Options& options, const PlanOptions& plan_options, const std::vector<std::string>& paths,
+                 const DeviceInventory& inventory) {
+  const auto& o = options.run;
+  RunInfo info;
+  info.tool = describe_tool();
+  std::vector<std::string> dtype_names;
+  if (plan_options.dtypes) {
+    for (auto t : *plan_options.dtypes) dtype_names.push_back(dtype_name(t));
+  }
+  auto or_null = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  info.run = {{"started_at", utc_timestamp()},
+              {"argv", options.argv},
+              {"seed", o.seed ? nlohmann::json(*o.seed) : nlohmann::json(nullptr)},
+              {"suites", paths},
+              {"devices", devices_json(plan_options.devices)},
+              {"dtypes", dtype_names},
+              {"filter", o.filter},
+              {"placement", o.placement},
+              {"report", o.report},
+              {"junit", or_null(o.junit)},
+              {"html", or_null(o.html)},
+              {"baseline", or_null(o.baseline)},
+              {"isolate", or_null(o.isolate)},
+              {"timeout_s", o.timeout_s}};
+  if (!o.shard.empty()) info.run["shard"] = o.shard;
+  info.environment = describe_environment(inventory);
+  return info;
+}
+
+// --artifacts-budget-mb and --artifacts: where failing images go, beside the report.
+std::unique_ptr<ArtifactStore> artifact_store(const RunOptions& o) {
+  if (o.artifacts_budget_mb <= 0) return nullptr;
+  const std::filesystem::path report(o.report);
+  const auto folder = o.artifacts.empty() ? report.stem().string() + "-artifacts" : o.artifacts;
+  return std::make_unique<ArtifactStore>(report.parent_path().string(), folder,
+                                         static_cast<int64_t>(o.artifacts_budget_mb * 1024 * 1024));
+}
+
+// --isolate: workers started from this executable with the same command line.
+std::unique_ptr<IsolatedExecutor> isolated_executor(const Options& options) {
+  const auto& o = options.run;
+  if (o.isolate.empty()) return nullptr;
+  IsolationOptions iso;
+  std::error_code ec;
+  iso.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw std::runtime_error("--isolate: cannot find this executable: " + ec.message());
+  // Note [Workers]: the same command line; --worker takes precedence.
+  iso.arguments.assign(options.argv.begin() + 1, options.argv.end());
+  iso.timeout_s = o.timeout_s;
+  iso.memory_limit_mb = o.memory_limit_mb;
+  return std::make_unique<IsolatedExecutor>(std::move(iso));
+}
+
+}  // namespace
+
+int cmd_run(const Options& options) {
+  const auto& o = options.run;
+  if (o.placement != "off") Tracer::self_test();
+  vdev::install(o.vdev_count);
+  const auto inventory = DeviceInventory::probe();
+  const auto plan_options = plan_options_of(o, inventory);
 
   std::vector<std::string> paths = o.suites;
   std::vector<Suite> suites;
@@ -271,63 +333,23 @@ int cmd_run(const Options& options) {
     if (paths.empty()) paths.push_back(default_suite_path());
     for (const auto& path : paths) suites.push_back(load_suite(path, inventory));
   }
-
   const auto plan = make_plan(suites, plan_options, inventory);
   if (plan.trial_count() == 0) {
     throw UsageError(fmt::format("no trials selected (suites: {}; filter: '{}'; dtypes: '{}')",
                                  fmt::join(paths, ", "), o.filter, o.dtypes));
   }
-
-  std::unique_ptr<ArtifactStore> artifacts;
-  if (o.artifacts_budget_mb > 0) {
-    const std::filesystem::path report(o.report);
-    const auto folder = o.artifacts.empty() ? report.stem().string() + "-artifacts" : o.artifacts;
-    artifacts = std::make_unique<ArtifactStore>(report.parent_path().string(), folder,
-                                                static_cast<int64_t>(o.artifacts_budget_mb * 1024 * 1024));
-  }
+  const auto artifacts = artifact_store(o);
   if (!o.worker.empty()) return run_worker(o, plan, artifacts.get());
 
   ListenerList listeners;
   add_reporters(o, listeners);
-
-  RunInfo info;
-  info.tool = describe_tool();
-  std::vector<std::string> dtype_names;
-  if (plan_options.dtypes) {
-    for (auto t : *plan_options.dtypes) dtype_names.push_back(dtype_name(t));
-  }
-  info.run = {{"started_at", utc_timestamp()},
-              {"argv", options.argv},
-              {"seed", o.seed ? nlohmann::json(*o.seed) : nlohmann::json(nullptr)},
-              {"suites", paths},
-              {"devices", devices_json(devices)},
-              {"dtypes", dtype_names},
-              {"filter", o.filter},
-              {"placement", o.placement},
-              {"report", o.report},
-              {"junit", o.junit.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.junit)},
-              {"html", o.html.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.html)},
-              {"baseline", o.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.baseline)},
-              {"isolate", o.isolate.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.isolate)},
-              {"timeout_s", o.timeout_s}};
-  if (!o.shard.empty()) info.run["shard"] = o.shard;
-  info.environment = describe_environment(inventory);
-
+  const auto info = run_info(options, plan_options, paths, inventory);
   RunnerOptions runner_options;
   runner_options.placement = o.placement;
   runner_options.artifacts = artifacts.get();
   runner_options.timeout_s = o.timeout_s;
-  std::unique_ptr<IsolatedExecutor> isolate;
-  if (!o.isolate.empty()) {
-    IsolationOptions iso;
-    std::error_code ec;
-    iso.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-    if (ec) throw std::runtime_error("--isolate: cannot find this executable: " + ec.message());
-    // Note [Workers]: the same command line; --worker takes precedence.
-    iso.arguments.assign(options.argv.begin() + 1, options.argv.end());
-    iso.timeout_s = o.timeout_s;
-    iso.memory_limit_mb = o.memory_limit_mb;
-    isolate = std::make_unique<IsolatedExecutor>(std::move(iso));
+  const auto isolate = isolated_executor(options);
+  if (isolate) {
     runner_options.isolate = isolate.get();
     runner_options.isolate_unit = o.isolate;
     if (artifacts) artifacts->clear_stale();

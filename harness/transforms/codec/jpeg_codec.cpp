@@ -20,7 +20,9 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/state.h"
+#include "harness/subject/stateful_image.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -165,25 +167,21 @@ at::Tensor codec(const at::Tensor& image, const at::Tensor& quality, const at::T
   return rgb.narrow(2, 0, h).narrow(3, 0, w);
 }
 
-class JpegCodecDifferentiable final : public StatefulTransform {
+class JpegCodecDifferentiable final : public StatefulImageTransform {
  public:
-  JpegCodecDifferentiable() {
-    info_.name = "jpeg_codec_differentiable";
-    info_.family = "codec";
-    info_.description = "Kornia's differentiable JPEG (4:2:0, 8x8 DCT, standard tables, soft "
-                        "floor/round/clip); tables are registered state";
-    info_.params = {
-        {"quality", "[number per sample] in [0, 100]", "drawn",
-         "JPEG quality per sample (one value for all also works); 0 gives NaN, as the formula"},
-        {"quality_range", "number or [low, high] in [1, 100]", "[1, 100]",
-         "draw range when quality is not given (RandomJPEG's default)"},
-        {"same_on_batch", "bool", "false", "one quality draw for the whole batch"},
-    };
-    info_.dtypes = {at::kFloat, at::kDouble};
-    info_.random = true;
-    info_.differentiable = true;
-  }
-  const TransformInfo& info() const override { return info_; }
+  JpegCodecDifferentiable()
+      : StatefulImageTransform(
+            Describe("jpeg_codec_differentiable", "codec",
+                     "Kornia's differentiable JPEG (4:2:0, 8x8 DCT, standard tables, soft floor/round/clip); "
+                     "tables are registered state")
+                .param("quality", "[number per sample] in [0, 100]", "drawn",
+                       "JPEG quality per sample (one value for all also works); 0 gives NaN, as the formula")
+                .param("quality_range", "number or [low, high] in [1, 100]", "[1, 100]",
+                       "draw range when quality is not given (RandomJPEG's default)")
+                .param("same_on_batch", "bool", "false", "one quality draw for the whole batch")
+                .dtypes(kFloatDtypes)
+                .random()
+                .differentiable()) {}
 
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
                         at::Generator& gen) const override {
@@ -209,12 +207,7 @@ class JpegCodecDifferentiable final : public StatefulTransform {
     return state;
   }
 
-  using StatefulTransform::apply;
-  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params,
-                   TransformState& state) const override {
-    DEVPARITY_TRACE_SCOPE("jpeg");
-    require_nchw(x.sizes(), info_.name);
-    if (x.size(0) == 0) return x.clone();  // an empty batch: nothing to transform
+  at::Tensor run(const at::Tensor& x, const nlohmann::json& params, TransformState& state) const override {
     const auto quality = params.at("quality").get<std::vector<double>>();
     TORCH_CHECK(static_cast<int64_t>(quality.size()) == x.size(0) && x.size(1) == 3,
                 "jpeg_codec_differentiable: parameters for ", quality.size(), " samples, input ",
@@ -226,9 +219,6 @@ class JpegCodecDifferentiable final : public StatefulTransform {
     const auto qt_c = state.tensor("quantization_table_c").to(x.device(), x.scalar_type());
     return codec(x, at::cat(q), qt_y, qt_c);
   }
-
- private:
-  TransformInfo info_;
 };
 
 }  // namespace

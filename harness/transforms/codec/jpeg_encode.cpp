@@ -31,16 +31,14 @@ jpeg::EncoderOptions options_from(const nlohmann::json& params) {
 
 }  // namespace
 
-JpegEncoderBase::JpegEncoderBase(TransformInfo info) : info_(std::move(info)) {
-  info_.params = {
-      {"quality", "integer in [1, 100]", "75", "libjpeg's scaling of the Annex K tables"},
-      {"subsampling", "420|444", "\"420\"", "chroma subsampling (RGB input; grey has none)"},
-      {"optimize_huffman", "bool", "false", "Huffman tables built from each image's symbols"},
-      {"restart_interval", "integer in [0, 65535]", "0", "MCUs between RST markers; 0: none"},
-  };
-  info_.dtypes = {at::kByte, at::kFloat};
-  info_.output = "jpeg";
-}
+JpegEncoderBase::JpegEncoderBase(TransformInfo info)
+    : Described(Describe(std::move(info))
+                    .param("quality", "integer in [1, 100]", "75", "libjpeg's scaling of the Annex K tables")
+                    .param("subsampling", "420|444", "\"420\"", "chroma subsampling (RGB input; grey has none)")
+                    .param("optimize_huffman", "bool", "false", "Huffman tables built from each image's symbols")
+                    .param("restart_interval", "integer in [0, 65535]", "0", "MCUs between RST markers; 0: none")
+                    .dtypes({at::kByte, at::kFloat})
+                    .jpeg_output()) {}
 
 nlohmann::json JpegEncoderBase::sample(const nlohmann::json& given, c10::IntArrayRef shape,
                                        at::Generator&) const {
@@ -94,18 +92,12 @@ std::vector<uint8_t> JpegEncoderBase::encode_one(const at::Tensor& image, const 
 
 namespace {
 
-TransformInfo jpeg_encode_info() {
-  TransformInfo info;
-  info.name = "jpeg_encode";
-  info.family = "codec";
-  info.description = "Reference baseline JPEG encoder: colour, subsampling, DCT and quantization on the "
-                     "device, exact in integers; Huffman coding on the host";
-  return info;
-}
-
 class JpegEncode final : public JpegEncoderBase {
  public:
-  JpegEncode() : JpegEncoderBase(jpeg_encode_info()) {}
+  JpegEncode()
+      : JpegEncoderBase(Describe("jpeg_encode", "codec",
+                                 "Reference baseline JPEG encoder: colour, subsampling, DCT and quantization on "
+                                 "the device, exact in integers; Huffman coding on the host")) {}
 };
 
 }  // namespace

@@ -4,16 +4,16 @@
 /// batching and packing are shared; encode_one() is the encoder.
 
 #include "harness/jpeg/encoder.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/state.h"
 
 namespace devparity {
 
-class JpegEncoderBase : public StatefulTransform {
+class JpegEncoderBase : public Described<StatefulTransform> {
  public:
   /// `info` gives name, family and description; parameters, dtypes (uint8,
   /// float32) and the "jpeg" output are filled in.
   explicit JpegEncoderBase(TransformInfo info);
-  const TransformInfo& info() const override { return info_; }
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
                         at::Generator& gen) const override;
   /// Registers "dct" and "quant" (jpeg::make_tables) for the params' quality.
@@ -28,9 +28,6 @@ class JpegEncoderBase : public StatefulTransform {
   /// hand_over, entropy_code.
   virtual std::vector<uint8_t> encode_one(const at::Tensor& image, const jpeg::EncoderTables& tables,
                                           const jpeg::EncoderOptions& options) const;
-
- private:
-  TransformInfo info_;
 };
 
 }  // namespace devparity

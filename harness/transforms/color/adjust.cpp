@@ -28,6 +28,7 @@
 // Everything is built on the input's device; the histogram is a scatter_add
 // there, with no trip to the host.
 
+#include "harness/subject/describe.h"
 #include "harness/subject/numeric_transform.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
@@ -41,20 +42,6 @@ namespace {
 
 using image::blend;
 using image::bound_of;
-
-const std::vector<c10::ScalarType> kAllTypes = {at::kByte, at::kFloat, at::kDouble};
-const std::vector<c10::ScalarType> kFloatTypes = {at::kFloat, at::kDouble};
-
-TransformInfo describe(const char* name, const char* description, std::vector<c10::ScalarType> dtypes,
-                       bool differentiable) {
-  TransformInfo info;
-  info.name = name;
-  info.family = "color";
-  info.description = description;
-  info.dtypes = std::move(dtypes);
-  info.differentiable = differentiable;
-  return info;
-}
 
 // The greyscale that contrast and saturation blend towards.
 at::Tensor blend_gray(const at::Tensor& x) {
@@ -180,48 +167,48 @@ NumericParam per_channel_list(const char* name, std::vector<double> fallback, do
 
 void register_color_adjustments(TransformRegistry& registry) {
   registry.add(make_numeric_transform(
-      describe("adjust_contrast", "blend with the mean grey level (torchvision)", kAllTypes, true),
+      Describe("adjust_contrast", "color", "blend with the mean grey level (torchvision)").dtypes(kImageDtypes).differentiable(),
       {{"factor", 1.5, 0.0, 1e6, "0 gives flat grey, 1 the image"}}, Channels::kGrayOrRgb, contrast));
   registry.add(make_numeric_transform(
-      describe("adjust_saturation", "blend with the per-pixel grey (torchvision)", kAllTypes, true),
+      Describe("adjust_saturation", "color", "blend with the per-pixel grey (torchvision)").dtypes(kImageDtypes).differentiable(),
       {{"factor", 0.5, 0.0, 1e6, "0 gives grey, 1 the image"}}, Channels::kGrayOrRgb, saturation));
   registry.add(make_numeric_transform(
-      describe("adjust_hue", "rotate the hue in HSV (torchvision; float32 inside)", kAllTypes, false),
+      Describe("adjust_hue", "color", "rotate the hue in HSV (torchvision; float32 inside)").dtypes(kImageDtypes),
       {{"factor", 0.25, -0.5, 0.5, "added to the hue, in turns"}}, Channels::kGrayOrRgb, hue));
   registry.add(make_numeric_transform(
-      describe("adjust_gamma", "gain * (x / bound)^gamma (torchvision)", kAllTypes, true),
+      Describe("adjust_gamma", "color", "gain * (x / bound)^gamma (torchvision)").dtypes(kImageDtypes).differentiable(),
       {{"gamma", 2.2, 0.0, 1e3, "exponent"}, {"gain", 1.0, 0.0, 1e3, "multiplier; clamps to [0, 1] when not 1"}},
       Channels::kAny, gamma));
   registry.add(make_numeric_transform(
-      describe("rgb_to_grayscale", "0.2989 R + 0.587 G + 0.114 B, truncated for uint8 (torchvision)", kAllTypes, true),
+      Describe("rgb_to_grayscale", "color", "0.2989 R + 0.587 G + 0.114 B, truncated for uint8 (torchvision)").dtypes(kImageDtypes).differentiable(),
       {grayscale_channels()}, Channels::kGrayOrRgb, grayscale));
   registry.add(make_numeric_transform(
-      describe("adjust_sharpness", "blend with a 3x3 smoothing of the interior (torchvision)", kAllTypes, true),
+      Describe("adjust_sharpness", "color", "blend with a 3x3 smoothing of the interior (torchvision)").dtypes(kImageDtypes).differentiable(),
       {{"factor", 2.0, 0.0, 1e6, "0 smooths, 1 the image, above 1 sharpens"}}, Channels::kAny, sharpness));
   registry.add(make_numeric_transform(
-      describe("autocontrast", "stretch each channel to the full range (torchvision)", kAllTypes, false), {},
+      Describe("autocontrast", "color", "stretch each channel to the full range (torchvision)").dtypes(kImageDtypes), {},
       Channels::kAny, autocontrast));
   registry.add(make_numeric_transform(
-      describe("equalize", "PIL's histogram equalisation per channel, histogram on the device (torchvision)",
-               kAllTypes, false),
+      Describe("equalize", "color", "PIL's histogram equalisation per channel, histogram on the device (torchvision)")
+          .dtypes(kImageDtypes),
       {}, Channels::kAny, equalize));
   registry.add(make_numeric_transform(
-      describe("adjust_sigmoid", "1 / (1 + exp(gain (cutoff - x))) (Kornia)", kFloatTypes, true),
+      Describe("adjust_sigmoid", "color", "1 / (1 + exp(gain (cutoff - x))) (Kornia)").dtypes(kFloatDtypes).differentiable(),
       {{"cutoff", 0.5, -1e3, 1e3, "the midpoint"}, {"gain", 10.0, -1e3, 1e3, "the slope"},
        flag("inv", false, "one minus the result")},
       Channels::kAny, sigmoid));
   registry.add(make_numeric_transform(
-      describe("adjust_log", "gain log2(1 + x), clipped to [0, 1] (Kornia)", kFloatTypes, true),
+      Describe("adjust_log", "color", "gain log2(1 + x), clipped to [0, 1] (Kornia)").dtypes(kFloatDtypes).differentiable(),
       {{"gain", 1.0, -1e3, 1e3, "multiplier"}, flag("inv", false, "gain (2^x - 1) instead"),
        flag("clip_output", true, "clamp to [0, 1]")},
       Channels::kAny, log_adjust));
   registry.add(make_numeric_transform(
-      describe("normalize", "(x - mean) / std per channel", kFloatTypes, true),
+      Describe("normalize", "color", "(x - mean) / std per channel").dtypes(kFloatDtypes).differentiable(),
       {per_channel_list("mean", {0.485, 0.456, 0.406}, -1e6, "per channel"),
        per_channel_list("std", {0.229, 0.224, 0.225}, 1e-12, "per channel, > 0")},
       Channels::kAny, normalize));
   registry.add(make_numeric_transform(
-      describe("denormalize", "x * std + mean per channel (Kornia)", kFloatTypes, true),
+      Describe("denormalize", "color", "x * std + mean per channel (Kornia)").dtypes(kFloatDtypes).differentiable(),
       {per_channel_list("mean", {0.485, 0.456, 0.406}, -1e6, "per channel"),
        per_channel_list("std", {0.229, 0.224, 0.225}, 1e-12, "per channel, > 0")},
       Channels::kAny, denormalize));

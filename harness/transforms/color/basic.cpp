@@ -18,6 +18,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -45,13 +46,10 @@ struct NoConfig {
 
 class Invert final : public ConfiguredTransform<NoConfig> {
  public:
-  Invert() {
-    info_.name = "invert";
-    info_.family = "color";
-    info_.description = "bound - x (255 for uint8, 1 for floats)";
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  Invert()
+      : ConfiguredTransform(Describe("invert", "color", "bound - x (255 for uint8, 1 for floats)")
+                                .dtypes(kImageDtypes)
+                                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const NoConfig&) const override {
@@ -73,14 +71,12 @@ struct SolarizeConfig {
 
 class Solarize final : public ConfiguredTransform<SolarizeConfig> {
  public:
-  Solarize() {
-    info_.name = "solarize";
-    info_.family = "color";
-    info_.description = "inverts the pixels at or above a threshold";
-    info_.params = {{"threshold", "number in [0, 1]", "0.5",
-                     "as a fraction of the bound: 0.5 is 127.5 for uint8 (so 128 and up invert), 0.5 for floats"}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-  }
+  Solarize()
+      : ConfiguredTransform(Describe("solarize", "color", "inverts the pixels at or above a threshold")
+                                .param("threshold", "number in [0, 1]", "0.5",
+                                       "as a fraction of the bound: 0.5 is 127.5 for uint8 (so 128 and up "
+                                       "invert), 0.5 for floats")
+                                .dtypes(kImageDtypes)) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const SolarizeConfig& c) const override {
@@ -107,13 +103,11 @@ struct PosterizeConfig {
 
 class Posterize final : public ConfiguredTransform<PosterizeConfig> {
  public:
-  Posterize() {
-    info_.name = "posterize";
-    info_.family = "color";
-    info_.description = "keeps the top `bits` bits of each value (2^bits levels for floats)";
-    info_.params = {{"bits", "integer in [1, 8]", "4", "bits kept"}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-  }
+  Posterize()
+      : ConfiguredTransform(Describe("posterize", "color",
+                                     "keeps the top `bits` bits of each value (2^bits levels for floats)")
+                                .param("bits", "integer in [1, 8]", "4", "bits kept")
+                                .dtypes(kImageDtypes)) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const PosterizeConfig& c) const override {
@@ -140,14 +134,12 @@ struct BrightnessConfig {
 
 class AdjustBrightness final : public ConfiguredTransform<BrightnessConfig> {
  public:
-  AdjustBrightness() {
-    info_.name = "adjust_brightness";
-    info_.family = "color";
-    info_.description = "clamp(x * factor, 0, bound); uint8 truncated back, as torchvision";
-    info_.params = {{"factor", "number >= 0", "1.5", "0 gives black, 1 the image"}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  AdjustBrightness()
+      : ConfiguredTransform(Describe("adjust_brightness", "color",
+                                     "clamp(x * factor, 0, bound); uint8 truncated back, as torchvision")
+                                .param("factor", "number >= 0", "1.5", "0 gives black, 1 the image")
+                                .dtypes(kImageDtypes)
+                                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const BrightnessConfig& c) const override {
@@ -176,14 +168,13 @@ struct ToDtypeConfig {
 
 class ToDtype final : public ConfiguredTransform<ToDtypeConfig> {
  public:
-  ToDtype() {
-    info_.name = "to_dtype";
-    info_.family = "color";
-    info_.description = "torchvision's to_dtype: a cast, or with scale a change of value range";
-    info_.params = {{"dtype", "uint8|float32|float64", "\"float32\"", "output dtype"},
-                    {"scale", "bool", "false", "map [0, 255] <-> [0, 1] (torchvision's equal-width bins into uint8)"}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-  }
+  ToDtype()
+      : ConfiguredTransform(Describe("to_dtype", "color",
+                                     "torchvision's to_dtype: a cast, or with scale a change of value range")
+                                .param("dtype", "uint8|float32|float64", "\"float32\"", "output dtype")
+                                .param("scale", "bool", "false",
+                                       "map [0, 255] <-> [0, 1] (torchvision's equal-width bins into uint8)")
+                                .dtypes(kImageDtypes)) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const ToDtypeConfig& c) const override {

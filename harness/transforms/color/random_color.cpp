@@ -16,6 +16,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -61,19 +62,19 @@ std::optional<std::pair<double, double>> read_jitter_range(ObjectReader& r, cons
 
 class ColorJitter final : public Described<Transform> {
  public:
-  ColorJitter() {
-    info_.name = "color_jitter";
-    info_.family = "color";
-    info_.description = "torchvision's ColorJitter: brightness, contrast, saturation, hue in a random order";
-    info_.params = {{"brightness", "v or [lo, hi] >= 0", "null", "factor range; v: [max(0, 1 - v), 1 + v]"},
-                    {"contrast", "v or [lo, hi] >= 0", "null", "as brightness"},
-                    {"saturation", "v or [lo, hi] >= 0", "null", "as brightness"},
-                    {"hue", "v or [lo, hi] in [-0.5, 0.5]", "null", "v: [-v, v]"},
-                    {"order", "permutation of 0..3", "drawn", "0 brightness, 1 contrast, 2 saturation, 3 hue"},
-                    {"factors", "{name: factor}", "drawn", "explicit factors; replace the draws"}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.random = true;
-  }
+  ColorJitter()
+      : Described(
+            Describe("color_jitter", "color",
+                     "torchvision's ColorJitter: brightness, contrast, saturation, hue in a random order")
+                .param("brightness", "v or [lo, hi] >= 0", "null", "factor range; v: [max(0, 1 - v), 1 + v]")
+                .param("contrast", "v or [lo, hi] >= 0", "null", "as brightness")
+                .param("saturation", "v or [lo, hi] >= 0", "null", "as brightness")
+                .param("hue", "v or [lo, hi] in [-0.5, 0.5]", "null", "v: [-v, v]")
+                .param("order", "permutation of 0..3", "drawn",
+                       "0 brightness, 1 contrast, 2 saturation, 3 hue")
+                .param("factors", "{name: factor}", "drawn", "explicit factors; replace the draws")
+                .dtypes(kImageDtypes)
+                .random()) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
@@ -130,17 +131,16 @@ class ColorJitter final : public Described<Transform> {
 
 class ChannelShuffle final : public Described<Transform> {
  public:
-  ChannelShuffle() {
-    info_.name = "channel_shuffle";
-    info_.family = "color";
-    info_.description = "Kornia's RandomChannelShuffle: a random channel permutation per sample";
-    info_.params = {{"p", "number in [0, 1]", "0.5", "probability per sample"},
-                    {"permutation", "[[channel...] per sample]", "drawn", "explicit permutations (gate all true)"},
-                    {"apply", "[bool per sample]", "drawn", "explicit gate"}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.random = true;
-    info_.differentiable = true;
-  }
+  ChannelShuffle()
+      : Described(Describe("channel_shuffle", "color",
+                           "Kornia's RandomChannelShuffle: a random channel permutation per sample")
+                      .param("p", "number in [0, 1]", "0.5", "probability per sample")
+                      .param("permutation", "[[channel...] per sample]", "drawn",
+                             "explicit permutations (gate all true)")
+                      .param("apply", "[bool per sample]", "drawn", "explicit gate")
+                      .dtypes(kImageDtypes)
+                      .random()
+                      .differentiable()) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     const int64_t batch = shape[0], channels = shape[1];
@@ -208,21 +208,20 @@ class ChannelShuffle final : public Described<Transform> {
 
 class RgbShift final : public Described<Transform> {
  public:
-  RgbShift() {
-    info_.name = "rgb_shift";
-    info_.family = "color";
-    info_.description = "Kornia's RandomRGBShift: a random offset per channel and sample, clamped to [0, 1]";
-    info_.params = {{"r_shift_limit", "number in [0, 1]", "0.5", "r shift ~ U(-limit, limit)"},
-                    {"g_shift_limit", "number in [0, 1]", "0.5", ""},
-                    {"b_shift_limit", "number in [0, 1]", "0.5", ""},
-                    {"p", "number in [0, 1]", "0.5", "probability per sample"},
-                    {"same_on_batch", "bool", "false", "one draw for the whole batch"},
-                    {"shifts", "[[r, g, b] per sample]", "drawn", "explicit shifts (gate all true)"},
-                    {"apply", "[bool per sample]", "drawn", "explicit gate"}};
-    info_.dtypes = {at::kFloat, at::kDouble};
-    info_.random = true;
-    info_.differentiable = true;
-  }
+  RgbShift()
+      : Described(
+            Describe("rgb_shift", "color",
+                     "Kornia's RandomRGBShift: a random offset per channel and sample, clamped to [0, 1]")
+                .param("r_shift_limit", "number in [0, 1]", "0.5", "r shift ~ U(-limit, limit)")
+                .param("g_shift_limit", "number in [0, 1]", "0.5", "")
+                .param("b_shift_limit", "number in [0, 1]", "0.5", "")
+                .param("p", "number in [0, 1]", "0.5", "probability per sample")
+                .param("same_on_batch", "bool", "false", "one draw for the whole batch")
+                .param("shifts", "[[r, g, b] per sample]", "drawn", "explicit shifts (gate all true)")
+                .param("apply", "[bool per sample]", "drawn", "explicit gate")
+                .dtypes(kFloatDtypes)
+                .random()
+                .differentiable()) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_rgb(shape, info_.name);
     const int64_t batch = shape[0];

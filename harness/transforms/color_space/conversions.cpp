@@ -23,6 +23,7 @@
 // The 3x3 matrices are applied as weighted sums of channel slices with
 // scalar weights: nothing is built on the host.
 
+#include "harness/subject/describe.h"
 #include "harness/subject/numeric_transform.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -126,13 +127,9 @@ at::Tensor lab_to_rgb(const at::Tensor& x, const NumericValues&) {
 
 void add(TransformRegistry& registry, const char* name, const char* description, bool differentiable,
          NumericApply fn) {
-  TransformInfo info;
-  info.name = name;
-  info.family = "color_space";
-  info.description = description;
-  info.dtypes = {at::kFloat, at::kDouble};
-  info.differentiable = differentiable;
-  registry.add(make_numeric_transform(std::move(info), {}, Channels::kRgb, std::move(fn)));
+  registry.add(make_numeric_transform(
+      Describe(name, "color_space", description).dtypes(kFloatDtypes).differentiable(differentiable), {},
+      Channels::kRgb, std::move(fn)));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -125,20 +126,17 @@ TapTable axis_taps(int64_t size, int64_t kernel, const std::vector<double>& sigm
 
 class GaussianBlur2d final : public ConfiguredTransform<BlurConfig> {
  public:
-  GaussianBlur2d() {
-    info_.name = "gaussian_blur2d";
-    info_.family = "filter";
-    info_.description = "Separable Gaussian blur (Kornia semantics); uint8 in fixed point";
-    info_.params = {
-        {"kernel_size", "[ky, kx] odd integers in [1, 255]", "required", "kernel height, width"},
-        {"sigma", "[sy, sx] or [[sy, sx], ...] per sample", "required",
-         "standard deviations (> 0) along H and W; a list gives one pair per sample"},
-        {"border", "reflect|replicate|constant|circular", "\"reflect\"",
-         "padding: mirror without repeating the edge, edge value, zeros, wrap around"},
-    };
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  GaussianBlur2d()
+      : ConfiguredTransform(
+            Describe("gaussian_blur2d", "filter",
+                     "Separable Gaussian blur (Kornia semantics); uint8 in fixed point")
+                .param("kernel_size", "[ky, kx] odd integers in [1, 255]", "required", "kernel height, width")
+                .param("sigma", "[sy, sx] or [[sy, sx], ...] per sample", "required",
+                       "standard deviations (> 0) along H and W; a list gives one pair per sample")
+                .param("border", "reflect|replicate|constant|circular", "\"reflect\"",
+                       "padding: mirror without repeating the edge, edge value, zeros, wrap around")
+                .dtypes(kImageDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const BlurConfig& c) const override {
@@ -172,14 +170,12 @@ namespace {
 
 class UnsharpMask final : public ConfiguredTransform<BlurConfig> {
  public:
-  explicit UnsharpMask(std::vector<ParamDoc> params) {
-    info_.name = "unsharp_mask";
-    info_.family = "filter";
-    info_.description = "x + (x - gaussian_blur2d(x)), unclamped (Kornia)";
-    info_.params = std::move(params);
-    info_.dtypes = {at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  /// `params`: gaussian_blur2d's, which it takes too.
+  explicit UnsharpMask(const std::vector<ParamDoc>& params)
+      : ConfiguredTransform(Describe("unsharp_mask", "filter", "x + (x - gaussian_blur2d(x)), unclamped (Kornia)")
+                                .params(params)
+                                .dtypes(kFloatDtypes)
+                                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const BlurConfig& c) const override {

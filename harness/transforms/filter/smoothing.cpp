@@ -24,6 +24,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -85,15 +86,13 @@ resample::TapTable box_taps(int64_t size, int64_t kernel, const std::string& bor
 
 class BoxBlur final : public ConfiguredTransform<BoxConfig> {
  public:
-  BoxBlur() {
-    info_.name = "box_blur";
-    info_.family = "filter";
-    info_.description = "mean over a ky x kx window (Kornia); uint8 in fixed point";
-    info_.params = {{"kernel_size", "k or [ky, kx] integers in [1, 255]", "required", ""},
-                    {"border", "reflect|replicate|constant|circular", "\"reflect\"", "padding"}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  BoxBlur()
+      : ConfiguredTransform(
+            Describe("box_blur", "filter", "mean over a ky x kx window (Kornia); uint8 in fixed point")
+                .param("kernel_size", "k or [ky, kx] integers in [1, 255]", "required", "")
+                .param("border", "reflect|replicate|constant|circular", "\"reflect\"", "padding")
+                .dtypes(kImageDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const BoxConfig& c) const override {
@@ -121,14 +120,12 @@ struct MedianConfig {
 
 class MedianBlur final : public ConfiguredTransform<MedianConfig> {
  public:
-  MedianBlur() {
-    info_.name = "median_blur";
-    info_.family = "filter";
-    info_.description = "median of the window over a zero-padded image (Kornia)";
-    info_.params = {{"kernel_size", "k or [ky, kx] odd integers in [1, 255]", "required", ""}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  MedianBlur()
+      : ConfiguredTransform(
+            Describe("median_blur", "filter", "median of the window over a zero-padded image (Kornia)")
+                .param("kernel_size", "k or [ky, kx] odd integers in [1, 255]", "required", "")
+                .dtypes(kImageDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const MedianConfig& c) const override {
@@ -189,17 +186,17 @@ struct MotionConfig {
 
 class MotionBlur final : public ConfiguredTransform<MotionConfig> {
  public:
-  MotionBlur() {
-    info_.name = "motion_blur";
-    info_.family = "filter";
-    info_.description = "a line kernel rotated by an angle, weighted along it by direction (Kornia)";
-    info_.params = {{"kernel_size", "odd integer in [3, 255]", "required", ""},
-                    {"angle", "number (degrees)", "required", "counter-clockwise from horizontal"},
-                    {"direction", "number in [-1, 1]", "0", "-1: weight at the start, 0 uniform, 1 at the end"},
-                    {"border", "reflect|replicate|constant|circular", "\"constant\"", "padding"}};
-    info_.dtypes = {at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  MotionBlur()
+      : ConfiguredTransform(
+            Describe("motion_blur", "filter",
+                     "a line kernel rotated by an angle, weighted along it by direction (Kornia)")
+                .param("kernel_size", "odd integer in [3, 255]", "required", "")
+                .param("angle", "number (degrees)", "required", "counter-clockwise from horizontal")
+                .param("direction", "number in [-1, 1]", "0",
+                       "-1: weight at the start, 0 uniform, 1 at the end")
+                .param("border", "reflect|replicate|constant|circular", "\"constant\"", "padding")
+                .dtypes(kFloatDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const MotionConfig& c) const override {

@@ -17,6 +17,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -77,17 +78,14 @@ struct CropConfig {
 
 class Crop final : public ConfiguredTransform<CropConfig> {
  public:
-  Crop() {
-    info_.name = "crop";
-    info_.family = "geometry";
-    info_.description = "a box of the image; zeros where the box leaves it";
-    info_.params = {{"top", "integer", "0", "first row (may be negative)"},
-                    {"left", "integer", "0", "first column (may be negative)"},
-                    {"height", "integer >= 1", "required", "rows"},
-                    {"width", "integer >= 1", "required", "columns"}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  Crop()
+      : ConfiguredTransform(Describe("crop", "geometry", "a box of the image; zeros where the box leaves it")
+                                .param("top", "integer", "0", "first row (may be negative)")
+                                .param("left", "integer", "0", "first column (may be negative)")
+                                .param("height", "integer >= 1", "required", "rows")
+                                .param("width", "integer >= 1", "required", "columns")
+                                .dtypes(kImageDtypes)
+                                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const CropConfig& c) const override {
@@ -114,14 +112,14 @@ int64_t round_half_even(double v) { return static_cast<int64_t>(std::nearbyint(v
 
 class CenterCrop final : public ConfiguredTransform<CenterCropConfig> {
  public:
-  CenterCrop() {
-    info_.name = "center_crop";
-    info_.family = "geometry";
-    info_.description = "the centred box of the given size (torchvision's anchor rounding; zero padding when larger)";
-    info_.params = {{"size", "[height, width] integers >= 1", "required", "output size"}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  CenterCrop()
+      : ConfiguredTransform(
+            Describe(
+                "center_crop", "geometry",
+                "the centred box of the given size (torchvision's anchor rounding; zero padding when larger)")
+                .param("size", "[height, width] integers >= 1", "required", "output size")
+                .dtypes(kImageDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const CenterCropConfig& c) const override {
@@ -151,18 +149,17 @@ struct ResizedCropConfig {
 
 class ResizedCrop final : public ConfiguredTransform<ResizedCropConfig> {
  public:
-  ResizedCrop() {
-    info_.name = "resized_crop";
-    info_.family = "geometry";
-    info_.description = "crop then resize (torchvision's resized_crop; resize's interpolation semantics)";
-    info_.params = {{"top", "integer", "0", "first row (may be negative)"},
-                    {"left", "integer", "0", "first column (may be negative)"},
-                    {"height", "integer >= 1", "required", "rows of the box"},
-                    {"width", "integer >= 1", "required", "columns of the box"}};
-    for (auto& doc : ResizeConfig::docs()) info_.params.push_back(doc);
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  ResizedCrop()
+      : ConfiguredTransform(
+            Describe("resized_crop", "geometry",
+                     "crop then resize (torchvision's resized_crop; resize's interpolation semantics)")
+                .param("top", "integer", "0", "first row (may be negative)")
+                .param("left", "integer", "0", "first column (may be negative)")
+                .param("height", "integer >= 1", "required", "rows of the box")
+                .param("width", "integer >= 1", "required", "columns of the box")
+                .params(ResizeConfig::docs())
+                .dtypes(kImageDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const ResizedCropConfig& c) const override {

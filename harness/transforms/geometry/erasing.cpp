@@ -11,6 +11,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -52,19 +53,19 @@ std::optional<std::array<int64_t, 4>> draw_box(at::Generator& gen, int64_t h, in
 
 class Erasing final : public Described<Transform> {
  public:
-  Erasing() {
-    info_.name = "erasing";
-    info_.family = "geometry";
-    info_.description = "torchvision's RandomErasing: a random box set to a value (one box per batch)";
-    info_.params = {{"p", "number in [0, 1]", "0.5", "probability of erasing"},
-                    {"scale", "[low, high] in (0, 1]", "[0.02, 0.33]", "box area as a fraction of the image"},
-                    {"ratio", "[low, high] > 0", "[0.3, 3.3]", "box aspect ratio range"},
-                    {"value", "number or [per channel]", "0", "in the dtype's units"},
-                    {"box", "[top, left, height, width]", "drawn", "explicit box (may be empty); replaces the draws and the gate"}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.random = true;
-    info_.differentiable = true;
-  }
+  Erasing()
+      : Described(Describe("erasing", "geometry",
+                           "torchvision's RandomErasing: a random box set to a value (one box per batch)")
+                      .param("p", "number in [0, 1]", "0.5", "probability of erasing")
+                      .param("scale", "[low, high] in (0, 1]", "[0.02, 0.33]",
+                             "box area as a fraction of the image")
+                      .param("ratio", "[low, high] > 0", "[0.3, 3.3]", "box aspect ratio range")
+                      .param("value", "number or [per channel]", "0", "in the dtype's units")
+                      .param("box", "[top, left, height, width]", "drawn",
+                             "explicit box (may be empty); replaces the draws and the gate")
+                      .dtypes(kImageDtypes)
+                      .random()
+                      .differentiable()) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);

@@ -24,13 +24,9 @@ struct FlipConfig {
 
 class Flip final : public ConfiguredTransform<FlipConfig> {
  public:
-  Flip(const char* name, int64_t dim, const char* description) : dim_(dim) {
-    info_.name = name;
-    info_.family = "geometry";
-    info_.description = description;
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  Flip(const char* name, int64_t dim, const char* description)
+      : ConfiguredTransform(Describe(name, "geometry", description).dtypes(kImageDtypes).differentiable()),
+        dim_(dim) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const FlipConfig&) const override {

@@ -10,6 +10,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -59,16 +60,15 @@ struct PadConfig {
 
 class Pad final : public ConfiguredTransform<PadConfig> {
  public:
-  Pad() {
-    info_.name = "pad";
-    info_.family = "geometry";
-    info_.description = "pads the borders: constant, edge, reflect, symmetric or circular (torchvision)";
-    info_.params = {{"padding", "p, [lr, tb] or [l, t, r, b] integers >= 0", "required", "pixels per side"},
-                    {"padding_mode", "constant|edge|reflect|symmetric|circular", "\"constant\"", ""},
-                    {"fill", "number", "0", "constant mode's value, in the dtype's units"}};
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  Pad()
+      : ConfiguredTransform(
+            Describe("pad", "geometry",
+                     "pads the borders: constant, edge, reflect, symmetric or circular (torchvision)")
+                .param("padding", "p, [lr, tb] or [l, t, r, b] integers >= 0", "required", "pixels per side")
+                .param("padding_mode", "constant|edge|reflect|symmetric|circular", "\"constant\"", "")
+                .param("fill", "number", "0", "constant mode's value, in the dtype's units")
+                .dtypes(kImageDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const PadConfig& c) const override {

@@ -22,6 +22,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -158,20 +159,17 @@ struct ResizeParams {
 
 class Resize final : public ConfiguredTransform<ResizeParams> {
  public:
-  Resize() {
-    info_.name = "resize";
-    info_.family = "geometry";
-    info_.description =
-        "Reference resize with LibTorch interpolate semantics; uint8 in bit-exact fixed point "
-        "or through a float round trip";
-    info_.params = ResizeConfig::docs();
-    info_.params.push_back(
-        {"uint8_strategy", "fixed_point|float_round_trip", "\"fixed_point\"",
-         "uint8 only: integer arithmetic with 20-bit weights (exact on every device), or "
-         "float32 then round half to even, as GPU code paths commonly do"});
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  Resize()
+      : ConfiguredTransform(
+            Describe("resize", "geometry",
+                     "Reference resize with LibTorch interpolate semantics; uint8 in bit-exact fixed point "
+                     "or through a float round trip")
+                .params(ResizeConfig::docs())
+                .param("uint8_strategy", "fixed_point|float_round_trip", "\"fixed_point\"",
+                       "uint8 only: integer arithmetic with 20-bit weights (exact on every device), or "
+                       "float32 then round half to even, as GPU code paths commonly do")
+                .dtypes(kImageDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const ResizeParams& p) const override {
@@ -226,22 +224,19 @@ struct RescaleParams {
 
 class Rescale final : public ConfiguredTransform<RescaleParams> {
  public:
-  Rescale() {
-    info_.name = "rescale";
-    info_.family = "geometry";
-    info_.description = "Kornia's rescale: resize by a factor, antialiased by a Gaussian blur "
-                        "before downscaling";
-    info_.params = {
-        {"factor", "number or [fy, fx] in [0.001, 64]", "required",
-         "output size (int(H*fy), int(W*fx))"},
-        {"interpolation", "nearest|bilinear|bicubic|area", "\"bilinear\"", "resampling mode"},
-        {"antialias", "bool", "false",
-         "blur with sigma (f-1)/2 and kernel int(max(4 sigma, 3)) (odd) before downscaling"},
-        {"align_corners", "bool", "false", "bilinear/bicubic only"},
-    };
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  Rescale()
+      : ConfiguredTransform(
+            Describe(
+                "rescale", "geometry",
+                "Kornia's rescale: resize by a factor, antialiased by a Gaussian blur before downscaling")
+                .param("factor", "number or [fy, fx] in [0.001, 64]", "required",
+                       "output size (int(H*fy), int(W*fx))")
+                .param("interpolation", "nearest|bilinear|bicubic|area", "\"bilinear\"", "resampling mode")
+                .param("antialias", "bool", "false",
+                       "blur with sigma (f-1)/2 and kernel int(max(4 sigma, 3)) (odd) before downscaling")
+                .param("align_corners", "bool", "false", "bilinear/bicubic only")
+                .dtypes(kImageDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const RescaleParams& p) const override {

@@ -41,8 +41,10 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/generator_seed.h"
 #include "harness/subject/state.h"
+#include "harness/subject/stateful_image.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -90,11 +92,12 @@ struct WarpOptions {
   }
 };
 
-void add_warp_docs(std::vector<ParamDoc>& docs, const char* default_interpolation) {
-  docs.push_back({"interpolation", "nearest|bilinear|bicubic", fmt::format("\"{}\"", default_interpolation), ""});
-  docs.push_back({"padding_mode", "zeros|border|reflection", "\"zeros\"", "grid_sample's padding"});
-  docs.push_back({"fill", "number, [per channel] or null", "null",
-                  "colour of the area from outside the image (zeros padding; in the dtype's units)"});
+// The resampling parameters every warp takes.
+std::vector<ParamDoc> warp_docs(const char* default_interpolation) {
+  return {{"interpolation", "nearest|bilinear|bicubic", fmt::format("\"{}\"", default_interpolation), ""},
+          {"padding_mode", "zeros|border|reflection", "\"zeros\"", "grid_sample's padding"},
+          {"fill", "number, [per channel] or null", "null",
+           "colour of the area from outside the image (zeros padding; in the dtype's units)"}};
 }
 
 // A number, or a list of one or two (one repeated).
@@ -215,17 +218,16 @@ struct RotateConfig {
 
 class Rotate final : public ConfiguredTransform<RotateConfig> {
  public:
-  Rotate() {
-    info_.name = "rotate";
-    info_.family = "geometry";
-    info_.description = "rotation counter-clockwise about the centre, optionally expanded to fit (torchvision)";
-    info_.params = {{"angle", "number (degrees)", "required", "counter-clockwise"},
-                    {"expand", "bool", "false", "grow the output to hold the whole rotated image"},
-                    {"center", "[x, y] or null", "null", "pixel coordinates; null: the image centre"}};
-    add_warp_docs(info_.params, "nearest");
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  Rotate()
+      : ConfiguredTransform(
+            Describe("rotate", "geometry",
+                     "rotation counter-clockwise about the centre, optionally expanded to fit (torchvision)")
+                .param("angle", "number (degrees)", "required", "counter-clockwise")
+                .param("expand", "bool", "false", "grow the output to hold the whole rotated image")
+                .param("center", "[x, y] or null", "null", "pixel coordinates; null: the image centre")
+                .params(warp_docs("nearest"))
+                .dtypes(kImageDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const RotateConfig& c) const override {
@@ -272,19 +274,18 @@ struct AffineConfig {
 
 class Affine final : public ConfiguredTransform<AffineConfig> {
  public:
-  Affine() {
-    info_.name = "affine";
-    info_.family = "geometry";
-    info_.description = "rotation, translation, scale and shear about the centre (torchvision)";
-    info_.params = {{"angle", "number (degrees)", "0", "clockwise, as torchvision's affine"},
-                    {"translate", "[tx, ty] pixels", "[0, 0]", ""},
-                    {"scale", "number > 0", "1", ""},
-                    {"shear", "s (along x) or [sx, sy] degrees in [-89, 89]", "[0, 0]", ""},
-                    {"center", "[x, y] or null", "null", "pixel coordinates; null: the image centre"}};
-    add_warp_docs(info_.params, "nearest");
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  Affine()
+      : ConfiguredTransform(
+            Describe("affine", "geometry",
+                     "rotation, translation, scale and shear about the centre (torchvision)")
+                .param("angle", "number (degrees)", "0", "clockwise, as torchvision's affine")
+                .param("translate", "[tx, ty] pixels", "[0, 0]", "")
+                .param("scale", "number > 0", "1", "")
+                .param("shear", "s (along x) or [sx, sy] degrees in [-89, 89]", "[0, 0]", "")
+                .param("center", "[x, y] or null", "null", "pixel coordinates; null: the image centre")
+                .params(warp_docs("nearest"))
+                .dtypes(kImageDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const AffineConfig& c) const override {
@@ -356,16 +357,15 @@ struct PerspectiveConfig {
 
 class Perspective final : public ConfiguredTransform<PerspectiveConfig> {
  public:
-  Perspective() {
-    info_.name = "perspective";
-    info_.family = "geometry";
-    info_.description = "the projective map taking four start corners to four end corners (torchvision)";
-    info_.params = {{"startpoints", "four [x, y]", "required", "corners in the input"},
-                    {"endpoints", "four [x, y]", "required", "where they go in the output"}};
-    add_warp_docs(info_.params, "bilinear");
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  Perspective()
+      : ConfiguredTransform(
+            Describe("perspective", "geometry",
+                     "the projective map taking four start corners to four end corners (torchvision)")
+                .param("startpoints", "four [x, y]", "required", "corners in the input")
+                .param("endpoints", "four [x, y]", "required", "where they go in the output")
+                .params(warp_docs("bilinear"))
+                .dtypes(kImageDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const PerspectiveConfig& c) const override {
@@ -387,20 +387,20 @@ int64_t elastic_kernel(double sigma) {
   return k % 2 == 0 ? k + 1 : k;
 }
 
-class Elastic final : public Described<StatefulTransform> {
+class Elastic final : public StatefulImageTransform {
  public:
-  Elastic() {
-    info_.name = "elastic_transform";
-    info_.family = "geometry";
-    info_.description = "torchvision's ElasticTransform: a smoothed random displacement field (registered state)";
-    info_.params = {{"alpha", "number or [ax, ay] >= 0", "[50, 50]", "displacement strength in pixels"},
-                    {"sigma", "number or [sx, sy] >= 0", "[5, 5]", "smoothness of the field"},
-                    {"seed", "integer >= 0", "drawn", "seed of the field (reports give it, to replay)"}};
-    add_warp_docs(info_.params, "bilinear");
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.random = true;
-    info_.differentiable = true;
-  }
+  Elastic()
+      : StatefulImageTransform(
+            Describe(
+                "elastic_transform", "geometry",
+                "torchvision's ElasticTransform: a smoothed random displacement field (registered state)")
+                .param("alpha", "number or [ax, ay] >= 0", "[50, 50]", "displacement strength in pixels")
+                .param("sigma", "number or [sx, sy] >= 0", "[5, 5]", "smoothness of the field")
+                .param("seed", "integer >= 0", "drawn", "seed of the field (reports give it, to replay)")
+                .params(warp_docs("bilinear"))
+                .dtypes(kImageDtypes)
+                .random()
+                .differentiable()) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
@@ -433,15 +433,12 @@ class Elastic final : public Described<StatefulTransform> {
     return state;
   }
 
-  using StatefulTransform::apply;
-  at::Tensor apply(const at::Tensor& x, const nlohmann::json& p, TransformState& state) const override {
-    DEVPARITY_TRACE_SCOPE("elastic_transform");
+  at::Tensor run(const at::Tensor& x, const nlohmann::json& p, TransformState& state) const override {
     ObjectReader r(p);
     const auto o = WarpOptions::read(r, "bilinear");
     const auto size = r.integers("size", 2, 1, int64_t{1} << 31);
     TORCH_CHECK(size[0] == x.size(2) && size[1] == x.size(3), "elastic_transform: a field for ", size[0], "x",
                 size[1], ", input ", x.sizes());
-    if (x.size(0) == 0) return x.clone();
     const int64_t h = x.size(2), w = x.size(3);
     const auto dtype = sampler::compute_dtype(x);
     const auto field = state.tensor("displacement").to(dtype);
@@ -504,19 +501,19 @@ const Points kTpsSource = {{-1, -1}, {-1, 1}, {1, -1}, {1, 1}, {0, 0}};
 
 class ThinPlateSpline final : public Described<Transform> {
  public:
-  ThinPlateSpline() {
-    info_.name = "thin_plate_spline";
-    info_.family = "geometry";
-    info_.description = "a thin-plate-spline warp through control points (Kornia's RandomThinPlateSpline draws)";
-    info_.params = {{"scale", "number >= 0", "0.2", "dst = src + U(-scale, scale) per coordinate"},
-                    {"src", "[[x, y], ...] in [-1, 1]", "the corners and the centre", "source control points"},
-                    {"dst", "[[[x, y], ...] per sample]", "drawn", "where each goes in the output"},
-                    {"align_corners", "bool", "false", "grid_sample's normalisation, as Kornia's default"}};
-    add_warp_docs(info_.params, "bilinear");
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.random = true;
-    info_.differentiable = true;
-  }
+  ThinPlateSpline()
+      : Described(
+            Describe("thin_plate_spline", "geometry",
+                     "a thin-plate-spline warp through control points (Kornia's RandomThinPlateSpline draws)")
+                .param("scale", "number >= 0", "0.2", "dst = src + U(-scale, scale) per coordinate")
+                .param("src", "[[x, y], ...] in [-1, 1]", "the corners and the centre",
+                       "source control points")
+                .param("dst", "[[[x, y], ...] per sample]", "drawn", "where each goes in the output")
+                .param("align_corners", "bool", "false", "grid_sample's normalisation, as Kornia's default")
+                .params(warp_docs("bilinear"))
+                .dtypes(kImageDtypes)
+                .random()
+                .differentiable()) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);

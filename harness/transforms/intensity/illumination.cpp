@@ -11,7 +11,9 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/state.h"
+#include "harness/subject/stateful_image.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -43,11 +45,11 @@ at::Tensor blend(const at::Tensor& input, const at::Tensor& transformed, const s
 }
 
 // The gate's parameters, which both transforms here take.
-void add_gate_docs(std::vector<ParamDoc>& docs) {
-  docs.push_back({"p", "number in [0, 1]", "0.5", "probability per sample"});
-  docs.push_back({"same_on_batch", "bool", "false", "one draw for the whole batch"});
-  docs.push_back({"apply", "[bool per sample]", "drawn",
-                  "explicit gate; replaces the p draw (all true when explicit values are given)"});
+std::vector<ParamDoc> gate_docs() {
+  return {{"p", "number in [0, 1]", "0.5", "probability per sample"},
+          {"same_on_batch", "bool", "false", "one draw for the whole batch"},
+          {"apply", "[bool per sample]", "drawn",
+           "explicit gate; replaces the p draw (all true when explicit values are given)"}};
 }
 
 std::vector<bool> apply_flags(const nlohmann::json& params) {
@@ -77,12 +79,17 @@ const float kCied[23][3] = {
     {.3421f, .4719f, .6631f}, {.3365f, .4719f, .6702f}, {.3313f, .4719f, .6766f},
     {.3263f, .4719f, .6826f}, {.3217f, .4719f, .6882f}};
 
-int64_t table_rows(const std::string& mode) { return mode == "blackbody" ? 25 : 23; }
+// The illuminant tables, by the names Kornia's `mode` takes.
+enum class Illuminant { kBlackbody, kCied };
+
+const char* name_of(Illuminant mode) { return mode == Illuminant::kBlackbody ? "blackbody" : "CIED"; }
+
+int64_t table_rows(Illuminant mode) { return mode == Illuminant::kBlackbody ? 25 : 23; }
 
 // (N, 2) float32 [R/G, B/G] on the CPU, the division in float32, rows
 // reordered by select_from when given.
-at::Tensor planckian_table(const std::string& mode, const std::vector<int64_t>& select_from) {
-  const bool blackbody = mode == "blackbody";
+at::Tensor planckian_table(Illuminant mode, const std::vector<int64_t>& select_from) {
+  const bool blackbody = mode == Illuminant::kBlackbody;
   const int64_t n = table_rows(mode);
   auto rgb = at::empty({n, 3}, at::TensorOptions().dtype(at::kFloat));
   auto* p = rgb.data_ptr<float>();
@@ -96,23 +103,23 @@ at::Tensor planckian_table(const std::string& mode, const std::vector<int64_t>& 
   return at::cat(rows, 0);
 }
 
-std::string read_mode(ObjectReader& reader) {
+Illuminant read_mode(ObjectReader& reader) {
   const auto* v = reader.get("mode");
-  if (v == nullptr) return "blackbody";
+  if (v == nullptr) return Illuminant::kBlackbody;
   if (v->is_string()) {
     std::string m = v->get<std::string>();
     std::string lower = m, upper = m;
     for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     // Kornia: mode.lower() == "blackbody", mode.upper() == "CIED".
-    if (lower == "blackbody") return "blackbody";
-    if (upper == "CIED") return "CIED";
+    if (lower == "blackbody") return Illuminant::kBlackbody;
+    if (upper == "CIED") return Illuminant::kCied;
   }
   throw FieldError(reader.pointer("mode"),
                    fmt::format("expected \"blackbody\" or \"CIED\", got {}", describe_json(*v)));
 }
 
-std::vector<int64_t> read_select_from(ObjectReader& reader, const std::string& mode) {
+std::vector<int64_t> read_select_from(ObjectReader& reader, Illuminant mode) {
   const auto* v = reader.get("select_from");
   if (v == nullptr || v->is_null()) return {};
   const int64_t n = table_rows(mode);
@@ -120,24 +127,21 @@ std::vector<int64_t> read_select_from(ObjectReader& reader, const std::string& m
   return reader.integers("select_from", 0, 0, n - 1);
 }
 
-class PlanckianJitter final : public StatefulTransform {
+class PlanckianJitter final : public StatefulImageTransform {
  public:
-  PlanckianJitter() {
-    info_.name = "planckian_jitter";
-    info_.family = "intensity";
-    info_.description = "Kornia's RandomPlanckianJitter: scale R and B by the chromaticity ratios "
-                        "of a random illuminant; the table is registered state";
-    info_.params = {
-        {"mode", "blackbody|CIED", "\"blackbody\"", "illuminant table (25 or 23 rows)"},
-        {"select_from", "integer or [integers]", "null", "rows to draw from, in this order"},
-        {"idx", "[integer per sample]", "drawn", "explicit rows (after select_from); replaces the draw"},
-    };
-    add_gate_docs(info_.params);
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.random = true;
-    info_.differentiable = true;
-  }
-  const TransformInfo& info() const override { return info_; }
+  PlanckianJitter()
+      : StatefulImageTransform(
+            Describe("planckian_jitter", "intensity",
+                     "Kornia's RandomPlanckianJitter: scale R and B by the chromaticity ratios of a random "
+                     "illuminant; the table is registered state")
+                .param("mode", "blackbody|CIED", "\"blackbody\"", "illuminant table (25 or 23 rows)")
+                .param("select_from", "integer or [integers]", "null", "rows to draw from, in this order")
+                .param("idx", "[integer per sample]", "drawn",
+                       "explicit rows (after select_from); replaces the draw")
+                .params(gate_docs())
+                .dtypes(kImageDtypes)
+                .random()
+                .differentiable()) {}
 
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
                         at::Generator& gen) const override {
@@ -166,27 +170,22 @@ class PlanckianJitter final : public StatefulTransform {
       }
     }
     r.finish();
-    nlohmann::json out = {{"mode", mode}, {"p", p}, {"same_on_batch", same}, {"idx", idx},
+    nlohmann::json out = {{"mode", name_of(mode)}, {"p", p}, {"same_on_batch", same}, {"idx", idx},
                           {"apply", apply}};
     out["select_from"] = select_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(select_from);
     return out;
   }
 
   std::unique_ptr<TransformState> make_state(const nlohmann::json& params) const override {
-    const auto select = params.at("select_from").is_null()
-                            ? std::vector<int64_t>{}
-                            : params.at("select_from").get<std::vector<int64_t>>();
+    ObjectReader r(params);
+    const auto mode = read_mode(r);
+    const auto select = read_select_from(r, mode);
     auto state = std::make_unique<TransformState>();
-    state->register_tensor("pl", planckian_table(params.at("mode").get<std::string>(), select));
+    state->register_tensor("pl", planckian_table(mode, select));
     return state;
   }
 
-  using StatefulTransform::apply;
-  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params,
-                   TransformState& state) const override {
-    DEVPARITY_TRACE_SCOPE("planckian_jitter");
-    require_nchw(x.sizes(), info_.name);
-    if (x.size(0) == 0) return x.clone();  // an empty batch: nothing to transform
+  at::Tensor run(const at::Tensor& x, const nlohmann::json& params, TransformState& state) const override {
     const auto idx = params.at("idx").get<std::vector<int64_t>>();
     TORCH_CHECK(x.size(1) == 3 && static_cast<int64_t>(idx.size()) == x.size(0),
                 "planckian_jitter: parameters for ", idx.size(), " samples, input ", x.sizes());
@@ -216,8 +215,6 @@ class PlanckianJitter final : public StatefulTransform {
     return blend(x, out, apply_flags(params));
   }
 
- private:
-  TransformInfo info_;
 };
 
 // ---------------------------------------------------------------- illumination
@@ -258,31 +255,27 @@ at::Tensor gaussian_window(int64_t window, const at::Tensor& sigma, const at::Te
   return g / g.sum(-1, true);
 }
 
-class GaussianIllumination final : public Transform {
+class GaussianIllumination final : public Described<Transform> {
  public:
-  GaussianIllumination() {
-    info_.name = "gaussian_illumination";
-    info_.family = "intensity";
-    info_.description = "Kornia's RandomGaussianIllumination: add a signed Gaussian light spot, "
-                        "built on the input's device";
-    info_.params = {
-        {"gain_range", "number or [low, high] in [0, 1]", "[0.01, 0.15]", "gain draw range"},
-        {"center_range", "number or [low, high] in [0, 1]", "[0.1, 0.9]",
-         "centre draw range, a fraction of the size"},
-        {"sigma_range", "number or [low, high] in [0, 1]", "[0.2, 1.0]",
-         "sigma draw range, a fraction of the size"},
-        {"sign_range", "number or [low, high] in [-1, 1]", "[-1, 1]", "draws >= 0 brighten"},
-        {"gain", "[number per sample]", "drawn", "explicit gains"},
-        {"center", "[number or [cy, cx] per sample]", "drawn", "explicit centres (fractions)"},
-        {"sigma", "[number or [sy, sx] per sample]", "drawn", "explicit sigmas (fractions)"},
-        {"sign", "[number per sample]", "drawn", "explicit signs (>= 0: +1, else -1)"},
-    };
-    add_gate_docs(info_.params);
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.random = true;
-    info_.differentiable = true;
-  }
-  const TransformInfo& info() const override { return info_; }
+  GaussianIllumination()
+      : Described(
+            Describe("gaussian_illumination", "intensity",
+                     "Kornia's RandomGaussianIllumination: add a signed Gaussian light spot, built on the "
+                     "input's device")
+                .param("gain_range", "number or [low, high] in [0, 1]", "[0.01, 0.15]", "gain draw range")
+                .param("center_range", "number or [low, high] in [0, 1]", "[0.1, 0.9]",
+                       "centre draw range, a fraction of the size")
+                .param("sigma_range", "number or [low, high] in [0, 1]", "[0.2, 1.0]",
+                       "sigma draw range, a fraction of the size")
+                .param("sign_range", "number or [low, high] in [-1, 1]", "[-1, 1]", "draws >= 0 brighten")
+                .param("gain", "[number per sample]", "drawn", "explicit gains")
+                .param("center", "[number or [cy, cx] per sample]", "drawn", "explicit centres (fractions)")
+                .param("sigma", "[number or [sy, sx] per sample]", "drawn", "explicit sigmas (fractions)")
+                .param("sign", "[number per sample]", "drawn", "explicit signs (>= 0: +1, else -1)")
+                .params(gate_docs())
+                .dtypes(kImageDtypes)
+                .random()
+                .differentiable()) {}
 
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
                         at::Generator& gen) const override {
@@ -382,8 +375,6 @@ class GaussianIllumination final : public Transform {
     return blend(x, out, apply_flags(params));
   }
 
- private:
-  TransformInfo info_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/kernels/resize_config.h"
@@ -18,17 +19,15 @@ namespace {
 
 class Interpolate final : public ConfiguredTransform<ResizeConfig> {
  public:
-  Interpolate() {
-    info_.name = "interpolate";
-    info_.family = "native";
-    info_.description =
-        "LibTorch's interpolate (upsample_* / _upsample_*_aa / adaptive_avg_pool2d) as shipped; "
-        "uint8 runs where the op has a kernel (in LibTorch 1.13 only nearest)";
-    info_.params = ResizeConfig::docs();
-    info_.dtypes = {at::kByte, at::kFloat, at::kDouble};
-    info_.differentiable = true;
-    info_.meta_note = "not area: adaptive_avg_pool2d has no meta kernel in LibTorch 1.13";
-  }
+  Interpolate()
+      : ConfiguredTransform(
+            Describe("interpolate", "native",
+                     "LibTorch's interpolate (upsample_* / _upsample_*_aa / adaptive_avg_pool2d) as shipped; "
+                     "uint8 runs where the op has a kernel (in LibTorch 1.13 only nearest)")
+                .params(ResizeConfig::docs())
+                .dtypes(kImageDtypes)
+                .differentiable()
+                .meta_note("not area: adaptive_avg_pool2d has no meta kernel in LibTorch 1.13")) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const ResizeConfig& c) const override {

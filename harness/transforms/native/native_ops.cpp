@@ -8,6 +8,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/describe.h"
 #include "harness/subject/generator_seed.h"
 #include "harness/subject/input.h"
 #include "harness/subject/state.h"
@@ -42,25 +43,19 @@ std::pair<int64_t, int64_t> read_pair(ObjectReader& r, const std::string& key, i
 
 // ---------------------------------------------------------------- grid_sample
 
-class GridSample final : public StatefulTransform {
+class GridSample final : public Described<StatefulTransform> {
  public:
-  GridSample() {
-    info_.name = "grid_sample";
-    info_.family = "native";
-    info_.description = "LibTorch's affine_grid_generator + grid_sampler_2d; theta is registered state";
-    info_.params = {
-        {"theta", "[[a, b, c], [d, e, f]]", "[[0.9, -0.2, 0.05], [0.2, 0.9, -0.1]]",
-         "the affine map from output to input coordinates in [-1, 1]"},
-        {"mode", "bilinear|nearest|bicubic", "\"bilinear\"", "sampling"},
-        {"padding_mode", "zeros|border|reflection", "\"zeros\"", "outside the image"},
-        {"align_corners", "boolean", "false", "corner pixels' centres at -1 and 1"},
-    };
-    info_.dtypes = {at::kFloat, at::kDouble};
-    info_.differentiable = true;
-    info_.meta = false;
-    info_.meta_note = "grid_sampler_2d has no meta kernel in LibTorch 1.13";
-  }
-  const TransformInfo& info() const override { return info_; }
+  GridSample()
+      : Described(Describe("grid_sample", "native",
+                           "LibTorch's affine_grid_generator + grid_sampler_2d; theta is registered state")
+                      .param("theta", "[[a, b, c], [d, e, f]]", "[[0.9, -0.2, 0.05], [0.2, 0.9, -0.1]]",
+                             "the affine map from output to input coordinates in [-1, 1]")
+                      .param("mode", "bilinear|nearest|bicubic", "\"bilinear\"", "sampling")
+                      .param("padding_mode", "zeros|border|reflection", "\"zeros\"", "outside the image")
+                      .param("align_corners", "boolean", "false", "corner pixels' centres at -1 and 1")
+                      .dtypes(kFloatDtypes)
+                      .differentiable()
+                      .not_on_meta("grid_sampler_2d has no meta kernel in LibTorch 1.13")) {}
 
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
                         at::Generator&) const override {
@@ -111,36 +106,29 @@ class GridSample final : public StatefulTransform {
                             paddings.at(params.at("padding_mode").get<std::string>()), align);
   }
 
- private:
-  TransformInfo info_;
 };
 
 // --------------------------------------------------------------------- conv2d
 
-class Conv2d final : public StatefulTransform {
+class Conv2d final : public Described<StatefulTransform> {
  public:
-  Conv2d() {
-    info_.name = "conv2d";
-    info_.family = "native";
-    info_.description = "LibTorch's conv2d with seeded weights and bias as registered state";
-    info_.params = {
-        {"out_channels", "integer >= 1", "the input's channels", "output channels"},
-        {"kernel_size", "k or [kh, kw]", "3", "kernel size"},
-        {"stride", "s or [sh, sw]", "1", "stride"},
-        {"padding", "p or [ph, pw]", "1", "zero padding"},
-        {"dilation", "d or [dh, dw]", "1", "dilation"},
-        {"groups", "integer dividing both channel counts", "1", "groups"},
-        {"bias", "boolean", "true", "add a bias"},
-        {"weight_seed", "integer >= 0", "drawn", "seed of the weights and bias (reports give it, to replay)"},
-        {"in_channels", "integer", "the input's channels", "written by sampling; must match the input"},
-    };
-    info_.dtypes = {at::kFloat, at::kDouble};
-    info_.random = true;  // the weights' seed
-    info_.differentiable = true;
-    info_.meta = false;
-    info_.meta_note = "convolution_overrideable has no meta kernel in LibTorch 1.13";
-  }
-  const TransformInfo& info() const override { return info_; }
+  Conv2d()
+      : Described(Describe("conv2d", "native", "LibTorch's conv2d with seeded weights and bias as registered state")
+                      .param("out_channels", "integer >= 1", "the input's channels", "output channels")
+                      .param("kernel_size", "k or [kh, kw]", "3", "kernel size")
+                      .param("stride", "s or [sh, sw]", "1", "stride")
+                      .param("padding", "p or [ph, pw]", "1", "zero padding")
+                      .param("dilation", "d or [dh, dw]", "1", "dilation")
+                      .param("groups", "integer dividing both channel counts", "1", "groups")
+                      .param("bias", "boolean", "true", "add a bias")
+                      .param("weight_seed", "integer >= 0", "drawn",
+                             "seed of the weights and bias (reports give it, to replay)")
+                      .param("in_channels", "integer", "the input's channels",
+                             "written by sampling; must match the input")
+                      .dtypes(kFloatDtypes)
+                      .random()  // the weights' seed
+                      .differentiable()
+                      .not_on_meta("convolution_overrideable has no meta kernel in LibTorch 1.13")) {}
 
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
                         at::Generator& generator) const override {
@@ -213,8 +201,6 @@ class Conv2d final : public StatefulTransform {
                       p.at("groups").get<int64_t>());
   }
 
- private:
-  TransformInfo info_;
 };
 
 // ----------------------------------------------------------------- avg_pool2d
@@ -253,20 +239,16 @@ struct PoolConfig {
 
 class AvgPool2d final : public ConfiguredTransform<PoolConfig> {
  public:
-  AvgPool2d() {
-    info_.name = "avg_pool2d";
-    info_.family = "native";
-    info_.description = "LibTorch's avg_pool2d";
-    info_.params = {
-        {"kernel_size", "k or [kh, kw]", "3", "window"},
-        {"stride", "s or [sh, sw]", "the kernel size", "step"},
-        {"padding", "p or [ph, pw], at most half the kernel", "0", "implicit zero padding"},
-        {"ceil_mode", "boolean", "false", "round the output size up"},
-        {"count_include_pad", "boolean", "true", "padding counts in the divisor"},
-    };
-    info_.dtypes = {at::kFloat, at::kDouble};
-    info_.differentiable = true;
-  }
+  AvgPool2d()
+      : ConfiguredTransform(
+            Describe("avg_pool2d", "native", "LibTorch's avg_pool2d")
+                .param("kernel_size", "k or [kh, kw]", "3", "window")
+                .param("stride", "s or [sh, sw]", "the kernel size", "step")
+                .param("padding", "p or [ph, pw], at most half the kernel", "0", "implicit zero padding")
+                .param("ceil_mode", "boolean", "false", "round the output size up")
+                .param("count_include_pad", "boolean", "true", "padding counts in the divisor")
+                .dtypes(kFloatDtypes)
+                .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const PoolConfig& c) const override {
@@ -330,20 +312,17 @@ at::Tensor pad_circular(const at::Tensor& x, int64_t py, int64_t px) {
 
 class ConvBlur final : public ConfiguredTransform<ConvBlurConfig> {
  public:
-  ConvBlur() {
-    info_.name = "conv_blur";
-    info_.family = "native";
-    info_.description = "Gaussian blur the common way: pad, then a depthwise conv2d with the 2-D kernel";
-    info_.params = {
-        {"kernel_size", "k or [ky, kx], odd", "5", "kernel size"},
-        {"sigma", "s or [sy, sx]", "1.0", "standard deviations"},
-        {"border", "reflect|replicate|constant|circular", "\"reflect\"", "padding"},
-    };
-    info_.dtypes = {at::kFloat, at::kDouble};
-    info_.differentiable = true;
-    info_.meta = false;
-    info_.meta_note = "convolution_overrideable and reflection_pad2d have no meta kernels in LibTorch 1.13";
-  }
+  ConvBlur()
+      : ConfiguredTransform(
+            Describe("conv_blur", "native",
+                     "Gaussian blur the common way: pad, then a depthwise conv2d with the 2-D kernel")
+                .param("kernel_size", "k or [ky, kx], odd", "5", "kernel size")
+                .param("sigma", "s or [sy, sx]", "1.0", "standard deviations")
+                .param("border", "reflect|replicate|constant|circular", "\"reflect\"", "padding")
+                .dtypes(kFloatDtypes)
+                .differentiable()
+                .not_on_meta(
+                    "convolution_overrideable and reflection_pad2d have no meta kernels in LibTorch 1.13")) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const ConvBlurConfig& c) const override {

@@ -3,9 +3,12 @@
 
 #include "harness/base/error.h"
 #include "tests/support/apply_transform.h"
+#include "tests/support/seeded_image.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+
+using devparity::test_support::seeded_image;
 
 namespace devparity {
 namespace {
@@ -22,7 +25,7 @@ TEST(ColorAdjust, ContrastBlendsWithTheFlooredMeanGrey) {
   const auto x = bytes({{255, 0, 0}, {0, 0, 255}});
   EXPECT_TRUE(at::equal(apply_builtin("adjust_contrast", x, {{"factor", 0.5}}),
                         bytes({{153, 26, 26}, {26, 26, 153}})));
-  const auto f = at::rand({2, 3, 5, 4}, at::kDouble);
+  const auto f = seeded_image({2, 3, 5, 4}, at::kDouble);
   expect_close(apply_builtin("adjust_contrast", f, {{"factor", 1.0}}), f, 0);
   const auto flat = apply_builtin("adjust_contrast", f, {{"factor", 0.0}});
   for (int64_t n = 0; n < 2; ++n) {
@@ -36,7 +39,7 @@ TEST(ColorAdjust, SaturationBlendsWithThePixelGrey) {
   const auto x = bytes({{200, 100, 50}});
   EXPECT_TRUE(at::equal(apply_builtin("adjust_saturation", x, {{"factor", 0.0}}), bytes({{124, 124, 124}})));
   EXPECT_TRUE(at::equal(apply_builtin("adjust_saturation", x, {{"factor", 2.0}}), bytes({{255, 76, 0}})));
-  const auto f = at::rand({1, 3, 4, 4}, at::kDouble);
+  const auto f = seeded_image({1, 3, 4, 4}, at::kDouble);
   expect_close(apply_builtin("adjust_saturation", f, {{"factor", 1.0}}), f, 0);
 }
 
@@ -47,7 +50,7 @@ TEST(ColorAdjust, HueRotatesThePrimaries) {
   expect_close(apply_builtin("adjust_hue", rgb, {{"factor", 0.5}}), pixels({{0, 1, 1}, {1, 0, 1}, {1, 1, 0}}), 1e-5);
   const auto grey = pixels({{0.25, 0.25, 0.25}}, at::kFloat);
   expect_close(apply_builtin("adjust_hue", grey, {{"factor", 0.3}}), grey, 1e-7);
-  const auto f = at::rand({2, 3, 6, 5});
+  const auto f = seeded_image({2, 3, 6, 5});
   expect_close(apply_builtin("adjust_hue", f, {{"factor", 0.0}}), f, 2e-6);
   // uint8 leaves through trunc(y * 255.999): the primaries stay exact.
   EXPECT_TRUE(at::equal(apply_builtin("adjust_hue", bytes({{255, 0, 0}}), {{"factor", 0.5}}), bytes({{0, 255, 255}})));
@@ -56,7 +59,7 @@ TEST(ColorAdjust, HueRotatesThePrimaries) {
 TEST(ColorAdjust, GammaIsAPowerOfTheUnitImage) {
   const auto all = at::arange(256, at::kLong).to(at::kByte).reshape({1, 1, 16, 16});
   EXPECT_TRUE(at::equal(apply_builtin("adjust_gamma", all, {{"gamma", 1.0}}), all));
-  const auto f = at::rand({1, 3, 4, 4}, at::kDouble);
+  const auto f = seeded_image({1, 3, 4, 4}, at::kDouble);
   expect_close(apply_builtin("adjust_gamma", f, {{"gamma", 2.0}}), f * f, 1e-15);
   expect_close(apply_builtin("adjust_gamma", f, {{"gamma", 1.0}, {"gain", 2.0}}), (2 * f).clamp(0, 1), 0);
   // (128 / 255)^2 * 255.999 = 64.5 -> 64.
@@ -76,13 +79,13 @@ TEST(ColorAdjust, GrayscaleUsesTorchvisionWeightsAndTruncates) {
 TEST(ColorAdjust, ChannelRulesFollowTorchvision) {
   // One channel: hue and saturation leave it, grayscale passes it through
   // (repeated to 3 when asked); 2 channels and 2 output channels are errors.
-  const auto grey = at::rand({1, 1, 4, 4});
+  const auto grey = seeded_image({1, 1, 4, 4});
   EXPECT_TRUE(at::equal(apply_builtin("adjust_hue", grey, {{"factor", 0.3}}), grey));
   EXPECT_TRUE(at::equal(apply_builtin("adjust_saturation", grey, {{"factor", 0.3}}), grey));
   EXPECT_TRUE(at::equal(apply_builtin("rgb_to_grayscale", grey, {{"num_output_channels", 3}}), grey.expand({1, 3, 4, 4})));
-  EXPECT_THROW(apply_builtin("adjust_hue", at::rand({1, 2, 4, 4})), InputError);
-  EXPECT_THROW(apply_builtin("adjust_contrast", at::rand({1, 4, 4, 4})), InputError);
-  EXPECT_THROW(apply_builtin("rgb_to_grayscale", at::rand({1, 3, 4, 4}), {{"num_output_channels", 2}}), FieldError);
+  EXPECT_THROW(apply_builtin("adjust_hue", seeded_image({1, 2, 4, 4})), InputError);
+  EXPECT_THROW(apply_builtin("adjust_contrast", seeded_image({1, 4, 4, 4})), InputError);
+  EXPECT_THROW(apply_builtin("rgb_to_grayscale", seeded_image({1, 3, 4, 4}), {{"num_output_channels", 2}}), FieldError);
 }
 
 TEST(ColorAdjust, SharpnessBlendsTheInteriorWithTheSmoothing) {
@@ -92,13 +95,13 @@ TEST(ColorAdjust, SharpnessBlendsTheInteriorWithTheSmoothing) {
   EXPECT_NEAR(smooth[0][0][2][2].item<double>(), 5.0 / 13.0, 1e-15);
   EXPECT_NEAR(smooth[0][0][1][1].item<double>(), 1.0 / 13.0, 1e-15);
   EXPECT_EQ(smooth[0][0][0][0].item<double>(), 0.0);  // the border keeps x
-  const auto f = at::rand({2, 3, 6, 7}, at::kDouble);
+  const auto f = seeded_image({2, 3, 6, 7}, at::kDouble);
   expect_close(apply_builtin("adjust_sharpness", f, {{"factor", 1.0}}), f, 0);
   const auto sharp = apply_builtin("adjust_sharpness", f, {{"factor", 3.0}});
   expect_close(sharp.narrow(2, 0, 1), f.narrow(2, 0, 1), 0);
   const auto flat = at::full({1, 3, 6, 6}, 77, at::kByte);
   EXPECT_TRUE(at::equal(apply_builtin("adjust_sharpness", flat, {{"factor", 3.0}}), flat));
-  const auto thin = at::rand({1, 3, 2, 9});
+  const auto thin = seeded_image({1, 3, 2, 9});
   EXPECT_TRUE(at::equal(apply_builtin("adjust_sharpness", thin, {{"factor", 3.0}}), thin));
 }
 
@@ -141,10 +144,10 @@ TEST(ColorAdjust, SigmoidAndLogFollowKornia) {
 TEST(ColorAdjust, NormalizeAndDenormalizeAreInverse) {
   const auto x = pixels({{0.485, 0.456, 0.406}, {0.714, 0.68, 0.631}});
   expect_close(apply_builtin("normalize", x), pixels({{0, 0, 0}, {1, 1, 1}}), 1e-12);
-  const auto f = at::rand({2, 3, 4, 5}, at::kDouble);
+  const auto f = seeded_image({2, 3, 4, 5}, at::kDouble);
   const nlohmann::json p = {{"mean", {0.1, 0.2, 0.3}}, {"std", {0.5, 2.0, 4.0}}};
   expect_close(apply_builtin("denormalize", apply_builtin("normalize", f, p), p), f, 1e-15);
-  EXPECT_THROW(apply_builtin("normalize", at::rand({1, 2, 3, 3}), p), std::exception);  // 3 means, 2 channels
+  EXPECT_THROW(apply_builtin("normalize", seeded_image({1, 2, 3, 3}), p), std::exception);  // 3 means, 2 channels
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // composition they stand for; drawn ones are valid and replayable.
 
 #include "tests/support/apply_transform.h"
+#include "tests/support/seeded_image.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -9,13 +10,15 @@
 #include <algorithm>
 #include <cmath>
 
+using devparity::test_support::seeded_image;
+
 namespace devparity {
 namespace {
 
 using test_support::apply_builtin;
 
 TEST(ColorRandom, JitterComposesTheAdjustmentsInOrder) {
-  const auto x = at::rand({2, 3, 6, 5});
+  const auto x = seeded_image({2, 3, 6, 5});
   EXPECT_TRUE(at::equal(apply_builtin("color_jitter", x), x));  // nothing set: identity
   const nlohmann::json p = {{"brightness", 0.5}, {"contrast", 0.5}, {"saturation", 0.5}, {"hue", 0.2},
                             {"order", {2, 0, 3, 1}},
@@ -46,7 +49,7 @@ TEST(ColorRandom, JitterDrawsWithinTheRanges) {
 }
 
 TEST(ColorRandom, ChannelShufflePermutesEachSample) {
-  const auto x = at::rand({2, 3, 4, 4});
+  const auto x = seeded_image({2, 3, 4, 4});
   const auto y = apply_builtin("channel_shuffle", x, {{"permutation", {{2, 0, 1}, {0, 1, 2}}}, {"apply", {true, true}}});
   EXPECT_TRUE(at::equal(y[0][0], x[0][2]));
   EXPECT_TRUE(at::equal(y[0][1], x[0][0]));
@@ -62,7 +65,7 @@ TEST(ColorRandom, ChannelShufflePermutesEachSample) {
 }
 
 TEST(ColorRandom, RgbShiftAddsPerChannelOffsetsAndClamps) {
-  const auto x = at::rand({2, 3, 4, 5}, at::kDouble);
+  const auto x = seeded_image({2, 3, 4, 5}, at::kDouble);
   const auto y = apply_builtin("rgb_shift", x, {{"shifts", {{0.1, -0.2, 0.0}, {0.5, 0.5, 0.5}}}, {"apply", {true, false}}});
   EXPECT_TRUE(at::equal(y[0][0], (x[0][0] + 0.1).clamp(0, 1)));
   EXPECT_TRUE(at::equal(y[0][1], (x[0][1] - 0.2).clamp(0, 1)));

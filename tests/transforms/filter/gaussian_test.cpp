@@ -4,6 +4,7 @@
 #include "harness/base/error.h"
 #include "harness/builtins.h"
 #include "harness/subject/transform_registry.h"
+#include "tests/support/seeded_image.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -11,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+
+using devparity::test_support::seeded_image;
 
 namespace devparity {
 namespace {
@@ -161,7 +164,7 @@ TEST_F(BlurTest, RunsOnMeta) {
 }
 
 TEST_F(BlurTest, BadParametersNameTheField) {
-  const auto x = at::rand({2, 1, 9, 9});
+  const auto x = seeded_image({2, 1, 9, 9});
   const std::vector<std::pair<json, std::string>> bad = {
       {{{"kernel_size", {4, 3}}, {"sigma", {1, 1}}}, "/kernel_size/0"},
       {{{"kernel_size", {3, 3}}, {"sigma", {1, 0}}}, "/sigma/1"},

@@ -6,6 +6,7 @@
 #include "harness/builtins.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/transforms/kernels/resize_and_blur.h"
+#include "tests/support/seeded_image.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -14,6 +15,8 @@
 #include <iomanip>
 #include <sstream>
 #include <nlohmann/json.hpp>
+
+using devparity::test_support::seeded_image;
 
 namespace devparity {
 namespace {
@@ -200,7 +203,7 @@ TEST_F(ResizeTest, RunsOnMetaWithTheRightShapeAndDtype) {
 }
 
 TEST_F(ResizeTest, LeavesTheInputAlone) {
-  const auto x = at::rand({1, 3, 9, 9});
+  const auto x = seeded_image({1, 3, 9, 9});
   const auto copy = x.clone();
   resize(x, {{"size", {9, 9}}});
   resize(x, {{"size", {4, 4}}, {"interpolation", "area"}});
@@ -212,7 +215,7 @@ TEST_F(ResizeTest, LeavesTheInputAlone) {
 }
 
 TEST_F(ResizeTest, BadParametersNameTheField) {
-  const auto x = at::rand({1, 3, 9, 9});
+  const auto x = seeded_image({1, 3, 9, 9});
   const std::vector<std::pair<json, std::string>> bad = {
       {json::object(), ""},
       {{{"size", {0, 4}}}, "/size/0"},
@@ -281,7 +284,7 @@ TEST_F(ResizeTest, RescaleAntialiasIsKorniasBlurThenResize) {
 TEST_F(ResizeTest, RescaleRejectsEmptyOutputs) {
   const Transform* rescale = TransformRegistry::global().find("rescale");
   try {
-    run(rescale, at::rand({1, 1, 4, 4}), {{"factor", 0.1}});
+    run(rescale, seeded_image({1, 1, 4, 4}), {{"factor", 0.1}});
     FAIL();
   } catch (const FieldError& e) {
     EXPECT_EQ(e.pointer(), "/factor");

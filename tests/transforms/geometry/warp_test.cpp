@@ -4,9 +4,12 @@
 #include "harness/subject/state.h"
 #include "harness/transforms/kernels/grid_sampler.h"
 #include "tests/support/apply_transform.h"
+#include "tests/support/seeded_image.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+
+using devparity::test_support::seeded_image;
 
 namespace devparity {
 namespace {
@@ -17,7 +20,7 @@ using test_support::expect_close;
 // The sampler against LibTorch's grid_sampler on the CPU, at random source
 // positions in and around the image, for every mode pair.
 TEST(Warp, SamplerMatchesGridSampleInEveryMode) {
-  const auto x = at::rand({2, 3, 7, 9}, at::kDouble);
+  const auto x = seeded_image({2, 3, 7, 9}, at::kDouble);
   const auto sx = at::rand({2, 5, 6}, at::kDouble) * 13.0 - 2.0;
   const auto sy = at::rand({2, 5, 6}, at::kDouble) * 11.0 - 2.0;
   const auto grid = at::stack({(sx * 2 + 1) / 9.0 - 1, (sy * 2 + 1) / 7.0 - 1}, -1);
@@ -32,32 +35,32 @@ TEST(Warp, SamplerMatchesGridSampleInEveryMode) {
 }
 
 TEST(Warp, RotateQuarterTurnsAreExact) {
-  const auto x = at::rand({2, 3, 7, 7}, at::kDouble);
+  const auto x = seeded_image({2, 3, 7, 7}, at::kDouble);
   for (const char* mode : {"nearest", "bilinear", "bicubic"}) {
     SCOPED_TRACE(mode);
     // Counter-clockwise as displayed (rows down): torch.rot90(x, 1, [2, 3]).
     expect_close(apply_builtin("rotate", x, {{"angle", 90}, {"interpolation", mode}}), at::rot90(x, 1, {2, 3}), 1e-12);
     expect_close(apply_builtin("rotate", x, {{"angle", 180}, {"interpolation", mode}}), x.flip({2, 3}), 1e-12);
   }
-  const auto u8 = at::randint(0, 256, {1, 3, 9, 9}, at::kLong).to(at::kByte);
+  const auto u8 = seeded_image({1, 3, 9, 9}, at::kByte);
   EXPECT_TRUE(at::equal(apply_builtin("rotate", u8, {{"angle", -90}}), at::rot90(u8, -1, {2, 3})));
 }
 
 TEST(Warp, RotateExpandHoldsTheWholeImage) {
-  const auto x = at::rand({1, 2, 5, 7}, at::kDouble);
+  const auto x = seeded_image({1, 2, 5, 7}, at::kDouble);
   // A quarter turn of 5x7 expands to 7x5 and is rot90 exactly.
   const auto q = apply_builtin("rotate", x, {{"angle", 90}, {"expand", true}});
   EXPECT_TRUE(at::equal(q, at::rot90(x, 1, {2, 3})));
   // 45 degrees of 10x10: corners at +-7.07 around the centre, so the box
   // runs from floor(-2.07) to ceil(12.07): 16 pixels each way.
-  const auto d = apply_builtin("rotate", at::rand({1, 1, 10, 10}), {{"angle", 45}, {"expand", true}});
+  const auto d = apply_builtin("rotate", seeded_image({1, 1, 10, 10}), {{"angle", 45}, {"expand", true}});
   EXPECT_EQ(d.sizes(), (c10::IntArrayRef{1, 1, 16, 16}));
-  EXPECT_EQ(apply_builtin("rotate", at::rand({0, 3, 5, 7}), {{"angle", 90}, {"expand", true}}).sizes(),
+  EXPECT_EQ(apply_builtin("rotate", seeded_image({0, 3, 5, 7}), {{"angle", 90}, {"expand", true}}).sizes(),
             (c10::IntArrayRef{0, 3, 7, 5}));
 }
 
 TEST(Warp, AffineIdentityKeepsTheImageInEveryMode) {
-  const auto x = at::rand({1, 2, 6, 5}, at::kDouble);
+  const auto x = seeded_image({1, 2, 6, 5}, at::kDouble);
   for (const char* mode : {"nearest", "bilinear", "bicubic"}) {
     for (const char* padding : {"zeros", "border", "reflection"}) {
       SCOPED_TRACE(std::string(mode) + " " + padding);
@@ -67,7 +70,7 @@ TEST(Warp, AffineIdentityKeepsTheImageInEveryMode) {
 }
 
 TEST(Warp, IntegerTranslationShiftsAndPadsByMode) {
-  const auto x = at::rand({1, 1, 4, 6}, at::kDouble);
+  const auto x = seeded_image({1, 1, 4, 6}, at::kDouble);
   const nlohmann::json shift = {{"translate", {3, 0}}, {"interpolation", "bilinear"}};
   auto with = [&](const char* padding) {
     auto p = shift;
@@ -92,7 +95,7 @@ TEST(Warp, IntegerTranslationShiftsAndPadsByMode) {
 TEST(Warp, ShearAlongXShiftsRowsByTheirHeight) {
   // torchvision's shear s (a number is [s, 0]): output (x, y) reads input
   // (x + tan(s) y, y) in centred coordinates; tan(45 deg) = 1.
-  const auto x = at::rand({1, 1, 5, 7}, at::kDouble);
+  const auto x = seeded_image({1, 1, 5, 7}, at::kDouble);
   const auto y = apply_builtin("affine", x, {{"shear", 45}});
   EXPECT_TRUE(at::equal(y, apply_builtin("affine", x, {{"shear", {45, 0}}})));
   for (int64_t i = 0; i < 5; ++i) {
@@ -105,7 +108,7 @@ TEST(Warp, ShearAlongXShiftsRowsByTheirHeight) {
 }
 
 TEST(Warp, PerspectiveIdentityAndTranslation) {
-  const auto x = at::rand({1, 3, 8, 6}, at::kDouble);
+  const auto x = seeded_image({1, 3, 8, 6}, at::kDouble);
   const nlohmann::json corners = {{0, 0}, {5, 0}, {5, 7}, {0, 7}};
   expect_close(apply_builtin("perspective", x, {{"startpoints", corners}, {"endpoints", corners}}), x, 1e-9);
   nlohmann::json moved = corners;
@@ -117,7 +120,7 @@ TEST(Warp, PerspectiveIdentityAndTranslation) {
 }
 
 TEST(Warp, ElasticFieldIsRegisteredStateAndZeroAlphaIsIdentity) {
-  const auto x = at::rand({2, 3, 9, 7}, at::kDouble);
+  const auto x = seeded_image({2, 3, 9, 7}, at::kDouble);
   expect_close(apply_builtin("elastic_transform", x, {{"alpha", 0}}), x, 1e-12);
   const auto a = apply_builtin("elastic_transform", x, {{"alpha", 20}, {"seed", 7}});
   const auto b = apply_builtin("elastic_transform", x, {{"alpha", 20}, {"seed", 7}});
@@ -132,7 +135,7 @@ TEST(Warp, ElasticFieldIsRegisteredStateAndZeroAlphaIsIdentity) {
 }
 
 TEST(Warp, ThinPlateSplineThroughItsControlPoints) {
-  const auto x = at::rand({2, 3, 9, 11}, at::kDouble);
+  const auto x = seeded_image({2, 3, 9, 11}, at::kDouble);
   const nlohmann::json src = {{-1, -1}, {-1, 1}, {1, -1}, {1, 1}, {0, 0}};
   const nlohmann::json same = {src, src};
   expect_close(apply_builtin("thin_plate_spline", x, {{"dst", same}, {"align_corners", true}}), x, 1e-12);
@@ -156,7 +159,7 @@ TEST(Warp, Uint8RoundsBackAndEmptyBatchesPass) {
   const auto u8 = at::full({1, 1, 5, 5}, 200, at::kByte);
   const auto y = apply_builtin("affine", u8, {{"angle", 30}, {"interpolation", "bilinear"}, {"padding_mode", "border"}});
   EXPECT_TRUE(at::equal(y, u8));
-  EXPECT_EQ(apply_builtin("rotate", at::rand({0, 3, 5, 5}), {{"angle", 10}}).size(0), 0);
+  EXPECT_EQ(apply_builtin("rotate", seeded_image({0, 3, 5, 5}), {{"angle", 10}}).size(0), 0);
 }
 
 }  // namespace

@@ -4,11 +4,14 @@
 #include "harness/base/error.h"
 #include "harness/builtins.h"
 #include "harness/subject/transform_registry.h"
+#include "tests/support/seeded_image.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+using devparity::test_support::seeded_image;
 
 namespace devparity {
 namespace {
@@ -56,7 +59,7 @@ TEST_F(IntensityTest, PlanckianKorniaTestVector) {
 
 TEST_F(IntensityTest, PlanckianDrawsAreKorniasAndReplayable) {
   const auto& t = subject("planckian_jitter");
-  const auto x = at::rand({6, 3, 4, 4});
+  const auto x = seeded_image({6, 3, 4, 4});
   const auto params = sample(t, x, {{"p", 1.0}}, 42);
   // idx = long(U(0, 25)): trunc(rand(B) * 25) on a generator seeded like torch.manual_seed(42).
   auto gen = at::make_generator<at::CPUGeneratorImpl>(42);
@@ -87,7 +90,7 @@ TEST_F(IntensityTest, PlanckianDrawsAreKorniasAndReplayable) {
 
 TEST_F(IntensityTest, PlanckianUint8IsOneRoundedMultiply) {
   const auto& t = subject("planckian_jitter");
-  const auto x = at::randint(0, 256, {2, 3, 5, 5}).to(at::kByte);
+  const auto x = seeded_image({2, 3, 5, 5}, at::kByte);
   const json given = {{"idx", {3, 20}}, {"p", 1.0}, {"mode", "CIED"}};
   const auto y = run(t, x, given);
   EXPECT_TRUE(at::equal(y.select(1, 1), x.select(1, 1)));  // G untouched
@@ -102,7 +105,7 @@ TEST_F(IntensityTest, PlanckianUint8IsOneRoundedMultiply) {
 
 TEST_F(IntensityTest, PlanckianRejectsBadParameters) {
   const auto& t = subject("planckian_jitter");
-  const auto x = at::rand({2, 3, 4, 4});
+  const auto x = seeded_image({2, 3, 4, 4});
   for (const auto& [given, pointer] : std::vector<std::pair<json, std::string>>{
            {{{"mode", "tungsten"}}, "/mode"},
            {{{"select_from", {30}}}, "/select_from/0"},
@@ -117,7 +120,7 @@ TEST_F(IntensityTest, PlanckianRejectsBadParameters) {
       EXPECT_EQ(e.pointer(), pointer) << e.what();
     }
   }
-  EXPECT_THROW(sample(t, at::rand({1, 1, 4, 4}), json::object()), InputError);
+  EXPECT_THROW(sample(t, seeded_image({1, 1, 4, 4}), json::object()), InputError);
   // Kornia accepts "cied" as CIED.
   EXPECT_EQ(sample(t, x, {{"mode", "cied"}})["mode"], "CIED");
 }
@@ -159,7 +162,7 @@ TEST_F(IntensityTest, IlluminationPeakWithKorniasEpsAndEvenShift) {
 
 TEST_F(IntensityTest, IlluminationDrawOrderAndExplicitValues) {
   const auto& t = subject("gaussian_illumination");
-  const auto x = at::rand({3, 3, 8, 8});
+  const auto x = seeded_image({3, 3, 8, 8});
   const auto drawn = sample(t, x, {{"p", 1.0}}, 5);
   // gain, sigma x, center x, sigma y, center y, sign: six draws of B.
   auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
@@ -185,7 +188,7 @@ TEST_F(IntensityTest, IlluminationDrawOrderAndExplicitValues) {
 
 TEST_F(IntensityTest, IlluminationUint8AndMeta) {
   const auto& t = subject("gaussian_illumination");
-  const auto x = at::randint(0, 256, {2, 3, 9, 7}).to(at::kByte);
+  const auto x = seeded_image({2, 3, 9, 7}, at::kByte);
   const auto params = sample(t, x, {{"p", 1.0}}, 3);
   const auto y = t.apply(x, params);
   const auto f = t.apply(x.to(at::kFloat) / 255.0, params);

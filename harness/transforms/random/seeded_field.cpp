@@ -1,0 +1,51 @@
+#include "harness/transforms/random/seeded_field.h"
+
+#include "harness/subject/configured.h"
+#include "harness/subject/generator_seed.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <utility>
+
+namespace devparity {
+
+SeededFieldTransform::SeededFieldTransform(TransformInfo info)
+    : StatefulImageTransform(Describe(std::move(info))
+                                 .param("seed", "integer >= 0", "drawn", "seed of the field (reports give it, to replay)")
+                                 .random(),
+                             // The field's ops run on an empty batch too: they are what the checks trace.
+                             EmptyBatch::kRun) {}
+
+nlohmann::json SeededFieldTransform::sample(const nlohmann::json& given, c10::IntArrayRef shape,
+                                            at::Generator& gen) const {
+  require_nchw(shape, info_.name);
+  ObjectReader r(given);
+  nlohmann::json out = read_settings(r);
+  out["seed"] = r.has("seed") ? static_cast<uint64_t>(r.integer("seed", std::nullopt, 0, int64_t{1} << 53))
+                              : draw_seed(gen);
+  r.finish();
+  out["shape"] = shape.vec();
+  return out;
+}
+
+std::unique_ptr<TransformState> SeededFieldTransform::make_state(const nlohmann::json& p) const {
+  auto shape = p.at("shape").get<std::vector<int64_t>>();
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(p.at("seed").get<uint64_t>());
+  ObjectReader r(p);
+  const auto settings = read_settings(r);
+  auto state = std::make_unique<TransformState>();
+  state->register_tensor("field", draw(gen, shape, settings));
+  return state;
+}
+
+at::Tensor SeededFieldTransform::run(const at::Tensor& x, const nlohmann::json& p, TransformState& state) const {
+  ObjectReader r(p);
+  const auto settings = read_settings(r);
+  const auto& field = state.tensor("field");
+  TORCH_CHECK(field.size(0) == x.size(0) && field.size(2) == x.size(2) && field.size(3) == x.size(3),
+              info_.name, ": a field for ", field.sizes(), ", input ", x.sizes());
+  return run_with(x, field, settings);
+}
+
+}  // namespace devparity
