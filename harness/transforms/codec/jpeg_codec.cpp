@@ -138,7 +138,7 @@ at::Tensor codec(const at::Tensor& image, const at::Tensor& quality, const at::T
   }
   {
     DEVPARITY_TRACE_SCOPE("subsample");
-    cbcr = rescale_image(cbcr, 0.5, 0.5, "bilinear", /*antialias=*/true, /*align_corners=*/false);
+    cbcr = rescale_image(cbcr, 0.5, 0.5, Interpolation::kBilinear, /*antialias=*/true, /*align_corners=*/false);
   }
   const auto c = dct_matrix(image.options());
   const auto ct = c.t();
@@ -160,7 +160,7 @@ at::Tensor codec(const at::Tensor& image, const at::Tensor& quality, const at::T
     const int64_t half = c_blocks.size(1) / 2;
     const auto cb = unpatchify(c_blocks.narrow(1, 0, half), hp / 2, wp / 2);
     const auto cr = unpatchify(c_blocks.narrow(1, half, half), hp / 2, wp / 2);
-    const auto up = rescale_image(at::stack({cb, cr}, 1), 2.0, 2.0, "bilinear", false, false);
+    const auto up = rescale_image(at::stack({cb, cr}, 1), 2.0, 2.0, Interpolation::kBilinear, false, false);
     const auto ycc = at::cat({y_img.unsqueeze(1), up}, 1) / 255.0;
     rgb = image::ycbcr_to_rgb(ycc);
   }

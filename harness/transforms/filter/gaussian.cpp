@@ -32,15 +32,12 @@ namespace {
 
 using resample::TapTable;
 
-const std::vector<std::string>& border_modes() {
-  static const std::vector<std::string> modes = {"reflect", "replicate", "constant", "circular"};
-  return modes;
-}
+const std::vector<Border> kBorders = {Border::kReflect, Border::kReplicate, Border::kConstant, Border::kCircular};
 
 struct BlurConfig {
   int64_t ky = 0, kx = 0;
   std::vector<std::pair<double, double>> sigma;  // (sy, sx) per sample, or one pair for all
-  std::string border = "reflect";
+  Border border = Border::kReflect;
 
   static BlurConfig read(ObjectReader& reader) {
     BlurConfig c;
@@ -70,7 +67,7 @@ struct BlurConfig {
     } else {
       c.sigma.push_back(read_pair(sigma, ptr));
     }
-    c.border = reader.string("border", std::string("reflect"), border_modes());
+    c.border = read_mode(reader, "border", Border::kReflect, kBorders);
     return c;
   }
 
@@ -83,7 +80,7 @@ struct BlurConfig {
       for (const auto& s : sigma) list.push_back({s.first, s.second});
       out["sigma"] = list;
     }
-    out["border"] = border;
+    out["border"] = name_of(border);
   }
 
   void check(c10::IntArrayRef shape) const {
@@ -115,7 +112,7 @@ at::Tensor gaussian_weights(int64_t size, const std::vector<double>& sigmas,
 }
 
 TapTable axis_taps(int64_t size, int64_t kernel, const std::vector<double>& sigmas,
-                   const std::string& border, const at::TensorOptions& coords) {
+                   Border border, const at::TensorOptions& coords) {
   TapTable t;
   const int64_t front = (kernel - 1) / 2;
   t.window = resample::border_positions(size, front, size + kernel - 1, border,
@@ -148,7 +145,7 @@ class GaussianBlur2d final : public ConfiguredTransform<BlurConfig> {
 
 at::Tensor gaussian_blur(const at::Tensor& x, int64_t ky, int64_t kx,
                          const std::vector<std::pair<double, double>>& sigma,
-                         const std::string& border) {
+                         Border border) {
   DEVPARITY_TRACE_SCOPE("gaussian_blur2d");
   // Kornia builds the kernel in the input's dtype; the fixed-point path
   // quantises float64 weights.

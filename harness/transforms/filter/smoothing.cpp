@@ -41,7 +41,7 @@
 namespace devparity {
 namespace {
 
-const std::vector<std::string> kBorders = {"reflect", "replicate", "constant", "circular"};
+const std::vector<Border> kBorders = {Border::kReflect, Border::kReplicate, Border::kConstant, Border::kCircular};
 
 std::pair<int64_t, int64_t> read_kernel(ObjectReader& r, bool odd) {
   const auto* v = r.get("kernel_size");
@@ -62,21 +62,21 @@ std::pair<int64_t, int64_t> read_kernel(ObjectReader& r, bool odd) {
 
 struct BoxConfig {
   int64_t ky = 3, kx = 3;
-  std::string border = "reflect";
+  Border border = Border::kReflect;
   static BoxConfig read(ObjectReader& r) {
     BoxConfig c;
     std::tie(c.ky, c.kx) = read_kernel(r, false);
-    c.border = r.string("border", "reflect", kBorders);
+    c.border = read_mode(r, "border", Border::kReflect, kBorders);
     return c;
   }
   void check(c10::IntArrayRef) const {}
   void write(nlohmann::json& out) const {
     out["kernel_size"] = {ky, kx};
-    out["border"] = border;
+    out["border"] = name_of(border);
   }
 };
 
-resample::TapTable box_taps(int64_t size, int64_t kernel, const std::string& border, const at::TensorOptions& coords) {
+resample::TapTable box_taps(int64_t size, int64_t kernel, Border border, const at::TensorOptions& coords) {
   resample::TapTable t;
   t.window = resample::border_positions(size, (kernel - 1) / 2, size + kernel - 1, border, coords.dtype(at::kLong),
                                         &t.valid);
@@ -131,7 +131,7 @@ class MedianBlur final : public ConfiguredTransform<MedianConfig> {
   at::Tensor run(const at::Tensor& x, const MedianConfig& c) const override {
     DEVPARITY_TRACE_SCOPE("median_blur");
     const int64_t ry = c.ky / 2, rx = c.kx / 2;
-    const auto padded = image::pad(x, ry, ry, rx, rx, "constant", 0.0);
+    const auto padded = image::pad(x, ry, ry, rx, rx, Border::kConstant, 0.0);
     const auto windows = padded.unfold(2, c.ky, 1).unfold(3, c.kx, 1).reshape(
         {x.size(0), x.size(1), x.size(2), x.size(3), c.ky * c.kx});
     // torch.median's lower median; sort is what meta runs (median is not).
@@ -144,14 +144,14 @@ class MedianBlur final : public ConfiguredTransform<MedianConfig> {
 struct MotionConfig {
   int64_t k = 5;
   double angle = 0, direction = 0;
-  std::string border = "constant";
+  Border border = Border::kConstant;
   static MotionConfig read(ObjectReader& r) {
     MotionConfig c;
     c.k = r.integer("kernel_size", std::nullopt, 3, 255);
     if (c.k % 2 == 0) throw FieldError(r.pointer("kernel_size"), fmt::format("kernel size must be odd, got {}", c.k));
     c.angle = r.number("angle", std::nullopt, -1e4, 1e4);
     c.direction = r.number("direction", 0.0, -1e6, 1e6);
-    c.border = r.string("border", "constant", kBorders);
+    c.border = read_mode(r, "border", Border::kConstant, kBorders);
     return c;
   }
   void check(c10::IntArrayRef) const {}
@@ -159,7 +159,7 @@ struct MotionConfig {
     out["kernel_size"] = k;
     out["angle"] = angle;
     out["direction"] = direction;
-    out["border"] = border;
+    out["border"] = name_of(border);
   }
 
   // Row-major k x k weights (Kornia's get_motion_kernel2d), in float64.

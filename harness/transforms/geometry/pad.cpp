@@ -24,7 +24,7 @@ namespace {
 
 struct PadConfig {
   int64_t left = 0, top = 0, right = 0, bottom = 0;
-  std::string mode = "constant";
+  Border mode = Border::kConstant;
   double fill = 0.0;
   static PadConfig read(ObjectReader& r) {
     PadConfig c;
@@ -46,14 +46,20 @@ struct PadConfig {
         throw FieldError(r.pointer("padding"), "expected 1, 2 or 4 integers");
       }
     }
-    c.mode = r.string("padding_mode", "constant", {"constant", "edge", "reflect", "symmetric", "circular"});
+    // torchvision spells replicate "edge".
+    const auto name = r.string("padding_mode", "constant", {"constant", "edge", "reflect", "symmetric", "circular"});
+    c.mode = name == "edge" ? Border::kReplicate
+             : name == "reflect" ? Border::kReflect
+             : name == "symmetric" ? Border::kSymmetric
+             : name == "circular" ? Border::kCircular
+                                  : Border::kConstant;
     c.fill = r.number("fill", 0.0, -1e6, 1e6);
     return c;
   }
   void check(c10::IntArrayRef) const {}
   void write(nlohmann::json& out) const {
     out["padding"] = {left, top, right, bottom};
-    out["padding_mode"] = mode;
+    out["padding_mode"] = mode == Border::kReplicate ? "edge" : name_of(mode);
     out["fill"] = fill;
   }
 };
@@ -73,8 +79,7 @@ class Pad final : public ConfiguredTransform<PadConfig> {
  private:
   at::Tensor run(const at::Tensor& x, const PadConfig& c) const override {
     DEVPARITY_TRACE_SCOPE("pad");
-    const std::string mode = c.mode == "edge" ? "replicate" : c.mode;
-    return image::pad(x, c.top, c.bottom, c.left, c.right, mode, c.fill);
+    return image::pad(x, c.top, c.bottom, c.left, c.right, c.mode, c.fill);
   }
 };
 

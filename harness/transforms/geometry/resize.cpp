@@ -128,10 +128,10 @@ TapTable area_taps(int64_t in, int64_t out, const at::TensorOptions& coords) {
 TapTable axis_taps(const ResizeConfig& c, int64_t in, int64_t out, bool single_precision,
                    const at::TensorOptions& coords) {
   DEVPARITY_TRACE_SCOPE("taps");
-  const auto& mode = c.interpolation;
-  if (mode == "nearest") return nearest_taps(in, out, coords);
-  if (mode == "area") return area_taps(in, out, coords);
-  const bool cubic = mode == "bicubic";
+  const auto mode = c.interpolation;
+  if (mode == Interpolation::kNearest) return nearest_taps(in, out, coords);
+  if (mode == Interpolation::kArea) return area_taps(in, out, coords);
+  const bool cubic = mode == Interpolation::kBicubic;
   const double scale = axis_scale(in, out, c.align_corners, single_precision);
   if (c.antialias) return antialias_taps(in, out, scale, cubic ? 4 : 2, cubic, coords);
   return cubic ? cubic_taps(in, out, c.align_corners, scale, coords)
@@ -182,7 +182,7 @@ class Resize final : public ConfiguredTransform<ResizeParams> {
 // rescale's parameters.
 struct RescaleParams {
   double fy = 1.0, fx = 1.0;
-  std::string interpolation = "bilinear";
+  Interpolation interpolation = Interpolation::kBilinear;
   bool antialias = false;
   bool align_corners = false;
 
@@ -197,10 +197,10 @@ struct RescaleParams {
       p.fy = f[0];
       p.fx = f[1];
     }
-    p.interpolation = reader.string("interpolation", std::string("bilinear"), interpolation_modes());
+    p.interpolation = read_mode(reader, "interpolation", Interpolation::kBilinear, interpolation_modes());
     p.antialias = reader.boolean("antialias", false);
     p.align_corners = reader.boolean("align_corners", false);
-    if (p.align_corners && p.interpolation != "bilinear" && p.interpolation != "bicubic") {
+    if (p.align_corners && !interpolates(p.interpolation)) {
       throw FieldError("/align_corners",
                        "align_corners can only be set with bilinear or bicubic interpolation");
     }
@@ -216,7 +216,7 @@ struct RescaleParams {
   }
   void write(nlohmann::json& out) const {
     out["factor"] = {fy, fx};
-    out["interpolation"] = interpolation;
+    out["interpolation"] = name_of(interpolation);
     out["antialias"] = antialias;
     out["align_corners"] = align_corners;
   }
@@ -253,7 +253,7 @@ std::pair<int64_t, int64_t> rescaled_size(int64_t height, int64_t width, double 
 }
 
 at::Tensor rescale_image(const at::Tensor& x, double fy, double fx,
-                         const std::string& interpolation, bool antialias, bool align_corners) {
+                         Interpolation interpolation, bool antialias, bool align_corners) {
   DEVPARITY_TRACE_SCOPE("rescale");
   const int64_t h = x.size(2), w = x.size(3);
   const auto size = rescaled_size(h, w, fy, fx);
@@ -268,7 +268,7 @@ at::Tensor rescale_image(const at::Tensor& x, double fy, double fx,
     auto k_w = static_cast<int64_t>(std::max(4.0 * s_w, 3.0));
     if (k_h % 2 == 0) ++k_h;
     if (k_w % 2 == 0) ++k_w;
-    y = gaussian_blur(y, k_h, k_w, {{s_h, s_w}}, "reflect");
+    y = gaussian_blur(y, k_h, k_w, {{s_h, s_w}}, Border::kReflect);
   }
   ResizeConfig c;
   c.height = size.first;

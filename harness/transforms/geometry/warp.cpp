@@ -69,14 +69,15 @@ namespace {
 constexpr double kDegree = M_PI / 180.0;
 
 struct WarpOptions {
-  std::string interpolation;
-  std::string padding = "zeros";
+  Interpolation interpolation = Interpolation::kBilinear;
+  Padding padding = Padding::kZeros;
   std::vector<double> fill;  // empty: plain zeros
 
-  static WarpOptions read(ObjectReader& r, const char* default_interpolation) {
+  static WarpOptions read(ObjectReader& r, Interpolation default_interpolation) {
     WarpOptions o;
-    o.interpolation = r.string("interpolation", default_interpolation, {"nearest", "bilinear", "bicubic"});
-    o.padding = r.string("padding_mode", "zeros", {"zeros", "border", "reflection"});
+    o.interpolation = read_mode(r, "interpolation", default_interpolation,
+                                {Interpolation::kNearest, Interpolation::kBilinear, Interpolation::kBicubic});
+    o.padding = read_mode(r, "padding_mode", Padding::kZeros, {Padding::kZeros, Padding::kBorder, Padding::kReflection});
     if (auto fill = random_draws::read_per_channel(r, "fill", -1e6, 1e6)) o.fill = std::move(*fill);
     return o;
   }
@@ -86,15 +87,15 @@ struct WarpOptions {
     }
   }
   void write(nlohmann::json& out) const {
-    out["interpolation"] = interpolation;
-    out["padding_mode"] = padding;
+    out["interpolation"] = name_of(interpolation);
+    out["padding_mode"] = name_of(padding);
     out["fill"] = fill.empty() ? nlohmann::json(nullptr) : nlohmann::json(fill);
   }
 };
 
 // The resampling parameters every warp takes.
-std::vector<ParamDoc> warp_docs(const char* default_interpolation) {
-  return {{"interpolation", "nearest|bilinear|bicubic", fmt::format("\"{}\"", default_interpolation), ""},
+std::vector<ParamDoc> warp_docs(Interpolation default_interpolation) {
+  return {{"interpolation", "nearest|bilinear|bicubic", fmt::format("\"{}\"", name_of(default_interpolation)), ""},
           {"padding_mode", "zeros|border|reflection", "\"zeros\"", "grid_sample's padding"},
           {"fill", "number, [per channel] or null", "null",
            "colour of the area from outside the image (zeros padding; in the dtype's units)"}};
@@ -204,7 +205,7 @@ struct RotateConfig {
     c.angle = r.number("angle", std::nullopt, -1e4, 1e4);
     c.expand = r.boolean("expand", false);
     c.center = read_center(r);
-    c.warp = WarpOptions::read(r, "nearest");
+    c.warp = WarpOptions::read(r, Interpolation::kNearest);
     return c;
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
@@ -225,7 +226,7 @@ class Rotate final : public ConfiguredTransform<RotateConfig> {
                 .param("angle", "number (degrees)", "required", "counter-clockwise")
                 .param("expand", "bool", "false", "grow the output to hold the whole rotated image")
                 .param("center", "[x, y] or null", "null", "pixel coordinates; null: the image centre")
-                .params(warp_docs("nearest"))
+                .params(warp_docs(Interpolation::kNearest))
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -258,7 +259,7 @@ struct AffineConfig {
       c.shear = read_pair(r, "shear", {0, 0}, -89.0, 89.0);
     }
     c.center = read_center(r);
-    c.warp = WarpOptions::read(r, "nearest");
+    c.warp = WarpOptions::read(r, Interpolation::kNearest);
     return c;
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
@@ -283,7 +284,7 @@ class Affine final : public ConfiguredTransform<AffineConfig> {
                 .param("scale", "number > 0", "1", "")
                 .param("shear", "s (along x) or [sx, sy] degrees in [-89, 89]", "[0, 0]", "")
                 .param("center", "[x, y] or null", "null", "pixel coordinates; null: the image centre")
-                .params(warp_docs("nearest"))
+                .params(warp_docs(Interpolation::kNearest))
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -342,7 +343,7 @@ struct PerspectiveConfig {
     const auto coeffs = perspective_coeffs(c.start, c.end);
     if (!coeffs) throw FieldError(r.pointer("endpoints"), "the corners do not define a perspective (collinear)");
     c.coeffs = *coeffs;
-    c.warp = WarpOptions::read(r, "bilinear");
+    c.warp = WarpOptions::read(r, Interpolation::kBilinear);
     r.get("coefficients");  // written by write(), recomputed here
     return c;
   }
@@ -363,7 +364,7 @@ class Perspective final : public ConfiguredTransform<PerspectiveConfig> {
                      "the projective map taking four start corners to four end corners (torchvision)")
                 .param("startpoints", "four [x, y]", "required", "corners in the input")
                 .param("endpoints", "four [x, y]", "required", "where they go in the output")
-                .params(warp_docs("bilinear"))
+                .params(warp_docs(Interpolation::kBilinear))
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -397,7 +398,7 @@ class Elastic final : public StatefulImageTransform {
                 .param("alpha", "number or [ax, ay] >= 0", "[50, 50]", "displacement strength in pixels")
                 .param("sigma", "number or [sx, sy] >= 0", "[5, 5]", "smoothness of the field")
                 .param("seed", "integer >= 0", "drawn", "seed of the field (reports give it, to replay)")
-                .params(warp_docs("bilinear"))
+                .params(warp_docs(Interpolation::kBilinear))
                 .dtypes(kImageDtypes)
                 .random()
                 .differentiable()) {}
@@ -422,7 +423,7 @@ class Elastic final : public StatefulImageTransform {
       auto d = at::rand({1, 1, size[0], size[1]}, gen, at::kFloat) * 2 - 1;
       if (sigma[static_cast<size_t>(axis)] > 0.0) {
         const auto k = elastic_kernel(sigma[static_cast<size_t>(axis)]);
-        d = gaussian_blur(d, k, k, {{sigma[1], sigma[0]}}, "reflect");
+        d = gaussian_blur(d, k, k, {{sigma[1], sigma[0]}}, Border::kReflect);
       }
       return d * alpha[static_cast<size_t>(axis)] / scale;
     };
@@ -435,7 +436,7 @@ class Elastic final : public StatefulImageTransform {
 
   at::Tensor run(const at::Tensor& x, const nlohmann::json& p, TransformState& state) const override {
     ObjectReader r(p);
-    const auto o = WarpOptions::read(r, "bilinear");
+    const auto o = WarpOptions::read(r, Interpolation::kBilinear);
     const auto size = r.integers("size", 2, 1, int64_t{1} << 31);
     TORCH_CHECK(size[0] == x.size(2) && size[1] == x.size(3), "elastic_transform: a field for ", size[0], "x",
                 size[1], ", input ", x.sizes());
@@ -452,7 +453,7 @@ class Elastic final : public StatefulImageTransform {
   nlohmann::json read_fixed(ObjectReader& r, c10::IntArrayRef shape) const {
     const auto alpha = read_pair(r, "alpha", {50, 50}, 0, 1e6);
     const auto sigma = read_pair(r, "sigma", {5, 5}, 0, 1e3);
-    const auto warp = WarpOptions::read(r, "bilinear");
+    const auto warp = WarpOptions::read(r, Interpolation::kBilinear);
     warp.check(shape);
     nlohmann::json out = {{"alpha", {alpha.first, alpha.second}}, {"sigma", {sigma.first, sigma.second}}};
     warp.write(out);
@@ -510,7 +511,7 @@ class ThinPlateSpline final : public Described<Transform> {
                        "source control points")
                 .param("dst", "[[[x, y], ...] per sample]", "drawn", "where each goes in the output")
                 .param("align_corners", "bool", "false", "grid_sample's normalisation, as Kornia's default")
-                .params(warp_docs("bilinear"))
+                .params(warp_docs(Interpolation::kBilinear))
                 .dtypes(kImageDtypes)
                 .random()
                 .differentiable()) {}
@@ -519,7 +520,7 @@ class ThinPlateSpline final : public Described<Transform> {
     ObjectReader r(given);
     const double scale = r.number("scale", 0.2, 0.0, 1e3);
     const auto src = r.has("src") ? read_points(*r.get("src"), r.pointer("src")) : kTpsSource;
-    const auto warp = WarpOptions::read(r, "bilinear");
+    const auto warp = WarpOptions::read(r, Interpolation::kBilinear);
     warp.check(shape);
     const bool align = r.boolean("align_corners", false);
     const int64_t batch = shape[0], n = static_cast<int64_t>(src.size());
@@ -551,7 +552,7 @@ class ThinPlateSpline final : public Described<Transform> {
     ObjectReader r(p);
     const auto src = read_points(*r.get("src"), "/src");
     const auto dst = read_dst(*r.get("dst"), "/dst", x.size(0), src.size());
-    const auto warp = WarpOptions::read(r, "bilinear");
+    const auto warp = WarpOptions::read(r, Interpolation::kBilinear);
     const bool align = r.boolean("align_corners", false);
     if (x.size(0) == 0) return x.clone();
     const int64_t h = x.size(2), w = x.size(3);

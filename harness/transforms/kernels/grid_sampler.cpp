@@ -19,9 +19,9 @@ at::Tensor reflect(const at::Tensor& c, int64_t size) {
   return mirrored.sub(0.5).clamp(0.0, span - 1.0);
 }
 
-at::Tensor padded(const at::Tensor& c, int64_t size, const std::string& padding) {
-  if (padding == "border") return c.clamp(0.0, static_cast<double>(size - 1));
-  if (padding == "reflection") return reflect(c, size);
+at::Tensor padded(const at::Tensor& c, int64_t size, Padding padding) {
+  if (padding == Padding::kBorder) return c.clamp(0.0, static_cast<double>(size - 1));
+  if (padding == Padding::kReflection) return reflect(c, size);
   return c;
 }
 
@@ -36,14 +36,14 @@ std::vector<at::Tensor> cubic_weights(const at::Tensor& t) {
 struct Reader {
   at::Tensor flat;  // (N, C, H * W)
   int64_t n, c, h, w, ho, wo;
-  std::string padding;
+  Padding padding;
 
   // x's values at integer positions (iy, ix) of shape (N or 1, Ho, Wo),
   // zeros outside for zeros padding, as (N, C, Ho, Wo).
   at::Tensor at_positions(const at::Tensor& iy, const at::Tensor& ix) const {
     auto y = iy, x = ix;
     at::Tensor inside;
-    if (padding == "zeros") {
+    if (padding == Padding::kZeros) {
       inside = iy.ge(0).bitwise_and(iy.le(h - 1)).bitwise_and(ix.ge(0)).bitwise_and(ix.le(w - 1));
     }
     // Border and reflection coordinates are inside already, up to the
@@ -64,20 +64,20 @@ c10::ScalarType compute_dtype(const at::Tensor& image) {
 }
 
 at::Tensor sample(const at::Tensor& x, const at::Tensor& sx_in, const at::Tensor& sy_in,
-                  const std::string& interpolation, const std::string& padding) {
+                  Interpolation interpolation, Padding padding) {
   const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
   const int64_t ho = sx_in.size(1), wo = sx_in.size(2);
   const Reader reader{x.reshape({n, c, h * w}), n, c, h, w, ho, wo, padding};
   const auto longs = [](const at::Tensor& t) { return t.to(at::kLong); };
   // Bicubic pads each tap's position, not the coordinate (as grid_sample).
-  const bool cubic = interpolation == "bicubic";
+  const bool cubic = interpolation == Interpolation::kBicubic;
   const auto sx = cubic ? sx_in : padded(sx_in, w, padding);
   const auto sy = cubic ? sy_in : padded(sy_in, h, padding);
-  if (interpolation == "nearest") return reader.at_positions(longs(sy.round()), longs(sx.round()));
+  if (interpolation == Interpolation::kNearest) return reader.at_positions(longs(sy.round()), longs(sx.round()));
   const auto x0 = sx.floor(), y0 = sy.floor();
   const auto tx = (sx - x0).unsqueeze(1), ty = (sy - y0).unsqueeze(1);
   const auto ix = longs(x0), iy = longs(y0);
-  if (interpolation == "bilinear") {
+  if (interpolation == Interpolation::kBilinear) {
     const auto top = reader.at_positions(iy, ix) * (1.0 - tx) + reader.at_positions(iy, ix + 1) * tx;
     const auto bottom = reader.at_positions(iy + 1, ix) * (1.0 - tx) + reader.at_positions(iy + 1, ix + 1) * tx;
     return top * (1.0 - ty) + bottom * ty;
@@ -87,8 +87,8 @@ at::Tensor sample(const at::Tensor& x, const at::Tensor& sx_in, const at::Tensor
   const auto wx = cubic_weights(tx), wy = cubic_weights(ty);
   auto tap_positions = [&](const at::Tensor& i, int64_t k, int64_t size) {
     auto p = i + (k - 1);
-    if (padding == "reflection") return longs(reflect(p.to(sx.scalar_type()), size));
-    if (padding == "border") return p.clamp(0, size - 1);
+    if (padding == Padding::kReflection) return longs(reflect(p.to(sx.scalar_type()), size));
+    if (padding == Padding::kBorder) return p.clamp(0, size - 1);
     return p;
   };
   at::Tensor out;
@@ -106,11 +106,10 @@ at::Tensor sample(const at::Tensor& x, const at::Tensor& sx_in, const at::Tensor
 }
 
 at::Tensor warp(const at::Tensor& image, const at::Tensor& sx, const at::Tensor& sy,
-                const std::string& interpolation, const std::string& padding,
-                const std::vector<double>& fill) {
+                Interpolation interpolation, Padding padding, const std::vector<double>& fill) {
   const bool fp = image.is_floating_point();
   auto x = fp ? image : image.to(at::kFloat);
-  const bool blend_fill = !fill.empty() && padding == "zeros";
+  const bool blend_fill = !fill.empty() && padding == Padding::kZeros;
   if (blend_fill) x = at::cat({x, at::ones({x.size(0), 1, x.size(2), x.size(3)}, x.options())}, 1);
   auto out = sample(x, sx, sy, interpolation, padding);
   if (blend_fill) {
@@ -120,7 +119,7 @@ at::Tensor warp(const at::Tensor& image, const at::Tensor& sx, const at::Tensor&
     auto values = fill;
     if (values.size() == 1) values.resize(static_cast<size_t>(c), values[0]);
     const auto fill_image = image::per_channel(values, out.options());
-    if (interpolation == "nearest") {
+    if (interpolation == Interpolation::kNearest) {
       const auto outside = mask.lt(0.5);
       out = image::choose(outside.expand_as(out), fill_image.expand_as(out), out);
     } else {

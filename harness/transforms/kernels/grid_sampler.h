@@ -16,16 +16,18 @@
 /// whole path runs on meta too. Interpolation runs in the coordinates'
 /// floating dtype.
 
+#include "harness/transforms/kernels/modes.h"
+
 #include <ATen/core/Tensor.h>
 
-#include <string>
+#include <vector>
 
 namespace devparity::sampler {
 
 /// `x` (N, C, H, W floating) sampled at `sx`, `sy` (N or 1, Ho, Wo, x's
 /// dtype, in source pixel coordinates). Returns (N, C, Ho, Wo).
 at::Tensor sample(const at::Tensor& x, const at::Tensor& sx, const at::Tensor& sy,
-                  const std::string& interpolation, const std::string& padding);
+                  Interpolation interpolation, Padding padding);
 
 /// torchvision's _apply_grid_transform around sample(): uint8 runs in
 /// float32 and is rounded back (half to even); with zeros padding, the area
@@ -33,8 +35,7 @@ at::Tensor sample(const at::Tensor& x, const at::Tensor& sx, const at::Tensor& s
 /// or one for all; empty for plain zeros) by a sampled coverage mask, which
 /// nearest thresholds at 0.5.
 at::Tensor warp(const at::Tensor& image, const at::Tensor& sx, const at::Tensor& sy,
-                const std::string& interpolation, const std::string& padding,
-                const std::vector<double>& fill);
+                Interpolation interpolation, Padding padding, const std::vector<double>& fill);
 
 /// The floating dtype warp() computes in for `image`.
 c10::ScalarType compute_dtype(const at::Tensor& image);

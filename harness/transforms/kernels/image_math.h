@@ -4,6 +4,8 @@
 /// input's device and uses only ops that LibTorch 1.13's meta device runs:
 /// no at::where, abs, flip, index_select, logical_not or conv2d.
 
+#include "harness/transforms/kernels/modes.h"
+
 #include <ATen/core/Tensor.h>
 
 #include <string>
@@ -59,7 +61,7 @@ at::Tensor ycbcr_to_rgb(const at::Tensor& ycbcr);
 /// reflect | symmetric | replicate | circular | constant (`fill`, in x's
 /// units). Positions are gathered on the device.
 at::Tensor pad(const at::Tensor& x, int64_t top, int64_t bottom, int64_t left, int64_t right,
-               const std::string& mode, double fill = 0.0);
+               Border mode, double fill = 0.0);
 
 /// sum_k weights[k] * x shifted by offsets[k] (dy, dx), on the H x W window
 /// that every shift keeps inside the image: a small stencil without conv2d.

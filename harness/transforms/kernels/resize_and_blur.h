@@ -24,7 +24,7 @@ at::Tensor resize_image(const at::Tensor& x, const ResizeConfig& config,
 /// odd (reflect border); then resize without LibTorch's own antialias. uint8
 /// goes through both stages in fixed point.
 at::Tensor rescale_image(const at::Tensor& x, double fy, double fx,
-                         const std::string& interpolation, bool antialias, bool align_corners);
+                         Interpolation interpolation, bool antialias, bool align_corners);
 
 /// The output size rescale_image() gives for an H x W input.
 std::pair<int64_t, int64_t> rescaled_size(int64_t height, int64_t width, double fy, double fx);
@@ -33,6 +33,6 @@ std::pair<int64_t, int64_t> rescaled_size(int64_t height, int64_t width, double 
 /// one per sample, border reflect | replicate | constant | circular.
 at::Tensor gaussian_blur(const at::Tensor& x, int64_t ky, int64_t kx,
                          const std::vector<std::pair<double, double>>& sigma,
-                         const std::string& border = "reflect");
+                         Border border = Border::kReflect);
 
 }  // namespace devparity

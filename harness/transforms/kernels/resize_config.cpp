@@ -9,20 +9,23 @@
 
 namespace devparity {
 
-const std::vector<std::string>& interpolation_modes() {
-  static const std::vector<std::string> modes = {"nearest", "bilinear", "bicubic", "area"};
+const std::vector<Interpolation>& interpolation_modes() {
+  static const std::vector<Interpolation> modes = {Interpolation::kNearest, Interpolation::kBilinear,
+                                                   Interpolation::kBicubic, Interpolation::kArea};
   return modes;
 }
+
+bool interpolates(Interpolation mode) { return mode == Interpolation::kBilinear || mode == Interpolation::kBicubic; }
 
 ResizeConfig ResizeConfig::read(ObjectReader& reader) {
   ResizeConfig c;
   const auto size = reader.integers("size", 2, 1, 1 << 16);
   c.height = size[0];
   c.width = size[1];
-  c.interpolation = reader.string("interpolation", std::string("bilinear"), interpolation_modes());
+  c.interpolation = read_mode(reader, "interpolation", Interpolation::kBilinear, interpolation_modes());
   c.antialias = reader.boolean("antialias", false);
   c.align_corners = reader.boolean("align_corners", false);
-  const bool interpolating = c.interpolation == "bilinear" || c.interpolation == "bicubic";
+  const bool interpolating = interpolates(c.interpolation);
   // LibTorch's interpolate raises for these; so do we, at the field.
   if (c.align_corners && !interpolating) {
     throw FieldError(reader.pointer("align_corners"),
@@ -37,7 +40,7 @@ ResizeConfig ResizeConfig::read(ObjectReader& reader) {
 
 void ResizeConfig::write(nlohmann::json& out) const {
   out["size"] = {height, width};
-  out["interpolation"] = interpolation;
+  out["interpolation"] = name_of(interpolation);
   out["antialias"] = antialias;
   out["align_corners"] = align_corners;
 }

@@ -2,6 +2,8 @@
 /// Parameters shared by `resize` (reference) and `interpolate` (LibTorch's own
 /// op), so both accept the same JSON and can be compared case by case.
 
+#include "harness/transforms/kernels/modes.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <c10/util/ArrayRef.h>
@@ -19,7 +21,7 @@ struct ParamDoc;
 struct ResizeConfig {
   int64_t height = 0;                   ///< output H
   int64_t width = 0;                    ///< output W
-  std::string interpolation = "bilinear";  ///< nearest | bilinear | bicubic | area
+  Interpolation interpolation = Interpolation::kBilinear;
   bool antialias = false;               ///< bilinear/bicubic only
   bool align_corners = false;           ///< bilinear/bicubic only
 
@@ -35,6 +37,9 @@ struct ResizeConfig {
 };
 
 /// The interpolation modes, in documentation order.
-const std::vector<std::string>& interpolation_modes();
+const std::vector<Interpolation>& interpolation_modes();
+
+/// bilinear or bicubic: the modes that take align_corners and antialias.
+bool interpolates(Interpolation mode);
 
 }  // namespace devparity

@@ -147,30 +147,40 @@ at::Tensor separable(const at::Tensor& x, const TapTable* taps_h, const TapTable
   return taps_w || taps_h ? y : x.clone();
 }
 
-at::Tensor border_positions(int64_t size, int64_t front, int64_t length, const std::string& border,
+namespace {
+
+// Mirror without repeating the edge has period 2 * (size - 1):
+// m = p mod period, index = (size - 1) - |m - (size - 1)|.
+at::Tensor reflected(const at::Tensor& p, int64_t size) {
+  if (size == 1) return at::zeros_like(p);
+  const int64_t period = 2 * (size - 1);
+  const auto m = at::remainder(p, period);
+  return (size - 1) - absolute_value(m - (size - 1));
+}
+
+}  // namespace
+
+at::Tensor border_positions(int64_t size, int64_t front, int64_t length, Border border,
                             const at::TensorOptions& long_options, at::Tensor* valid) {
   const auto p = at::arange(length, long_options) - front;
-  if (border == "replicate") return p.clamp(0, size - 1);
-  if (border == "circular") return at::remainder(p, size);
-  if (border == "reflect") {
-    if (size == 1) return at::zeros_like(p);
-    // Mirror without repeating the edge has period 2 * (size - 1):
-    // m = p mod period, index = (size - 1) - |m - (size - 1)|.
-    const int64_t period = 2 * (size - 1);
-    const auto m = at::remainder(p, period);
-    return (size - 1) - absolute_value(m - (size - 1));
+  switch (border) {
+    case Border::kReplicate:
+      return p.clamp(0, size - 1);
+    case Border::kCircular:
+      return at::remainder(p, size);
+    case Border::kReflect:
+      return reflected(p, size);
+    case Border::kSymmetric: {
+      // Mirror repeating the edge: period 2 * size; in doubled units the
+      // index is ((2 size - 1) - |2 m - (2 size - 1)|) / 2, exact in integers.
+      const auto m = at::remainder(p, 2 * size);
+      return ((2 * size - 1) - absolute_value(m * 2 - (2 * size - 1))).div(2, "floor");
+    }
+    case Border::kConstant:
+      if (valid != nullptr) *valid = ((p >= 0) & (p < size)).to(at::kByte);
+      return p.clamp(0, size - 1);
   }
-  if (border == "symmetric") {
-    // Mirror repeating the edge: period 2 * size; in doubled units the
-    // index is ((2 size - 1) - |2 m - (2 size - 1)|) / 2, exact in integers.
-    const auto m = at::remainder(p, 2 * size);
-    return ((2 * size - 1) - absolute_value(m * 2 - (2 * size - 1))).div(2, "floor");
-  }
-  if (border == "constant") {
-    if (valid != nullptr) *valid = ((p >= 0) & (p < size)).to(at::kByte);
-    return p.clamp(0, size - 1);
-  }
-  throw std::invalid_argument("unknown border mode '" + border + "'");
+  throw std::invalid_argument("unknown border mode");
 }
 
 }  // namespace devparity::resample

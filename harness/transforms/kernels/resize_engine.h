@@ -28,6 +28,8 @@
 /// float round trip only where the value is a tie (half up here, half to even
 /// there) or within float32 rounding of one.
 
+#include "harness/transforms/kernels/modes.h"
+
 #include <ATen/core/Tensor.h>
 
 #include <string>
@@ -76,7 +78,7 @@ at::Tensor separable(const at::Tensor& x, const TapTable* taps_h, const TapTable
 /// mirrors about the edge pixels without repeating them, symmetric repeats
 /// them (numpy's names); both fold repeatedly, so any padding works.
 /// For constant, positions outside are clamped and `*valid` gets the 0/1 mask.
-at::Tensor border_positions(int64_t size, int64_t front, int64_t length, const std::string& border,
+at::Tensor border_positions(int64_t size, int64_t front, int64_t length, Border border,
                             const at::TensorOptions& long_options, at::Tensor* valid);
 
 /// |x| from ops the meta device runs (at::abs does not, in LibTorch 1.13).

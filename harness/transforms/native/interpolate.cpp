@@ -32,10 +32,10 @@ class Interpolate final : public ConfiguredTransform<ResizeConfig> {
  private:
   at::Tensor run(const at::Tensor& x, const ResizeConfig& c) const override {
     const std::vector<int64_t> size = {c.height, c.width};
-    const auto& mode = c.interpolation;
-    if (mode == "nearest") return at::upsample_nearest2d(x, size);
-    if (mode == "area") return at::adaptive_avg_pool2d(x, size);
-    if (mode == "bilinear") {
+    const auto mode = c.interpolation;
+    if (mode == Interpolation::kNearest) return at::upsample_nearest2d(x, size);
+    if (mode == Interpolation::kArea) return at::adaptive_avg_pool2d(x, size);
+    if (mode == Interpolation::kBilinear) {
       return c.antialias ? at::_upsample_bilinear2d_aa(x, size, c.align_corners)
                          : at::upsample_bilinear2d(x, size, c.align_corners);
     }

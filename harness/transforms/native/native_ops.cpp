@@ -14,6 +14,7 @@
 #include "harness/subject/state.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/kernels/modes.h"
 #include "harness/transforms/random/draws.h"
 
 #include <ATen/ATen.h>
@@ -21,12 +22,23 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <mutex>
 
 namespace devparity {
 namespace {
+
+// grid_sampler's modes and paddings, in the order of its integer codes.
+const std::vector<Interpolation> kGridModes = {Interpolation::kBilinear, Interpolation::kNearest,
+                                               Interpolation::kBicubic};
+const std::vector<Padding> kGridPaddings = {Padding::kZeros, Padding::kBorder, Padding::kReflection};
+
+template <typename Mode>
+int64_t code_of(Mode mode, const std::vector<Mode>& codes) {
+  return std::find(codes.begin(), codes.end(), mode) - codes.begin();
+}
 
 // A 4-D op's (height, width) pair: a number means both.
 std::pair<int64_t, int64_t> read_pair(ObjectReader& r, const std::string& key, int64_t fallback,
@@ -78,8 +90,8 @@ class GridSample final : public Described<StatefulTransform> {
       }
     }
     out["theta"] = {{theta[0], theta[1], theta[2]}, {theta[3], theta[4], theta[5]}};
-    out["mode"] = r.string("mode", std::string("bilinear"), {"bilinear", "nearest", "bicubic"});
-    out["padding_mode"] = r.string("padding_mode", std::string("zeros"), {"zeros", "border", "reflection"});
+    out["mode"] = name_of(read_mode(r, "mode", Interpolation::kBilinear, kGridModes));
+    out["padding_mode"] = name_of(read_mode(r, "padding_mode", Padding::kZeros, kGridPaddings));
     out["align_corners"] = r.boolean("align_corners", false);
     r.finish();
     return out;
@@ -97,13 +109,14 @@ class GridSample final : public Described<StatefulTransform> {
 
   using StatefulTransform::apply;
   at::Tensor apply(const at::Tensor& x, const nlohmann::json& params, TransformState& state) const override {
-    static const std::map<std::string, int64_t> modes = {{"bilinear", 0}, {"nearest", 1}, {"bicubic", 2}};
-    static const std::map<std::string, int64_t> paddings = {{"zeros", 0}, {"border", 1}, {"reflection", 2}};
+    ObjectReader r(params);
+    const auto mode = read_mode(r, "mode", Interpolation::kBilinear, kGridModes);
+    const auto padding = read_mode(r, "padding_mode", Padding::kZeros, kGridPaddings);
     const bool align = params.at("align_corners").get<bool>();
     const auto theta = state.tensor("theta").to(x.scalar_type()).expand({x.size(0), 2, 3});
     const auto grid = at::affine_grid_generator(theta, x.sizes(), align);
-    return at::grid_sampler(x, grid, modes.at(params.at("mode").get<std::string>()),
-                            paddings.at(params.at("padding_mode").get<std::string>()), align);
+    // grid_sampler's integer codes: the order of kGridModes and kGridPaddings.
+    return at::grid_sampler(x, grid, code_of(mode, kGridModes), code_of(padding, kGridPaddings), align);
   }
 
 };
@@ -262,7 +275,7 @@ class AvgPool2d final : public ConfiguredTransform<PoolConfig> {
 struct ConvBlurConfig {
   std::pair<int64_t, int64_t> kernel;
   std::pair<double, double> sigma;
-  std::string border;
+  Border border = Border::kReflect;
 
   static ConvBlurConfig read(ObjectReader& r) {
     ConvBlurConfig c;
@@ -280,11 +293,12 @@ struct ConvBlurConfig {
     } else {
       c.sigma = {1.0, 1.0};
     }
-    c.border = r.string("border", std::string("reflect"), {"reflect", "replicate", "constant", "circular"});
+    c.border = read_mode(r, "border", Border::kReflect,
+                         {Border::kReflect, Border::kReplicate, Border::kConstant, Border::kCircular});
     return c;
   }
   void check(c10::IntArrayRef shape) const {
-    if (border == "reflect" && (kernel.first / 2 >= shape[2] || kernel.second / 2 >= shape[3])) {
+    if (border == Border::kReflect && (kernel.first / 2 >= shape[2] || kernel.second / 2 >= shape[3])) {
       throw InputError(fmt::format("conv_blur: reflect padding of {}x{} needs an input larger than that, "
                                    "got {}x{}",
                                    kernel.first / 2, kernel.second / 2, shape[2], shape[3]));
@@ -293,7 +307,7 @@ struct ConvBlurConfig {
   void write(nlohmann::json& out) const {
     out["kernel_size"] = {kernel.first, kernel.second};
     out["sigma"] = {sigma.first, sigma.second};
-    out["border"] = border;
+    out["border"] = name_of(border);
   }
 };
 
@@ -334,11 +348,11 @@ class ConvBlur final : public ConfiguredTransform<ConvBlurConfig> {
     const auto weight = kernel2d.expand({channels, 1, ky, kx}).contiguous();
     const auto py = ky / 2, px = kx / 2;
     at::Tensor padded;
-    if (c.border == "reflect") {
+    if (c.border == Border::kReflect) {
       padded = at::reflection_pad2d(x, {px, px, py, py});
-    } else if (c.border == "replicate") {
+    } else if (c.border == Border::kReplicate) {
       padded = at::replication_pad2d(x, {px, px, py, py});
-    } else if (c.border == "circular") {
+    } else if (c.border == Border::kCircular) {
       padded = pad_circular(x, py, px);
     } else {
       padded = at::constant_pad_nd(x, {px, px, py, py}, 0.0);

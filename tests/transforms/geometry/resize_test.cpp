@@ -264,12 +264,12 @@ TEST_F(ResizeTest, RescaleAntialiasIsKorniasBlurThenResize) {
   ResizeConfig c;
   c.height = 12;
   c.width = 10;
-  const auto expected = resize_image(gaussian_blur(x, 3, 3, {{0.5, 0.5}}, "reflect"), c);
+  const auto expected = resize_image(gaussian_blur(x, 3, 3, {{0.5, 0.5}}, Border::kReflect), c);
   EXPECT_TRUE(at::equal(ours, expected));
   // The 3x3, sigma 0.5 taps of the spec: [0.1065070, 0.7869860, 0.1065070].
   auto impulse = at::zeros({1, 1, 1, 5}, at::kDouble);
   impulse[0][0][0][2] = 1.0;
-  const auto taps = values(gaussian_blur(impulse, 1, 3, {{0.5, 0.5}}, "constant"));
+  const auto taps = values(gaussian_blur(impulse, 1, 3, {{0.5, 0.5}}, Border::kConstant));
   EXPECT_NEAR(taps[1], 0.1065070, 1e-7);
   EXPECT_NEAR(taps[2], 0.7869860, 1e-7);
   EXPECT_NEAR(taps[3], 0.1065070, 1e-7);

@@ -24,11 +24,12 @@ TEST(Warp, SamplerMatchesGridSampleInEveryMode) {
   const auto sx = at::rand({2, 5, 6}, at::kDouble) * 13.0 - 2.0;
   const auto sy = at::rand({2, 5, 6}, at::kDouble) * 11.0 - 2.0;
   const auto grid = at::stack({(sx * 2 + 1) / 9.0 - 1, (sy * 2 + 1) / 7.0 - 1}, -1);
-  const std::vector<std::string> modes = {"bilinear", "nearest", "bicubic"};
-  const std::vector<std::string> paddings = {"zeros", "border", "reflection"};
+  // In grid_sampler's order of its integer codes.
+  const std::vector<Interpolation> modes = {Interpolation::kBilinear, Interpolation::kNearest, Interpolation::kBicubic};
+  const std::vector<Padding> paddings = {Padding::kZeros, Padding::kBorder, Padding::kReflection};
   for (int64_t m = 0; m < 3; ++m) {
     for (int64_t p = 0; p < 3; ++p) {
-      SCOPED_TRACE(modes[m] + " " + paddings[p]);
+      SCOPED_TRACE(std::string(name_of(modes[m])) + " " + name_of(paddings[p]));
       expect_close(sampler::sample(x, sx, sy, modes[m], paddings[p]), at::grid_sampler(x, grid, m, p, false), 1e-12);
     }
   }

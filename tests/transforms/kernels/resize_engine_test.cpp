@@ -1,12 +1,16 @@
 #include "harness/transforms/kernels/resize_engine.h"
 
+#include "harness/base/error.h"
+#include "harness/base/json_reader.h"
+
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace devparity::resample {
 namespace {
 
-std::vector<int64_t> positions(int64_t size, int64_t front, int64_t length, const std::string& border,
+std::vector<int64_t> positions(int64_t size, int64_t front, int64_t length, Border border,
                                at::Tensor* valid = nullptr) {
   const auto p = border_positions(size, front, length, border, at::TensorOptions().dtype(at::kLong), valid);
   return std::vector<int64_t>(p.data_ptr<int64_t>(), p.data_ptr<int64_t>() + p.numel());
@@ -14,17 +18,26 @@ std::vector<int64_t> positions(int64_t size, int64_t front, int64_t length, cons
 
 TEST(ResampleTest, BorderPositions) {
   // Positions -2 .. 5 of an axis of 4 pixels.
-  EXPECT_EQ(positions(4, 2, 8, "reflect"), (std::vector<int64_t>{2, 1, 0, 1, 2, 3, 2, 1}));
-  EXPECT_EQ(positions(4, 2, 8, "replicate"), (std::vector<int64_t>{0, 0, 0, 1, 2, 3, 3, 3}));
-  EXPECT_EQ(positions(4, 2, 8, "circular"), (std::vector<int64_t>{2, 3, 0, 1, 2, 3, 0, 1}));
+  EXPECT_EQ(positions(4, 2, 8, Border::kReflect), (std::vector<int64_t>{2, 1, 0, 1, 2, 3, 2, 1}));
+  EXPECT_EQ(positions(4, 2, 8, Border::kReplicate), (std::vector<int64_t>{0, 0, 0, 1, 2, 3, 3, 3}));
+  EXPECT_EQ(positions(4, 2, 8, Border::kCircular), (std::vector<int64_t>{2, 3, 0, 1, 2, 3, 0, 1}));
   at::Tensor valid;
-  EXPECT_EQ(positions(4, 2, 8, "constant", &valid), (std::vector<int64_t>{0, 0, 0, 1, 2, 3, 3, 3}));
+  EXPECT_EQ(positions(4, 2, 8, Border::kConstant, &valid), (std::vector<int64_t>{0, 0, 0, 1, 2, 3, 3, 3}));
   EXPECT_TRUE(at::equal(valid, at::tensor(std::vector<uint8_t>{0, 0, 1, 1, 1, 1, 0, 0})));
   // Reflect keeps mirroring far outside: period 2 * (3 - 1) = 4.
-  EXPECT_EQ(positions(3, 5, 11, "reflect"),
+  EXPECT_EQ(positions(3, 5, 11, Border::kReflect),
             (std::vector<int64_t>{1, 0, 1, 2, 1, 0, 1, 2, 1, 0, 1}));
-  EXPECT_EQ(positions(1, 2, 5, "reflect"), (std::vector<int64_t>{0, 0, 0, 0, 0}));
-  EXPECT_THROW(positions(4, 1, 6, "mirror"), std::invalid_argument);
+  EXPECT_EQ(positions(1, 2, 5, Border::kReflect), (std::vector<int64_t>{0, 0, 0, 0, 0}));
+  // An unknown name never reaches the kernel: the configuration rejects it, listing the modes.
+  const nlohmann::json given = {{"border", "mirror"}};
+  ObjectReader r(given);
+  try {
+    read_mode(r, "border", Border::kReflect, {Border::kReflect, Border::kReplicate});
+    FAIL() << "mirror was accepted";
+  } catch (const FieldError& e) {
+    EXPECT_EQ(e.pointer(), "/border");
+    EXPECT_NE(std::string(e.what()).find("reflect"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ResampleTest, AbsoluteValueRunsOnMeta) {

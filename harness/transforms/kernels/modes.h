@@ -1,0 +1,38 @@
+#pragma once
+/// The modes the kernels take, as enums: a configuration reads its mode once
+/// (in sample(), by name, from the choices it allows) and the kernels
+/// branch on the enum, never on text. Names are the JSON spellings, written
+/// back into the parameters unchanged (internal to harness/transforms).
+
+#include "harness/base/json_reader.h"
+
+#include <string>
+#include <vector>
+
+namespace devparity {
+
+/// Resampling between pixel centres.
+enum class Interpolation { kNearest, kBilinear, kBicubic, kArea };
+/// grid_sample's padding: what a read outside the image gives.
+enum class Padding { kZeros, kBorder, kReflection };
+/// How filters and pads extend an image past its edges.
+enum class Border { kReflect, kReplicate, kConstant, kCircular, kSymmetric };
+
+const char* name_of(Interpolation mode);
+const char* name_of(Padding mode);
+const char* name_of(Border mode);
+
+/// Reads the mode `key` among `allowed` (listed in that order when the field
+/// names another), `fallback` when absent.
+template <typename Mode>
+Mode read_mode(ObjectReader& reader, const std::string& key, Mode fallback, const std::vector<Mode>& allowed) {
+  std::vector<std::string> names;
+  for (auto mode : allowed) names.emplace_back(name_of(mode));
+  const auto name = reader.string(key, std::string(name_of(fallback)), names);
+  for (auto mode : allowed) {
+    if (name == name_of(mode)) return mode;
+  }
+  return fallback;  // string() accepted only a listed name
+}
+
+}  // namespace devparity
