@@ -39,12 +39,15 @@ class Robustness : public ::testing::Test {
     EXPECT_EQ(testing::report_schema_errors(r), std::vector<std::string>{}) << name;
     return r;
   }
-  // Runs `args` in the background, sends `signal` after `seconds`, and
+  // Runs `args` in the background, waits until its result log (r.json.partial)
+  // holds `reported` (at most 120 s, so a loaded machine is waited for rather
+  // than signalled early), lets it run `seconds` more, sends `signal`, and
   // returns the exit status.
-  int run_and_signal(const std::string& args, double seconds, const char* signal) {
+  int run_and_signal(const std::string& args, const std::string& reported, double seconds, const char* signal) {
     const std::string script = "cd " + shell_quote(dir_.path()) + " || exit 1; NO_COLOR=1 " + shell_quote(DEVPARITY_BINARY) +
-                               " " + args + " >out.txt 2>err.txt & pid=$!; sleep " + std::to_string(seconds) +
-                               "; kill -" + signal + " $pid; wait $pid; echo $? > rc.txt";
+                               " " + args + " >out.txt 2>err.txt & pid=$!; for i in $(seq 1200); do grep -qF " +
+                               shell_quote(reported) + " r.json.partial 2>/dev/null && break; sleep 0.1; done; sleep " +
+                               std::to_string(seconds) + "; kill -" + signal + " $pid; wait $pid; echo $? > rc.txt";
     EXPECT_EQ(std::system(("bash -c " + shell_quote(script)).c_str()), 0);
     return std::stoi(testing::read_text(dir_.file("rc.txt")));
   }
@@ -124,7 +127,7 @@ TEST_F(Robustness, SigtermMidRunLeavesAValidReportMarkedInterrupted) {
   dir_.write("suite.json", stuck_suite().dump());
   const int rc = run_and_signal("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:1 --isolate "
                                 "--timeout-s 120 --report r.json",
-                                4, "TERM");
+                                "stuck/crash_hang/float32/cpu/", 1, "TERM");
   EXPECT_EQ(rc, 143) << testing::read_text(dir_.file("out.txt")) << testing::read_text(dir_.file("err.txt"));
   const auto rep = report("r.json");
   EXPECT_EQ(rep["summary"]["interrupted"]["signal"], "SIGTERM");
@@ -142,7 +145,7 @@ TEST_F(Robustness, KillNineLeavesALogThatMergeTurnsIntoAReport) {
   dir_.write("suite.json", stuck_suite().dump());
   // In-process: the hang takes the whole run with it.
   const int rc = run_and_signal("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:1 --report r.json",
-                                4, "KILL");
+                                "stuck/crash_hang/float32/cpu/", 1, "KILL");
   EXPECT_EQ(rc, 137);
   EXPECT_FALSE(std::filesystem::exists(dir_.file("r.json")));
   ASSERT_TRUE(std::filesystem::exists(dir_.file("r.json.partial")));
