@@ -54,22 +54,8 @@ const Execution& GroupRun::run(const Trial& trial, Execution& scratch) {
 }
 
 TrialResult GroupRun::result_for(const Trial& trial) const {
-  const auto& spec = *group_.spec;
-  TrialResult r;
-  r.id = trial.id;
-  r.suite = spec.suite;
-  r.case_name = spec.name;
-  r.subject = spec.subject;
-  r.variant = group_.variant;
-  r.dtype = dtype_name(group_.dtype);
-  r.device = trial.target.name;
-  r.resolved_device = trial.target.available() ? trial.target.resolved_name() : "";
-  r.reference_device = group_.reference_device.name;
-  r.reference_subject = group_.reference_subject->info().name;
-  r.input = group_.input.label();
-  r.shape = group_.input.shape;
-  r.seed = group_.seed;
-  r.params = params_.is_null() ? group_.given : params_;
+  auto r = result_of(group_, trial);
+  if (!params_.is_null()) r.params = params_;
   if (group_.compares_reference_row()) {
     r.reference_params = reference_params_.is_null() ? group_.reference_given : reference_params_;
   }

@@ -128,22 +128,7 @@ Plan select_items(const Plan& plan, const std::vector<WorkerItem>& items) {
 
 TrialResult unfinished_trial(const Plan& plan, size_t g, size_t t, const std::string& why) {
   const auto& group = plan.groups[g];
-  const auto& trial = group.trials[t];
-  TrialResult r;
-  r.id = trial.id;
-  r.suite = group.spec->suite;
-  r.case_name = group.spec->name;
-  r.subject = group.spec->subject;
-  r.variant = group.variant;
-  r.dtype = dtype_name(group.dtype);
-  r.device = trial.target.name;
-  r.resolved_device = trial.target.available() ? trial.target.resolved_name() : "";
-  r.reference_device = group.reference_device.name;
-  r.reference_subject = group.reference_subject->info().name;
-  r.input = group.input.label();
-  r.shape = group.input.shape;
-  r.seed = group.seed;
-  r.params = group.given;
+  auto r = result_of(group, group.trials[t]);
   r.checks.push_back(CheckOutcome::verdict("run", Status::kError, why));
   for (const auto& [name, setting] : group.spec->checks) {
     r.checks.push_back(CheckOutcome::verdict(name, Status::kSkip, "the worker did not finish the trial"));

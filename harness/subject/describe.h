@@ -47,8 +47,6 @@ class Describe {
   /// apply() returns JPEG files (1-D uint8), not an image.
   Describe& jpeg_output();
 
-  const TransformInfo& info() const& { return info_; }
-  TransformInfo info() && { return std::move(info_); }
   operator TransformInfo() const& { return info_; }  // NOLINT: a builder converts to what it builds
   operator TransformInfo() && { return std::move(info_); }  // NOLINT
 

@@ -4,6 +4,7 @@
 #include "harness/base/error.h"
 #include "harness/base/rng.h"
 #include "harness/base/text.h"
+#include "harness/model/results.h"
 #include "harness/subject/transform_registry.h"
 
 #include <fmt/format.h>
@@ -99,6 +100,25 @@ Plan make_plan(const std::vector<Suite>& suites, const PlanOptions& options,
     }
   }
   return plan;
+}
+
+TrialResult result_of(const TrialGroup& group, const Trial& trial) {
+  TrialResult r;
+  r.id = trial.id;
+  r.suite = group.spec->suite;
+  r.case_name = group.spec->name;
+  r.subject = group.spec->subject;
+  r.variant = group.variant;
+  r.dtype = dtype_name(group.dtype);
+  r.device = trial.target.name;
+  r.resolved_device = trial.target.available() ? trial.target.resolved_name() : "";
+  r.reference_device = group.reference_device.name;
+  r.reference_subject = group.reference_subject->info().name;
+  r.input = group.input.label();
+  r.shape = group.input.shape;
+  r.seed = group.seed;
+  r.params = group.given;
+  return r;
 }
 
 }  // namespace devparity

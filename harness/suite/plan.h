@@ -15,6 +15,7 @@
 namespace devparity {
 
 class Transform;
+struct TrialResult;
 
 /// One reported row: a group run on one device.
 struct Trial {
@@ -63,6 +64,10 @@ struct Plan {
 /// when two suites produce the same result id.
 Plan make_plan(const std::vector<Suite>& suites, const PlanOptions& options,
                const DeviceInventory& inventory);
+
+/// A result naming `trial` of `group`: its identity, devices, reference and
+/// the parameters as the case gives them; no checks yet.
+TrialResult result_of(const TrialGroup& group, const Trial& trial);
 
 /// "case/subject[variant]/dtype/device/input".
 std::string trial_id(const std::string& case_name, const std::string& subject,
