@@ -4,6 +4,7 @@
 #include "harness/device/vdev.h"
 #include "harness/report/reporter_registry.h"
 #include "harness/subject/subject_kind.h"
+#include "harness/subject/op_subject.h"
 #include "harness/subject/torchscript_subject.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -15,8 +16,6 @@ namespace devparity {
 void register_builtins() {
   static std::once_flag once;
   std::call_once(once, [] {
-    vdev::install(2);  // the default; --vdev-count changes it
-
     auto& transforms = TransformRegistry::global();
     register_geometry_transforms(transforms);
     register_filter_transforms(transforms);
@@ -39,6 +38,7 @@ void register_builtins() {
     register_color_random(transforms);
 
     register_torchscript_subjects(SubjectKindRegistry::global());
+    register_op_subjects(SubjectKindRegistry::global());
 
     register_parity_check(CheckRegistry::global());
     register_placement_check(CheckRegistry::global());

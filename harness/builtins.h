@@ -5,8 +5,8 @@
 
 namespace devparity {
 
-/// Idempotent and thread-safe; call once before loading suites. Also
-/// installs the virtual device with two indices.
+/// Idempotent and thread-safe; call once before loading suites. (Loading
+/// libdevparity installs the virtual device: vdev_backend.cpp.)
 void register_builtins();
 
 }  // namespace devparity

@@ -42,13 +42,19 @@ exec 9>"$root.lock"
 flock 9  # one run per root at a time
 
 # The root's packages: setup.sh's list (so setup.sh inside finds nothing to
-# install); the CUDA root swaps LibTorch for the CUDA build, adds the CUDA
+# install); the CUDA root swaps LibTorch and torch for the CUDA builds, adds the CUDA
 # toolkit its CMake config needs, and declines cuDNN's download from NVIDIA.
 mapfile -t packages < <("$clone/tools/setup.sh" --list)
 components=main
 if [ "$flavour" = cuda ]; then
   components="main contrib non-free"
-  packages=("${packages[@]/libtorch-dev/libtorch-cuda-dev}" nvidia-cuda-toolkit)
+  for i in "${!packages[@]}"; do
+    case "${packages[$i]}" in
+      libtorch-dev) packages[$i]=libtorch-cuda-dev ;;
+      python3-torch) packages[$i]=python3-torch-cuda ;;
+    esac
+  done
+  packages+=(nvidia-cuda-toolkit)
   [ ${#command[@]} -gt 0 ] || command=(bash -c \
     "tools/setup.sh && cmake --preset cuda && cmake --build --preset cuda && ctest --preset cuda")
 fi

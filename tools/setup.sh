@@ -17,6 +17,8 @@ packages=(
   # tests: numpy loads the .npy files devparity writes; xmllint validates JUnit
   # XML; headless Chromium opens the HTML report; benchmarks: ratios.py
   python3 python3-numpy libxml2-utils chromium
+  # the Python front (tests/python): Debian's torch, torchvision and pytest
+  python3-torch python3-torchvision python3-pytest
 )
 
 if [ "${1:-}" = "--list" ]; then
@@ -31,8 +33,9 @@ installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install o
 
 missing=()
 for p in "${packages[@]}"; do
-  # The CUDA build of LibTorch (trixie contrib) stands in for the CPU one.
+  # The CUDA builds of LibTorch and torch (trixie contrib) stand in for the CPU ones.
   if [ "$p" = libtorch-dev ] && installed libtorch-cuda-dev; then continue; fi
+  if [ "$p" = python3-torch ] && installed python3-torch-cuda; then continue; fi
   if ! installed "$p"; then
     missing+=("$p")
   fi

@@ -43,6 +43,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 
@@ -463,11 +464,15 @@ std::string description() {
 
 namespace {
 // Loading libdevparity is enough to use the device: a process that loads
-// it for its kernels alone (Python's torch.ops.load_library) gets the
-// default two indices; devparity run sets --vdev-count after. After the
-// kernel registrations above, in this file's order of initialisation.
+// it for its kernels alone gets the default two indices; devparity run sets
+// --vdev-count after. After the kernel registrations above, in this file's
+// order of initialisation. DEVPARITY_VDEV_ON_LOAD=0 leaves it to an explicit
+// install(): Python's devparity package, where installing names the backend
+// and so takes over the process's accelerator (docs/python.md).
 const bool g_installed_on_load = [] {
   try {
+    const char* on_load = std::getenv("DEVPARITY_VDEV_ON_LOAD");
+    if (on_load != nullptr && std::string(on_load) == "0") return true;
     if (g_count.load() == 0) install(2);
   } catch (...) {
   }

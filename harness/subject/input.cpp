@@ -16,6 +16,8 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
+#include <mutex>
 
 #include <algorithm>
 #include <cmath>
@@ -102,6 +104,7 @@ bool ends_with(const std::string& text, const std::string& tail) {
 
 std::string InputRecipe::label() const {
   const std::string suffix = layout == "contiguous" ? "" : "-" + layout;
+  if (!tensor.empty()) return "tensor-" + tensor + "-" + join_shape(shape) + suffix;
   if (!file.empty()) return "file-" + file_stem_identifier(file, "-") + "-" + join_shape(shape) + suffix;
   return pattern + "-" + join_shape(shape) + suffix;
 }
@@ -124,8 +127,60 @@ at::Tensor read_image_file(const std::string& path) {
   return hwc.permute({2, 0, 1}).contiguous();
 }
 
+namespace {
+
+std::mutex g_tensors_mutex;
+std::map<std::string, at::Tensor>& registered_tensors() {
+  static std::map<std::string, at::Tensor> tensors;
+  return tensors;
+}
+
+at::Tensor registered_tensor(const std::string& name) {
+  std::lock_guard<std::mutex> lock(g_tensors_mutex);
+  const auto it = registered_tensors().find(name);
+  if (it == registered_tensors().end()) {
+    throw InputError(fmt::format("no input tensor named '{}' is registered in this process (tensor "
+                                 "inputs come from devparity.audit in Python)", name));
+  }
+  return it->second;
+}
+
+// A registered tensor on the image scale of `dtype` (uint8 0..255, floating 0..1).
+at::Tensor convert_registered(const at::Tensor& t, c10::ScalarType dtype) {
+  if (t.scalar_type() == dtype) return t.clone(at::MemoryFormat::Contiguous);
+  const bool from_int = !at::isFloatingType(t.scalar_type());
+  const bool to_int = !at::isFloatingType(dtype);
+  if (from_int == to_int) return t.to(dtype).contiguous();
+  if (to_int) return (t * 255.0).round().clamp(0, 255).to(dtype).contiguous();
+  return (t.to(dtype) / 255.0).contiguous();
+}
+
+}  // namespace
+
+void register_input_tensor(const std::string& name, const at::Tensor& tensor) {
+  if (name.empty()) throw InputError("an input tensor needs a name");
+  if (!tensor.defined() || tensor.dim() != 4) {
+    throw InputError(fmt::format("input tensor '{}': expected an NCHW tensor of 4 dimensions, got {}", name,
+                                 tensor.defined() ? join_shape(tensor.sizes().vec()) : "none"));
+  }
+  std::lock_guard<std::mutex> lock(g_tensors_mutex);
+  registered_tensors()[name] = tensor.detach().to(at::kCPU).contiguous();
+}
+
 InputRecipe read_input_recipe(ObjectReader& r, const std::string& base_dir) {
   InputRecipe in;
+  if (r.has("tensor")) {
+    in.tensor = r.string("tensor", std::nullopt);
+    in.pattern = "tensor";
+    try {
+      in.shape = registered_tensor(in.tensor).sizes().vec();
+    } catch (const InputError& e) {
+      throw FieldError(r.pointer("tensor"), e.what());
+    }
+    in.layout = r.string("layout", std::string("contiguous"), input_layouts());
+    r.finish();
+    return in;
+  }
   if (r.has("file")) {
     const auto given = r.string("file", std::nullopt);
     in.file = given.empty() || given[0] == '/' || base_dir.empty() ? given : base_dir + "/" + given;
@@ -202,6 +257,7 @@ at::Tensor apply_layout(const at::Tensor& x, const std::string& layout) {
 }
 
 at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed) {
+  if (!r.tensor.empty()) return convert_registered(registered_tensor(r.tensor), dtype);
   if (!r.file.empty()) {
     const auto image = read_image_file(r.file).unsqueeze(0);
     if (dtype == c10::ScalarType::Byte) return image.contiguous();

@@ -17,6 +17,10 @@ struct InputRecipe {
   /// An image file (.png, .jpg/.jpeg) instead of a pattern; the shape is
   /// 1 x C x H x W from the file. Resolved path; empty for patterns.
   std::string file;
+  /// A tensor of this process registered under this name
+  /// (register_input_tensor(); Python's devparity.audit) instead of a
+  /// pattern; the shape is the tensor's. Empty otherwise.
+  std::string tensor;
   /// noise | ramp | checkerboard | constant | edges | nonfinite (noise with
   /// NaN, +Inf and -Inf sprinkled in; plain noise for uint8)
   std::string pattern = "noise";
@@ -34,6 +38,11 @@ struct InputRecipe {
   std::string label() const;
 };
 
+/// Registers `tensor` (any device, NCHW) as the in-process input `name`,
+/// replacing one of that name; suites built in this process declare it as
+/// {"tensor": name}. Kept on the CPU.
+void register_input_tensor(const std::string& name, const at::Tensor& tensor);
+
 /// The pattern names make_input() knows.
 const std::vector<std::string>& input_patterns();
 
@@ -44,12 +53,13 @@ const std::vector<std::string>& input_layouts();
 at::Tensor apply_layout(const at::Tensor& x, const std::string& layout);
 
 /// Makes the image on the CPU, contiguous. uint8 values cover 0..255, floating
-/// values [0, 1]. Throws InputError for an unknown pattern, a bad shape or an
+/// values [0, 1]; a registered tensor is converted to `dtype` on that scale. Throws InputError for an unknown pattern, a bad shape or an
 /// unsupported dtype.
 at::Tensor make_input(const InputRecipe& recipe, c10::ScalarType dtype, uint64_t seed);
 
-/// Reads a recipe from a case file: {"pattern", "shape", "value", "cell"} or
-/// {"file"} (relative to `base_dir`; read once here for its shape). Throws
+/// Reads a recipe from a case file: {"pattern", "shape", "value", "cell"},
+/// {"file"} (relative to `base_dir`; read once here for its shape) or
+/// {"tensor"} (registered in this process). Throws
 /// FieldError at the field that is wrong.
 InputRecipe read_input_recipe(ObjectReader& reader, const std::string& base_dir);
 

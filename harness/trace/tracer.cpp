@@ -287,6 +287,14 @@ OpInfo* make_info(const c10::OperatorName& name) {
   }
   info->rule = &device_rules::rule_for(info->name);
   info->composite = info->rule->kind == device_rules::Kind::kComposite;
+  // A custom operator with no kernel but a composite one (a Python callable
+  // that devparity.audit made an operator) checks nothing itself either.
+  if (!info->rule->known) {
+    if (const auto handle = c10::Dispatcher::singleton().findSchema(name)) {
+      info->composite = handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd) &&
+                        !handle->hasKernelForDispatchKey(c10::DispatchKey::CPU);
+    }
+  }
   info->random = is_random(info->base);
   info->move = is_move(info->base) || info->base == "aten::copy_";
   static std::mutex mutex;
@@ -305,6 +313,7 @@ const OpInfo* op_info(const at::RecordFunction& fn) {
   if (it != cache.end()) return it->second;
   const auto name = fn.operator_name();
   if (!name) return nullptr;  // not a dispatcher op: its name is not stable either
+  if (name->name.rfind("devparity::", 0) == 0) return nullptr;  // devparity's own (a scope)
   static std::mutex mutex;
   static std::unordered_map<std::string, OpInfo*> by_name;
   OpInfo* info = nullptr;
@@ -359,6 +368,9 @@ struct Frame {
 
 struct Tracer::State {
   c10::Device target{c10::DeviceType::CPU};
+  bool infer_target = false;  // TraceSeeds::infer_target, until inferred
+  bool literals_by_line = false;
+  bool cpu_means_default = false;
   std::set<std::string> factory_sites;
   std::set<std::string> deviceless_sites;
   std::set<std::string> host_sites;
@@ -544,7 +556,8 @@ std::shared_ptr<const Origin> factory_origin(const Tracer::State& s, const Threa
                                              std::optional<Side>& side) {
   SourcePoint at;
   bool located = false;
-  bool written_without = !device.has_value();
+  bool written_without = !device.has_value() ||
+                        (s.cpu_means_default && device->is_cpu() && !s.target.is_cpu());
   bool names_host = false;
   if (!written_without && (!s.deviceless_sites.empty() || !s.host_sites.empty())) {
     at = current_source();
@@ -561,7 +574,9 @@ std::shared_ptr<const Origin> factory_origin(const Tracer::State& s, const Threa
     o.made = Origin::Made::kHostFactory;
   } else if (*device == s.target || (device->type() == s.target.type() && !device->has_index())) {
     side = Side::kTarget;
-    return nullptr;
+    // Before the target is inferred, a CPU factory may be host data after all.
+    if (!(s.infer_target && s.cpu_means_default && device->is_cpu())) return nullptr;
+    o.made = Origin::Made::kDefaultFactory;
   } else if (device->is_cpu()) {
     side = Side::kHost;
     o.made = Origin::Made::kHostFactory;
@@ -661,12 +676,12 @@ void note_factory(Tracer::State& s, ThreadFrames& t, Frame& frame, const OpCall&
 }
 
 // A move's destination side, and whether it is a literal's own move.
-void note_move(Tracer::State& s, Frame& frame, OpCall& call) {
+void note_move(Tracer::State& s, Frame& frame, OpCall& call, const std::shared_ptr<const Origin>& moved) {
   const bool copy_into = frame.info->base == "aten::copy_";
   // Where the subject's code is, asked once: only when a site set can tell.
   const bool names_host_here = !copy_into && s.target.is_cpu() && !s.host_sites.empty();
   const bool from_host = !call.tensors.empty() && side_of(call.tensors[0], s.target) == Side::kHost;
-  const bool literal_here = !copy_into && from_host && !s.factory_sites.empty();
+  const bool literal_here = !copy_into && from_host && (!s.factory_sites.empty() || s.literals_by_line);
   const auto here = names_host_here || literal_here ? current_source().site : std::string();
   // Note [Device data and host data]: on the cpu row `.cpu()` is no move
   // unless the code says so.
@@ -681,10 +696,36 @@ void note_move(Tracer::State& s, Frame& frame, OpCall& call) {
   // `to` is the literal's own: it moves nothing the subject made
   // elsewhere, and what it gives is still the literal (host data when
   // written with no device; device data when given the device).
-  if (literal_here) {
+  if (literal_here && s.literals_by_line) {
+    frame.literal = !here.empty() && moved && moved->site == here &&
+                    (moved->made == Origin::Made::kHostFactory || moved->made == Origin::Made::kDefaultFactory);
+  } else if (literal_here) {
     frame.literal = s.factory_sites.count(here) != 0;
     frame.literal_on_host = frame.literal && s.deviceless_sites.count(here) != 0;
   }
+}
+
+// TraceSeeds::infer_target: the first device off the CPU that an op
+// receives, as a tensor or as its device argument, is the target.
+void infer_target(Tracer::State& s, const OpInfo& info, const std::vector<c10::IValue>& inputs) {
+  std::optional<c10::Device> found;
+  if (info.device_index >= 0 && static_cast<size_t>(info.device_index) < inputs.size() &&
+      inputs[info.device_index].isDevice() && !inputs[info.device_index].toDevice().is_cpu()) {
+    found = inputs[info.device_index].toDevice();
+  }
+  if (!found && info.schema != nullptr) {
+    for (const auto& a : argument_tensors(*info.schema, inputs)) {
+      if (!a.tensor.device().is_cpu()) {
+        found = a.tensor.device();
+        break;
+      }
+    }
+  }
+  if (!found) return;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.infer_target) return;
+  s.target = *found;
+  s.infer_target = false;
 }
 
 // Reads an op's tensors; classifies it when it is judged (composites only
@@ -697,6 +738,7 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
   call.kernel = frame.name;
   call.rule = info.rule;
   const auto inputs = last(fn.inputs(), info.num_arguments);
+  if (s.infer_target && frame.top) infer_target(s, info, inputs);
   const auto origins = read_tensors(s, frame, inputs, call);
   if (frame.top) {
     t.top_devices.clear();
@@ -713,7 +755,7 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
     if (d.isDevice()) call.device = d.toDevice();
   }
   if (info.factory) note_factory(s, t, frame, call);
-  if (info.move) note_move(s, frame, call);
+  if (info.move) note_move(s, frame, call, origins.empty() ? nullptr : origins[0]);
   if (frame.role != Role::kJudged) return;
 
   int blamed = -1;
@@ -827,7 +869,11 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
       continue;
     }
     std::shared_ptr<const Origin> origin;
-    if (new_output_on_host(s, frame, out, origin)) remember(s, out, true, std::move(origin));  // Note [Recorded storages]
+    if (new_output_on_host(s, frame, out, origin)) {
+      remember(s, out, true, std::move(origin));  // Note [Recorded storages]
+    } else if (origin && s.infer_target) {
+      remember(s, out, false, std::move(origin));  // made before the target is known
+    }
   }
   if (frame.info->random) note_device_draws(s, t, frame, outs);
 }
@@ -850,7 +896,9 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     if (info == nullptr) {
       Frame scope;
       scope.name = fn.name();
-      scope.hidden = scope.name.rfind("autograd::engine::evaluate_function", 0) == 0;
+      // devparity's own ops (the Python front's bookkeeping) are no part of the subject.
+      scope.hidden = scope.name.rfind("autograd::engine::evaluate_function", 0) == 0 ||
+                     scope.name.rfind("devparity::", 0) == 0;
       t.frames.push_back(std::move(scope));
       return nullptr;
     }
@@ -914,27 +962,34 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
   }
 }
 
+void remember_kept(Tracer::State& s, const std::string& name, const at::Tensor& t) {
+  if (!t.defined()) return;
+  auto o = std::make_shared<Origin>();
+  o->made = Origin::Made::kKeptState;
+  o->op = name;
+  remember(s, t, true, std::move(o));
+}
+
 }  // namespace
 
 void set_source_locator(SourceLocator locator) { g_locator.store(locator); }
+
+SourceLocator source_locator() { return g_locator.load(); }
 
 Tracer::Tracer(const c10::Device& target, TraceSeeds seeds) : state_(std::make_unique<State>()) {
   state_->target = target;
   state_->factory_sites = std::move(seeds.factory_sites);
   state_->deviceless_sites = std::move(seeds.deviceless_sites);
   state_->host_sites = std::move(seeds.host_sites);
+  state_->infer_target = seeds.infer_target;
+  state_->literals_by_line = seeds.literals_by_line;
+  state_->cpu_means_default = seeds.cpu_means_default;
   for (const auto& t : seeds.device_data) {
     if (!t.defined()) continue;
     remember(*state_, t, false, nullptr);
     if (auto* key = storage_of(t)) state_->storages[key].seeded = true;
   }
-  for (const auto& [name, t] : seeds.kept_state) {
-    if (!t.defined()) continue;
-    auto o = std::make_shared<Origin>();
-    o->made = Origin::Made::kKeptState;
-    o->op = name;
-    remember(*state_, t, true, std::move(o));
-  }
+  for (const auto& [name, t] : seeds.kept_state) remember_kept(*state_, name, t);
   State* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, state_.get())) {
     throw std::logic_error("a Tracer is already active (one at a time, Note [Tracer threads])");
@@ -950,6 +1005,15 @@ Tracer::Tracer(const c10::Device& target, TraceSeeds seeds) : state_(std::make_u
 Tracer::~Tracer() {
   at::removeCallback(handle_);
   g_active.store(nullptr);
+}
+
+void Tracer::keep(const std::string& name, const at::Tensor& tensor) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  if (!tensor.defined()) return;
+  // Host data made by a factory (a module built inside the trace) is kept
+  // state from now on: that is what its fix is.
+  const auto* r = record_of(*state_, tensor);
+  if (r == nullptr || r->host || (r->origin && tensor.device().is_cpu())) remember_kept(*state_, name, tensor);
 }
 
 void Tracer::returned(const at::Tensor& output) {
@@ -983,6 +1047,11 @@ std::vector<Finding> Tracer::findings() const {
 std::vector<DeviceDraw> Tracer::device_draws() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return state_->draws;
+}
+
+c10::Device Tracer::target() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->target;
 }
 
 const Finding& Tracer::failed_op() const { return state_->failed; }

@@ -101,6 +101,8 @@ using SourceLocator = SourcePoint (*)();
 /// Installs the locator findings are stamped with (process-wide; the
 /// TorchScript subject kind installs its own when registered).
 void set_source_locator(SourceLocator locator);
+/// The locator installed now (null when none), for a locator that defers to it.
+SourceLocator source_locator();
 
 /// What the tracer is told before the subject runs.
 struct TraceSeeds {
@@ -122,6 +124,19 @@ struct TraceSeeds {
   /// `.cpu()`): on the cpu row, what they make is host data although the
   /// device is the target's.
   std::set<std::string> host_sites;
+  /// The target is not known in advance (Python's `devparity.trace()`): it
+  /// is the given one (the CPU) until an op receives a tensor, or is asked
+  /// for a device, off the CPU; that device is the target from then on.
+  bool infer_target = false;
+  /// Sources name lines, not expressions (Python): a move of host data made
+  /// by a factory on the same line is that literal's own
+  /// (`torch.tensor(values, device=d)` fills a CPU tensor, then moves it).
+  bool literals_by_line = false;
+  /// Factories pass the default device explicitly (Python's `torch.zeros(n)`
+  /// arrives as device=cpu): a CPU device argument is taken as written
+  /// without one, and what factories make before the target is inferred
+  /// keeps its origin for the findings that follow.
+  bool cpu_means_default = false;
 };
 
 /// A random op that drew on the target device: its draws come from the
@@ -135,7 +150,9 @@ struct DeviceDraw {
 /// on, such as autograd's) while it lives. One at a time per process.
 class Tracer {
  public:
-  /// Starts observing; findings are judged against `target`.
+  /// Starts observing; findings are judged against `target` (the first one,
+  /// with TraceSeeds::infer_target). Throws std::logic_error while another
+  /// tracer is active.
   explicit Tracer(const c10::Device& target, TraceSeeds seeds = {});
   ~Tracer();
   Tracer(const Tracer&) = delete;
@@ -145,6 +162,11 @@ class Tracer {
   /// is a wrong_device_output, and returned host data made by a factory
   /// names that factory. Call after the subject returned.
   void returned(const at::Tensor& output);
+
+  /// Adds a tensor the subject keeps outside registered state, as
+  /// TraceSeeds::kept_state does, while the trace runs (Python's modules are
+  /// met as they are called). A tensor already seen is left as it is.
+  void keep(const std::string& name, const at::Tensor& tensor);
 
   /// The findings so far, deduplicated.
   std::vector<Finding> findings() const;
@@ -157,6 +179,8 @@ class Tracer {
   int64_t ops_traced() const;
   /// Tensor arguments seen on top-level ops (the self-test's evidence).
   int64_t tensors_seen() const;
+  /// The device findings are judged against (the inferred one, once known).
+  c10::Device target() const;
 
   /// Checks that callbacks see op inputs. A translation unit compiled without
   /// NDEBUG against a release LibTorch reads RecordFunction with the wrong

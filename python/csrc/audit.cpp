@@ -1,0 +1,174 @@
+// devparity.audit() and devparity.compare(): a Python callable audited by the
+// runner, in this process, as an operator subject (harness/subject/op_subject.h).
+#include "python/csrc/python_frames.h"
+
+#include "harness/base/compare.h"
+#include "harness/base/error.h"
+#include "harness/base/json_source.h"
+#include "harness/base/tolerance.h"
+#include "harness/device/device.h"
+#include "harness/model/results.h"
+#include "harness/report/environment.h"
+#include "harness/report/report_file.h"
+#include "harness/report/reporter_registry.h"
+#include "harness/run/run_listener.h"
+#include "harness/run/runner.h"
+#include "harness/subject/input.h"
+#include "harness/suite/case.h"
+#include "harness/suite/plan.h"
+#include "harness/trace/tracer.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <torch/library.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+using devparity::InputError;
+
+void register_input(const std::string& name, const at::Tensor& tensor) {
+  try {
+    devparity::register_input_tensor(name, tensor);
+  } catch (const InputError& e) {
+    TORCH_CHECK_VALUE(false, e.what());
+  }
+}
+
+// The reporters of one audit: the JSON report, then JUnit and HTML when asked,
+// and the console (failures and the final line) unless quiet.
+void add_reporters(const nlohmann::json& o, const std::string& report, devparity::ListenerList& listeners) {
+  const auto& registry = devparity::ReporterRegistry::global();
+  if (!o.value("quiet", false)) {
+    devparity::ReporterOptions console;
+    console.stream = &std::cout;
+    console.quiet = true;
+    listeners.add(registry.make("console", console));
+  }
+  devparity::ReporterOptions json;
+  json.path = report;
+  listeners.add(registry.make("json", json));
+  for (const char* name : {"junit", "html"}) {
+    if (!o.contains(name) || o.at(name).is_null()) continue;
+    devparity::ReporterOptions file;
+    file.path = o.at(name).get<std::string>();
+    file.base_dir = std::filesystem::path(report).parent_path().string();
+    listeners.add(registry.make(name, file));
+  }
+}
+
+devparity::RunInfo run_info(const nlohmann::json& o, const devparity::PlanOptions& plan,
+                            const devparity::DeviceInventory& inventory, const std::string& report) {
+  devparity::RunInfo info;
+  info.tool = devparity::describe_tool();
+  auto devices = nlohmann::json::array();
+  for (const auto& d : plan.devices) {
+    nlohmann::json j = {{"name", d.name}, {"present", d.available()}, {"simulated", d.simulated()}};
+    if (d.available()) j["resolved"] = d.resolved_name(); else j["reason"] = d.absent_reason;
+    devices.push_back(j);
+  }
+  info.run = {{"started_at", devparity::utc_timestamp()},
+              {"argv", {"devparity.audit"}},
+              {"seed", o.value("seed", nlohmann::json(nullptr))},
+              {"suites", {"devparity.audit"}},
+              {"devices", devices},
+              {"dtypes", o.value("dtypes", nlohmann::json::array())},
+              {"filter", ""},
+              {"placement", o.value("placement", std::string("warn"))},
+              {"report", report},
+              {"junit", o.value("junit", nlohmann::json(nullptr))},
+              {"html", o.value("html", nlohmann::json(nullptr))},
+              {"baseline", nullptr},
+              {"isolate", nullptr},
+              {"timeout_s", 0.0}};
+  info.environment = devparity::describe_environment(inventory);
+  return info;
+}
+
+devparity::PlanOptions plan_options(const nlohmann::json& o, const devparity::DeviceInventory& inventory) {
+  devparity::PlanOptions plan;
+  plan.devices = devparity::parse_device_list(o.value("devices", std::string("auto")), inventory);
+  if (o.contains("seed") && !o.at("seed").is_null()) plan.seed = o.at("seed").get<uint64_t>();
+  return plan;
+}
+
+// Runs the one-suite document `suite_json` (written by devparity/_audit.py)
+// with the options of `options_json`; returns the report.
+std::string audit(const std::string& suite_json, const std::string& options_json) {
+  try {
+    const auto o = nlohmann::json::parse(options_json);
+    devparity::python::locate_python_sources(o.value("skip", std::vector<std::string>{}));
+    const auto placement = o.value("placement", std::string("warn"));
+    if (placement != "off") devparity::Tracer::self_test();
+    const auto inventory = devparity::DeviceInventory::probe();
+    const auto plan_opts = plan_options(o, inventory);
+    std::vector<devparity::Suite> suites;
+    suites.push_back(devparity::load_suite(devparity::parse_json_text("devparity.audit", suite_json), ".", inventory));
+    const auto plan = devparity::make_plan(suites, plan_opts, inventory);
+    if (plan.trial_count() == 0) throw devparity::UsageError("no trials: no device or dtype left to run");
+    // Without a report path the report goes to a temporary file, read back.
+    const bool keep = o.contains("report") && !o.at("report").is_null();
+    const auto report = keep ? o.at("report").get<std::string>()
+                             : (std::filesystem::temp_directory_path() /
+                                fmt::format("devparity-audit-{}.json", ::getpid()))
+                                   .string();
+    devparity::ListenerList listeners;
+    add_reporters(o, report, listeners);
+    devparity::RunnerOptions runner_options;
+    runner_options.placement = placement;
+    devparity::Runner runner(listeners, runner_options);
+    runner.run(plan, run_info(o, plan_opts, inventory, report));
+    const auto out = devparity::load_report(report).dump();
+    if (!keep) std::remove(report.c_str());
+    return out;
+  } catch (const devparity::UsageError& e) {
+    TORCH_CHECK_VALUE(false, "devparity.audit: ", e.what());
+  } catch (const InputError& e) {
+    TORCH_CHECK_VALUE(false, "devparity.audit: ", e.what());
+  }
+}
+
+// The parity statistics of `output` against `reference` under the tolerance
+// setting `tolerance_json` (null: the dtype's default), as reports write them.
+std::string compare(const at::Tensor& reference, const at::Tensor& output, const std::string& tolerance_json) {
+  TORCH_CHECK_VALUE(reference.sizes() == output.sizes(), "devparity.compare: shapes differ (reference ",
+                    reference.sizes(), ", output ", output.sizes(), ")");
+  TORCH_CHECK_VALUE(reference.scalar_type() == output.scalar_type(), "devparity.compare: dtypes differ (reference ",
+                    reference.scalar_type(), ", output ", output.scalar_type(), ")");
+  try {
+    const auto setting = nlohmann::json::parse(tolerance_json);
+    devparity::validate_tolerance(setting);
+    const auto tolerance = devparity::resolve_tolerance(setting, reference.scalar_type());
+    const auto stats = devparity::compare_tensors(reference.detach(), output.detach(), tolerance);
+    auto out = stats.to_json();
+    out["tolerance"] = tolerance.to_json();
+    out["within"] = stats.within(tolerance);
+    return out.dump();
+  } catch (const devparity::FieldError& e) {
+    TORCH_CHECK_VALUE(false, "devparity.compare: tolerance ", e.pointer(), ": ", e.what());
+  } catch (const InputError& e) {
+    TORCH_CHECK_VALUE(false, "devparity.compare: ", e.what());
+  }
+}
+
+// {"tool", "environment"} as reports write them (the pytest plugin's session report).
+std::string report_header() {
+  const auto inventory = devparity::DeviceInventory::probe();
+  return nlohmann::json{{"tool", devparity::describe_tool()},
+                        {"environment", devparity::describe_environment(inventory)}}
+      .dump();
+}
+
+}  // namespace
+
+TORCH_LIBRARY_FRAGMENT(devparity, m) {
+  m.def("report_header() -> str", &report_header);
+  m.def("register_input(str name, Tensor tensor) -> ()", &register_input);
+  m.def("audit(str suite, str options) -> str", &audit);
+  m.def("compare(Tensor reference, Tensor output, str tolerance) -> str", &compare);
+}

@@ -1,0 +1,210 @@
+"""devparity.audit() and devparity.compare(): a Python callable audited by devparity's runner.
+
+The callable becomes an operator (torch.library, namespace devparity_py) and the runner audits it
+as an "op" subject (harness/subject/op_subject.h), in this process, with the checks, tolerances,
+replayed draws and report of `devparity run`. An nn.Module is copied and moved per trial by a
+second operator that also tells the runner what the copy holds: its parameters and buffers
+(registered state) and its plain tensor attributes (kept state, which moving leaves behind).
+"""
+
+import copy
+import itertools
+import json
+import re
+
+from devparity._devices import DevparityError, installed_count, install, ops as _ops
+from devparity._trace import _skipped_folders
+
+_library = {"lib": None}
+_counter = itertools.count()
+_DTYPES = {"uint8": "uint8", "float32": "float32", "float": "float32", "float64": "float64",
+           "double": "float64", "float16": "float16", "half": "float16", "bfloat16": "bfloat16"}
+
+
+def _lib():
+    import torch
+
+    if _library["lib"] is None:
+        _library["lib"] = torch.library.Library("devparity_py", "DEF")
+    return _library["lib"]
+
+
+def _dtype_name(dtype):
+    import torch
+
+    if isinstance(dtype, torch.dtype):
+        dtype = str(dtype).replace("torch.", "")
+    if not isinstance(dtype, str) or dtype not in _DTYPES:
+        raise DevparityError(f"unknown dtype {dtype!r} (expected one of: {', '.join(sorted(set(_DTYPES.values())))})")
+    return _DTYPES[dtype]
+
+
+def _identifier(name):
+    text = re.sub(r"[^A-Za-z0-9_]", "_", name or "subject").strip("_")
+    return text or "subject"
+
+
+def _kept(module):
+    from devparity._trace import _kept_tensors
+
+    out = []
+    for prefix, sub in module.named_modules():
+        for name, tensor in _kept_tensors(sub):
+            attr = name.split(".", 1)[1]
+            out.append((f"{prefix}.{attr}" if prefix else attr, tensor))
+    return out
+
+
+def _register_subject(fn, name):
+    """Defines devparity_py::<name>_<n> (and its state operator for a module); returns their names."""
+    import torch
+
+    lib = _lib()
+    op = f"{name}_{next(_counter)}"
+    lib.define(f"{op}(Tensor image) -> Tensor")
+    moved = {}
+
+    def run(image):
+        subject = moved.get(str(image.device), fn)
+        return subject(image)
+
+    lib.impl(op, run, "CompositeImplicitAutograd")
+    if not isinstance(fn, torch.nn.Module):
+        return f"devparity_py::{op}", None
+
+    def state(device):
+        module = copy.deepcopy(fn).to(torch.device(device))
+        moved[str(torch.device(device))] = module
+        registered = list(module.named_parameters()) + list(module.named_buffers())
+        kept = _kept(module)
+        return ([t.detach() for _, t in registered], [n for n, _ in registered],
+                [t for _, t in kept], [n for n, _ in kept])
+
+    lib.define(f"{op}_state(str device) -> (Tensor[] registered, str[] registered_names, "
+               f"Tensor[] kept, str[] kept_names)")
+    lib.impl(f"{op}_state", state, "CompositeExplicitAutograd")
+    return f"devparity_py::{op}", f"devparity_py::{op}_state"
+
+
+def _inputs(inputs, name):
+    import torch
+
+    if isinstance(inputs, (torch.Tensor, dict)) or (isinstance(inputs, tuple) and all(isinstance(v, int) for v in inputs)):
+        inputs = [inputs]
+    recipes, dtypes = [], []
+    for i, item in enumerate(inputs):
+        if isinstance(item, torch.Tensor):
+            tensor_name = f"{name}_{i}"
+            if item.dim() != 4:
+                raise DevparityError(f"inputs[{i}]: expected an NCHW tensor, got shape {tuple(item.shape)}")
+            _ops().register_input(tensor_name, item.detach())
+            recipes.append({"tensor": tensor_name})
+            dtypes.append(_dtype_name(item.dtype))
+        elif isinstance(item, dict):
+            recipes.append(dict(item))
+        elif isinstance(item, (list, tuple)) and len(item) == 4 and all(isinstance(v, int) for v in item):
+            recipes.append({"shape": list(item)})
+        else:
+            raise DevparityError(f"inputs[{i}]: expected a tensor, an NCHW shape or a recipe dict "
+                                 f"({{'pattern': 'noise', 'shape': [1, 3, 17, 11]}}), got {item!r}")
+    return recipes, dtypes
+
+
+def _device_list(devices):
+    if devices is None:
+        return "auto"
+    if isinstance(devices, str):
+        devices = [d.strip() for d in devices.split(",") if d.strip()]
+    from devparity._devices import device_name
+
+    return ",".join(device_name(d) if not isinstance(d, str) else d for d in devices)
+
+
+class AuditResult:
+    """What devparity.audit() found: the report (a dict in the report schema) and its verdict."""
+
+    def __init__(self, report):
+        self.report = report
+        self.results = report.get("results", [])
+        self.failures = [r for r in self.results if r.get("status") in ("fail", "error")]
+
+    @property
+    def passed(self):
+        """True when no trial failed or erred."""
+        return not self.failures
+
+    def __bool__(self):
+        return self.passed
+
+    def __repr__(self):
+        counts = {}
+        for r in self.results:
+            counts[r.get("status")] = counts.get(r.get("status"), 0) + 1
+        return f"AuditResult({counts})"
+
+
+def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=None, html=None,
+          name=None, differentiable=True, random=False, checks=None, tolerance=None,
+          placement="warn", quiet=True):
+    """Audits `fn` (a callable image -> image, or an nn.Module, moved per device) as `devparity run`
+    audits a transform: parity against the reference device with per-dtype tolerances, placement,
+    the gradient for floating inputs; random draws replayed per device.
+
+    inputs: tensors (NCHW), NCHW shapes or recipe dicts (cases/README.md: pattern, shape, ...).
+    devices: names ("cpu,vdev:1,meta" or a list); default: every device present.
+    dtypes: dtype names or torch dtypes; default: the tensors' own, else float32.
+    report / junit / html: files to write; the returned AuditResult holds the report either way.
+    checks: {"check": false | settings} as a case file gives them; tolerance: the parity check's.
+    """
+    if not callable(fn):
+        raise DevparityError(f"audit(fn): expected a callable or an nn.Module, got {fn!r}")
+    if placement not in ("warn", "strict", "off"):
+        raise DevparityError(f"audit(placement): expected warn, strict or off, got {placement!r}")
+    device_list = _device_list(devices)
+    if "vdev" in device_list and installed_count() == 0:
+        install()
+    elif device_list == "auto" and installed_count() == 0:
+        import torch
+
+        if not torch.cuda.is_available():
+            install()
+    name = _identifier(name or getattr(fn, "__name__", None) or type(fn).__name__)
+    op, state = _register_subject(fn, name)
+    recipes, tensor_dtypes = _inputs(inputs, name)
+    dtype_names = [_dtype_name(d) for d in dtypes] if dtypes else sorted(set(tensor_dtypes)) or ["float32"]
+    subject = {"op": op, "name": name, "dtypes": dtype_names, "differentiable": bool(differentiable),
+               "random": bool(random), "description": f"Python callable {name}"}
+    if state:
+        subject["state"] = state
+    case_checks = {"stress": False}  # its threads would wait on this thread's interpreter lock
+    if tolerance is not None:
+        case_checks["parity"] = {"tolerance": tolerance}
+    case_checks.update(checks or {})
+    suite = {"suite": "devparity.audit", "description": f"devparity.audit({name})",
+             "cases": [{"name": name, "subject": subject, "inputs": recipes, "dtypes": dtype_names,
+                        "checks": case_checks}]}
+    options = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
+               "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": _skipped_folders()}
+    try:
+        text = _ops().audit(json.dumps(suite), json.dumps(options))
+    except (RuntimeError, ValueError) as e:
+        raise DevparityError(str(e).splitlines()[0]) from None
+    return AuditResult(json.loads(text))
+
+
+def compare(output, reference, tolerance=None):
+    """Parity statistics of `output` against `reference` (same shape and dtype, any device), as the
+    report's parity check writes them: max_abs, max_rel, max_ulp, mismatches, histogram, spatial
+    pattern, psnr_db; plus `tolerance` (resolved for the dtype) and `within` (True when it holds).
+    tolerance: {"atol", "rtol", "mismatch_fraction", ...} or None for the dtype's default."""
+    import torch
+
+    if not isinstance(output, torch.Tensor) or not isinstance(reference, torch.Tensor):
+        raise DevparityError("compare(output, reference): expected two tensors")
+    if isinstance(tolerance, dict) and "reason" not in tolerance:
+        tolerance = dict(tolerance, reason="given to devparity.compare")
+    try:
+        text = _ops().compare(reference, output, json.dumps(tolerance))
+    except (RuntimeError, ValueError) as e:
+        raise DevparityError(str(e).splitlines()[0]) from None
+    return json.loads(text)

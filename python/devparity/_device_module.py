@@ -1,0 +1,86 @@
+"""torch.vdev (2.x) or torch.privateuseone (1.13): the device module torch asks a PrivateUse1 backend for.
+
+torch.manual_seed, fork_rng(device_type="vdev"), autocast and lazy initialisation look
+these functions up by name. The simulated device computes with the CPU's kernels and
+draws from the CPU's generator, so its random state is the CPU's.
+"""
+
+import torch
+
+_ops = None
+
+
+def _bind(ops):
+    global _ops
+    _ops = ops
+
+
+def is_available():
+    return _ops is not None and _ops.device_count() > 0
+
+
+def device_count():
+    return _ops.device_count() if _ops is not None else 0
+
+
+def current_device():
+    return _ops.current_device()
+
+
+def set_device(device):
+    _ops.set_device(torch.device(device).index if not isinstance(device, int) else device)
+
+
+def synchronize(device=None):
+    """Every op has completed when it returns: the device is synchronous."""
+
+
+def _lazy_init():
+    pass
+
+
+def is_initialized():
+    return _ops is not None
+
+
+def _is_in_bad_fork():
+    return False
+
+
+def manual_seed(seed):
+    """Draws use the CPU generator, which torch.manual_seed already seeds."""
+
+
+def manual_seed_all(seed):
+    """Draws use the CPU generator, which torch.manual_seed already seeds."""
+
+
+def get_rng_state(device=None):
+    return torch.get_rng_state()
+
+
+def set_rng_state(new_state, device=None):
+    torch.set_rng_state(new_state)
+
+
+def get_amp_supported_dtype():
+    return [torch.float16, torch.bfloat16]
+
+
+class device:
+    """Context manager that makes `index` the current simulated device, as torch.cuda.device does."""
+
+    def __init__(self, index):
+        self.index = torch.device(index).index if not isinstance(index, int) else index
+        self.previous = None
+
+    def __enter__(self):
+        if self.index is not None:
+            self.previous = current_device()
+            set_device(self.index)
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            set_device(self.previous)
+        return False

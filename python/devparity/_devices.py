@@ -1,0 +1,146 @@
+"""The simulated device from Python: install it, name its indices."""
+
+import json
+import os
+import pathlib
+
+_state = {"ops": None, "count": 0}
+
+
+class DevparityError(RuntimeError):
+    """A devparity misuse with its cause: an unknown device, a torch it was not built for."""
+
+
+def _build_info():
+    path = pathlib.Path(__file__).with_name("_build.json")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f), path
+
+
+def _release(version):
+    # "1.13.0a0+git..." and "1.13.1" are the same release series for the ABI.
+    return tuple(version.split("+")[0].split(".")[:2])
+
+
+def _ops():
+    """Loads the op library once, after checking that this torch is the one it was built for."""
+    if _state["ops"] is not None:
+        return _state["ops"]
+    import torch
+
+    info, path = _build_info()
+    if _release(torch.__version__) != _release(info["torch"]):
+        raise DevparityError(
+            f"devparity was built against torch {info['torch']} ({path}), but this process runs "
+            f"torch {torch.__version__} from {os.path.dirname(torch.__file__)}: rebuild devparity "
+            f"against this torch (loading it would crash on a mismatched ABI)")
+    library = pathlib.Path(__file__).parent / "_lib" / info["library"]
+    # Loading libdevparity would install the simulated device at once (the CLI's
+    # convenience); here only install() does (docs/python.md).
+    previous = os.environ.get("DEVPARITY_VDEV_ON_LOAD")
+    os.environ["DEVPARITY_VDEV_ON_LOAD"] = "0"
+    try:
+        torch.ops.load_library(str(library))
+    except OSError as e:
+        raise DevparityError(f"cannot load devparity's op library {library}: {e}") from e
+    finally:
+        if previous is None:
+            del os.environ["DEVPARITY_VDEV_ON_LOAD"]
+        else:
+            os.environ["DEVPARITY_VDEV_ON_LOAD"] = previous
+    _state["ops"] = torch.ops.devparity
+    return _state["ops"]
+
+
+def install(count=2):
+    """Installs the simulated device with `count` indices (1..16) and returns its type name.
+
+    On torch 2.x this names the PrivateUse1 backend "vdev", which makes it the process's
+    accelerator (torch.accelerator, default streams, pin_memory()): install it in test
+    processes only, and before the first backward (autograd counts devices then).
+    """
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 16:
+        raise DevparityError(f"install(count): expected an integer in [1, 16], got {count!r}")
+    ops = _ops()
+    if _state["count"] and _state["count"] != count and _autograd_started():
+        raise DevparityError(
+            f"install({count}): the simulated device already has {_state['count']} indices and autograd "
+            f"has run, which fixes its device threads: install the final count before any backward")
+    ops.install(count)
+    _state["count"] = count
+    _register_device_module(ops)
+    # Index 1 by default, so that code assuming index 0 shows (docs/python.md).
+    ops.set_device(1 if count > 1 else 0)
+    return device_type()
+
+
+def _autograd_started():
+    import threading
+
+    return any(t.name.startswith("pt_autograd") for t in threading.enumerate())
+
+
+def _register_device_module(ops):
+    # torch.vdev (2.x; and Tensor.vdev(), is_vdev and their kin) or torch.privateuseone
+    # (1.13), once per process: what torch.manual_seed, fork_rng and autocast look up.
+    import torch
+
+    from devparity import _device_module
+
+    _device_module._bind(ops)
+    name = device_type()
+    if getattr(torch, name, None) is not _device_module:
+        torch._register_device_module(name, _device_module)
+        if ops.named_in_libtorch():
+            torch.utils.generate_methods_for_privateuse1_backend(for_storage=True)
+
+
+def installed_count():
+    """The simulated device's index count; 0 before install()."""
+    return _state["count"]
+
+
+def device_type():
+    """The torch device type of the simulated device: "vdev" on torch 2.x, "privateuseone" on 1.13."""
+    if _state["ops"] is None:
+        raise DevparityError("the simulated device is not installed: call devparity.install() first")
+    return "vdev" if _state["ops"].named_in_libtorch() else "privateuseone"
+
+
+def device(spec):
+    """The torch.device for a devparity device name: "cpu", "meta", "cuda[:N]" or "vdev:K"."""
+    import torch
+
+    if isinstance(spec, torch.device):
+        return spec
+    if not isinstance(spec, str):
+        raise DevparityError(f"device(spec): expected a device name such as 'vdev:1', got {spec!r}")
+    name, _, index = spec.partition(":")
+    if name in ("cpu", "meta", "cuda") and (not index or index.isdigit()):
+        return torch.device(spec)
+    if name in ("vdev", "privateuseone"):
+        if not index.isdigit():
+            raise DevparityError(f"device '{spec}': the simulated device needs an index, e.g. 'vdev:1'")
+        if _state["count"] == 0:
+            raise DevparityError(f"device '{spec}': the simulated device is not installed: "
+                                 f"call devparity.install() first")
+        if int(index) >= _state["count"]:
+            raise DevparityError(f"device '{spec}': only {_state['count']} simulated device(s) installed "
+                                 f"(vdev:0..vdev:{_state['count'] - 1})")
+        return torch.device(device_type(), int(index))
+    raise DevparityError(f"unknown device '{spec}': expected cpu, meta, cuda[:N] or vdev:K")
+
+
+def device_name(dev):
+    """devparity's name for a torch device: "vdev:1" for privateuseone:1 on torch 1.13."""
+    import torch
+
+    dev = torch.device(dev)
+    if dev.type in ("privateuseone", "vdev"):
+        return f"vdev:{dev.index if dev.index is not None else 0}"
+    return str(dev)
+
+
+def ops():
+    """devparity's op library (torch.ops.devparity), loaded on first use."""
+    return _ops()

@@ -1,0 +1,28 @@
+"""Shared setup of devparity's Python tests: the simulated device, installed once per process."""
+
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "faults", "python"))
+
+
+@pytest.fixture(scope="session")
+def vdev():
+    import devparity
+
+    devparity.install(2)
+    return devparity.device("vdev:1")
+
+
+def fault_line(cls):
+    """The line of `cls`'s source marked `# FAULT: kind`, as (file, line, kind)."""
+    import inspect
+
+    lines, start = inspect.getsourcelines(cls)
+    for offset, text in enumerate(lines):
+        if "# FAULT:" in text:
+            return inspect.getsourcefile(cls), start + offset, text.split("# FAULT:")[1].strip()
+    raise AssertionError(f"{cls.__name__} marks no fault line")

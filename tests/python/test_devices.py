@@ -1,0 +1,81 @@
+"""devparity's Python devices: install(), device(), the device module and their errors."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import devparity
+
+
+def run_python(code, env=None):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=300)
+
+
+def test_importing_changes_nothing():
+    r = run_python("import sys, devparity; print('torch' in sys.modules, 'devparity_py' in sys.modules)")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False", "False"]
+
+
+def test_device_names(vdev):
+    import torch
+
+    assert vdev == torch.device(devparity.device_type(), 1)
+    assert devparity.device_name(vdev) == "vdev:1"
+    x = torch.arange(6.0).to(vdev)
+    assert x.device == vdev and x.cpu().tolist() == list(range(6))
+    assert devparity.device("cpu") == torch.device("cpu") and devparity.device("meta").type == "meta"
+    mod = getattr(torch, devparity.device_type())
+    assert mod.device_count() == 2 and mod.is_available() and mod.current_device() == 1
+    with mod.device(0):
+        assert mod.current_device() == 0
+    assert mod.current_device() == 1
+
+
+def test_torch_knows_the_name_on_2x(vdev):
+    import torch
+
+    if devparity.device_type() != "vdev":
+        pytest.skip(f"torch {torch.__version__} has no backend renaming: the device is privateuseone")
+    assert str(torch.device("vdev:1")) == "vdev:1"
+    assert torch.ones(2).to("vdev:1").is_vdev
+    assert torch.vdev.device_count() == 2
+    torch.manual_seed(0)  # the device module answers what seeding asks for, without a warning
+
+
+def test_mixing_devices_raises_cudas_error(vdev):
+    import torch
+
+    with pytest.raises(RuntimeError, match="same device"):
+        torch.ones(3).to(vdev) + torch.ones(3)
+
+
+@pytest.mark.parametrize("spec, words", [("vdev", "needs an index"), ("vdev:7", "only 2 simulated"),
+                                         ("gpu:0", "unknown device"), (3, "expected a device name")])
+def test_bad_device_names(vdev, spec, words):
+    with pytest.raises(devparity.DevparityError, match=words):
+        devparity.device(spec)
+
+
+def test_bad_counts():
+    for count in (0, 17, "2", True):
+        with pytest.raises(devparity.DevparityError, match=r"\[1, 16\]"):
+            devparity.install(count)
+
+
+def test_a_torch_it_was_not_built_for_is_refused(tmp_path):
+    package = os.path.dirname(devparity.__file__)
+    copy = tmp_path / "devparity"
+    shutil.copytree(package, copy)
+    info = json.loads((copy / "_build.json").read_text())
+    info["torch"] = "0.9.0"
+    (copy / "_build.json").write_text(json.dumps(info))
+    r = run_python("import devparity; devparity.install()", env={"PYTHONPATH": str(tmp_path)})
+    assert r.returncode != 0
+    assert "built against torch 0.9.0" in r.stderr and "rebuild devparity" in r.stderr, r.stderr
+    assert "Segmentation" not in r.stderr

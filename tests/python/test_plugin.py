@@ -1,0 +1,72 @@
+"""The pytest plugin, run on tests/python/sample_project the way a library's CI would run it."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample_project")
+
+
+def pytest_run(*args, env=None):
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-q", f"--rootdir={SAMPLE}", *args],
+                         cwd=SAMPLE, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
+    outcomes = {}
+    for status, test in re.findall(r"^(PASSED|FAILED|SKIPPED|ERROR) (test_\S+)", run.stdout, re.M):
+        outcomes[test] = status
+    return run, outcomes
+
+
+def test_the_faulty_module_fails_only_on_vdev():
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--device=cpu,vdev:1")
+    assert run.returncode == 1, run.stdout + run.stderr
+    failed = sorted(t for t, s in outcomes.items() if s == "FAILED")
+    assert failed == ["test_sample.py::test_channel_gain[vdev:1]", "test_sample.py::test_gain_listed_devices[vdev:1]"]
+    passed = {t for t, s in outcomes.items() if s == "PASSED"}
+    for test in ("test_brightness", "test_brightness_gradient", "test_ramp", "test_ramp_on_devparity_device"):
+        assert {f"test_sample.py::{test}[cpu]", f"test_sample.py::{test}[vdev:1]"} <= passed, test
+    assert "test_sample.py::test_channel_gain[cpu]" in passed
+
+
+def test_trace_fails_on_placement_errors_and_reports_them(tmp_path):
+    report = tmp_path / "session.json"
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--device=all", "--devparity-trace",
+                               f"--devparity-report={report}")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert sorted(t for t, s in outcomes.items() if s == "FAILED") == [
+        "test_sample.py::test_channel_gain[vdev:1]", "test_sample.py::test_gain_listed_devices[vdev:1]"]
+    data = json.loads(report.read_text())
+    by_id = {r["id"]: r for r in data["results"]}
+    gain = by_id["test_sample.py::test_channel_gain[vdev:1]"]
+    kinds = {f["kind"] for f in gain["checks"][0]["findings"]}
+    assert "unregistered_tensor_state" in kinds and gain["status"] == "fail"
+    assert all(f["source"].endswith("sample_lib.py:13") for f in gain["checks"][0]["findings"])
+    assert by_id["test_sample.py::test_ramp[vdev:1]"]["status"] == "pass"
+    assert data["summary"]["failed"] == 2 and data["summary"]["total"] == len(data["results"])
+    cli = os.environ.get("DEVPARITY_CLI")
+    if cli:  # the CLI reads it: html renders it
+        html = subprocess.run([cli, "html", str(report), str(tmp_path / "s.html")], capture_output=True, text=True)
+        assert html.returncode == 0, html.stderr
+
+
+def test_the_plugin_does_nothing_unless_asked():
+    run, outcomes = pytest_run("--device=cpu")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert not any("vdev" in t for t in outcomes)
+    assert outcomes["test_sample.py::test_ramp_on_devparity_device"] == "PASSED"
+
+
+def test_an_unknown_device_is_a_usage_error():
+    run, _ = pytest_run("--devparity-devices=cpu,vdev")
+    assert run.returncode == 4 and "needs an index" in run.stderr, run.stdout + run.stderr
+
+
+def test_the_plugin_loads_with_dash_p_and_the_environment_variable():
+    run, outcomes = pytest_run("-p", "devparity.pytest_plugin", "--device=all",
+                               env={"DEVPARITY_VDEV": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert outcomes["test_sample.py::test_brightness[vdev:1]"] == "PASSED"
+    assert outcomes["test_sample.py::test_channel_gain[vdev:1]"] == "FAILED"

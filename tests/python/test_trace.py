@@ -1,0 +1,124 @@
+"""devparity.trace(): real torchvision code passes, seeded Python faults are caught at their line."""
+
+import pytest
+
+import devparity
+from conftest import fault_line
+from placement_twins import TWINS
+
+
+def image(device, dtype=None):
+    import torch
+
+    g = torch.Generator().manual_seed(5)
+    x = torch.rand(2, 3, 23, 17, generator=g)
+    if dtype is not None and not dtype.is_floating_point:
+        x = (x * 255).round().to(dtype)
+    return x.to(device)
+
+
+def torchvision_calls():
+    import torchvision.transforms as T
+    import torchvision.transforms.functional as F
+
+    return {
+        "resize": lambda x: F.resize(x, [11, 9]),
+        "resize_nearest": lambda x: F.resize(x, [31, 12], interpolation=T.InterpolationMode.NEAREST),
+        "center_crop": lambda x: F.center_crop(x, [9, 7]),
+        "pad_reflect": lambda x: F.pad(x, [2, 3], padding_mode="reflect"),
+        "rotate": lambda x: F.rotate(x, -45.0, expand=True, fill=[0.5]),
+        "affine": lambda x: F.affine(x, angle=10.0, translate=[2, 1], scale=1.1, shear=[3.0]),
+        "perspective": lambda x: F.perspective(x, [[0, 0], [16, 0], [16, 22], [0, 22]],
+                                               [[1, 2], [15, 0], [14, 21], [0, 20]]),
+        "gaussian_blur": lambda x: F.gaussian_blur(x, [5, 3], [1.5, 0.8]),
+        "adjust_hue": lambda x: F.adjust_hue(x, 0.2),
+        "adjust_saturation": lambda x: F.adjust_saturation(x, 1.5),
+        "adjust_contrast": lambda x: F.adjust_contrast(x, 0.7),
+        "rgb_to_grayscale": lambda x: F.rgb_to_grayscale(x, 3),
+        "invert": F.invert,
+        "posterize_uint8": None,
+        "erase": lambda x: F.erase(x, 2, 3, 5, 4, v=x.new_zeros(3, 5, 4)),
+        "normalize": lambda x: F.normalize(x.float(), [0.5, 0.4, 0.3], [0.2, 0.2, 0.2]),
+        "elastic": lambda x: T.ElasticTransform(alpha=20.0, sigma=2.0)(x),
+        "color_jitter": lambda x: T.ColorJitter(0.3, 0.3, 0.3, 0.1)(x),
+        "random_resized_crop": lambda x: T.RandomResizedCrop([13, 13])(x),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(torchvision_calls()))
+def test_torchvision_runs_on_vdev_without_errors(vdev, name):
+    import torch
+
+    call = torchvision_calls()[name]
+    if call is None:
+        import torchvision.transforms.functional as F
+
+        call, dtype = (lambda x: F.posterize(x, 3)), torch.uint8
+    else:
+        dtype = torch.float32
+    if name == "elastic" and not hasattr(__import__("torchvision.transforms", fromlist=["T"]), "ElasticTransform"):
+        pytest.skip("this torchvision has no ElasticTransform")
+    x = image(vdev, dtype)
+    torch.manual_seed(0)
+    with devparity.trace() as t:
+        out = t.returned(call(x))
+    assert out.device == vdev
+    assert t.target_name in ("vdev:1", "privateuseone:1")
+    assert [str(f) for f in t.errors] == []
+    torch.manual_seed(0)
+    expected = call(x.cpu())
+    assert torch.equal(out.cpu(), expected)  # vdev computes with the CPU's kernels
+
+
+@pytest.mark.parametrize("faulty, clean", TWINS, ids=[f.__name__ for f, _ in TWINS])
+def test_python_faults_are_caught_at_their_line(vdev, faulty, clean):
+    file, line, kind = fault_line(faulty)
+    x = image(vdev)
+    with devparity.trace() as t:
+        try:
+            faulty().to(vdev)(x)
+        except RuntimeError as e:
+            assert "same device" in str(e)
+    caught = [f for f in t.errors if f.kind == kind]
+    assert caught, f"{faulty.__name__}: no {kind} among {[str(f) for f in t.findings]}"
+    assert (caught[0].file, caught[0].line) == (file, line), str(caught[0])
+    with devparity.trace() as t:
+        clean().to(vdev)(x)
+    assert t.errors == [], [str(f) for f in t.errors]
+
+
+def test_findings_are_objects(vdev):
+    import torch
+
+    x = image(vdev)
+    with pytest.raises(RuntimeError, match="same device"):
+        with devparity.trace(vdev) as t:
+            x * torch.ones(1, 3, 1, 1)
+    kinds = {f.kind for f in t.findings}
+    assert {"foreign_device_input", "device_mismatch_error"} <= kinds
+    f = next(f for f in t.findings if f.kind == "foreign_device_input")
+    assert f.severity == "error" and f.op == "aten::mul.Tensor" and "cpu" in f.devices
+    assert f.file.endswith("test_trace.py") and f.line is not None
+
+
+def test_the_cpu_row_passes_clean_code():
+    import torch
+
+    x = image("cpu")
+    for _, clean in TWINS:
+        with devparity.trace("cpu") as t:
+            clean()(x)
+        assert t.errors == [], [str(f) for f in t.errors]
+    with devparity.trace() as t:
+        torch.ones(3) + torch.arange(3)
+    assert t.findings == [] and t.target_name == "cpu"
+
+
+def test_traces_do_not_nest(vdev):
+    with devparity.trace():
+        with pytest.raises(devparity.DevparityError, match="do not nest"):
+            with devparity.trace():
+                pass
+    with devparity.trace() as t:  # the outer one ended cleanly
+        pass
+    assert t.findings == []
