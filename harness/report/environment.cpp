@@ -104,4 +104,18 @@ nlohmann::json describe_environment(const DeviceInventory& inventory) {
   };
 }
 
+nlohmann::json describe_devices(const std::vector<DeviceTarget>& devices) {
+  auto out = nlohmann::json::array();
+  for (const auto& d : devices) {
+    nlohmann::json j = {{"name", d.name}, {"present", d.available()}, {"simulated", d.simulated()}};
+    if (d.available()) {
+      j["resolved"] = d.resolved_name();
+    } else {
+      j["reason"] = d.absent_reason;
+    }
+    out.push_back(j);
+  }
+  return out;
+}
+
 }  // namespace devparity

@@ -6,10 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace devparity {
 
 struct DeviceInventory;
+struct DeviceTarget;
 
 /// {"name": "devparity", "version": "0.1.0", "git": "abc1234"}.
 nlohmann::json describe_tool();
@@ -18,6 +20,10 @@ nlohmann::json describe_tool();
 /// models and whether they are present), host (name, OS, CPU, capability,
 /// threads).
 nlohmann::json describe_environment(const DeviceInventory& inventory);
+
+/// A run's device matrix as the report's run.devices lists it: name,
+/// present, simulated, and the resolved device or why it is absent.
+nlohmann::json describe_devices(const std::vector<DeviceTarget>& devices);
 
 /// The current UTC time as ISO 8601 ("2026-11-22T05:08:46Z").
 std::string utc_timestamp();

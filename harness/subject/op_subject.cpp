@@ -1,6 +1,5 @@
 #include "harness/subject/op_subject.h"
 
-#include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/subject/describe.h"
@@ -135,19 +134,6 @@ std::string identifier_of(const std::string& op) {
   return out.empty() ? "op" : out;
 }
 
-std::vector<c10::ScalarType> read_dtypes(ObjectReader& r) {
-  if (!r.has("dtypes")) return {c10::ScalarType::Float};
-  const auto names = r.strings("dtypes");
-  if (names.empty()) throw FieldError(r.pointer("dtypes"), "expected at least one dtype");
-  std::vector<c10::ScalarType> out;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const auto t = parse_dtype(names[i]);
-    if (!t) throw FieldError(r.pointer("dtypes") + "/" + std::to_string(i), "unknown dtype '" + names[i] + "'");
-    out.push_back(*t);
-  }
-  return out;
-}
-
 template <typename F>
 auto at_field(ObjectReader& r, const char* field, F&& f) {
   try {
@@ -187,7 +173,7 @@ class OpKind final : public SubjectKind {
     }
     auto info = Describe(r.string("name", identifier_of(op_name)), "op",
                          r.string("description", "operator " + op_name))
-                    .dtypes(read_dtypes(r))
+                    .dtypes(read_declared_dtypes(r))
                     .differentiable(r.boolean("differentiable", false))
                     .random(r.boolean("random", false));
     return std::make_shared<OpSubject>(std::move(info), std::move(op), std::move(state_op));

@@ -6,8 +6,11 @@
 
 #include "harness/base/named_registry.h"
 
+#include <c10/core/ScalarType.h>
+
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace devparity {
 
@@ -28,6 +31,10 @@ class SubjectKind {
   virtual std::shared_ptr<const Transform> load(ObjectReader& declaration,
                                                 const std::string& base_dir) const = 0;
 };
+
+/// A declaration's "dtypes" (names; at least one), float32 when absent.
+/// Throws FieldError at the offending entry.
+std::vector<c10::ScalarType> read_declared_dtypes(ObjectReader& declaration);
 
 /// Name -> subject kind.
 class SubjectKindRegistry : public NamedRegistry<SubjectKind> {

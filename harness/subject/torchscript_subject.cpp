@@ -397,17 +397,7 @@ class TorchScriptKind final : public SubjectKind {
     info.family = "torchscript";
     info.output = r.string("output", std::string("image"), {"image", "jpeg"});
     info.differentiable = r.boolean("differentiable", false);
-    if (r.has("dtypes")) {
-      const auto names = r.strings("dtypes");
-      if (names.empty()) throw FieldError(r.pointer("dtypes"), "expected at least one dtype");
-      for (size_t i = 0; i < names.size(); ++i) {
-        const auto t = parse_dtype(names[i]);
-        if (!t) throw FieldError(r.pointer("dtypes") + "/" + std::to_string(i), "unknown dtype '" + names[i] + "'");
-        info.dtypes.push_back(*t);
-      }
-    } else {
-      info.dtypes = {c10::ScalarType::Float};
-    }
+    info.dtypes = read_declared_dtypes(r);
     const auto method = r.string("method", std::string("forward"));
     const bool declared = r.has("arguments");
     auto arguments = read_arguments(r, base_dir);

@@ -66,17 +66,11 @@ devparity::RunInfo run_info(const nlohmann::json& o, const devparity::PlanOption
                             const devparity::DeviceInventory& inventory, const std::string& report) {
   devparity::RunInfo info;
   info.tool = devparity::describe_tool();
-  auto devices = nlohmann::json::array();
-  for (const auto& d : plan.devices) {
-    nlohmann::json j = {{"name", d.name}, {"present", d.available()}, {"simulated", d.simulated()}};
-    if (d.available()) j["resolved"] = d.resolved_name(); else j["reason"] = d.absent_reason;
-    devices.push_back(j);
-  }
   info.run = {{"started_at", devparity::utc_timestamp()},
               {"argv", {"devparity.audit"}},
               {"seed", o.value("seed", nlohmann::json(nullptr))},
               {"suites", {"devparity.audit"}},
-              {"devices", devices},
+              {"devices", devparity::describe_devices(plan.devices)},
               {"dtypes", o.value("dtypes", nlohmann::json::array())},
               {"filter", ""},
               {"placement", o.value("placement", std::string("warn"))},

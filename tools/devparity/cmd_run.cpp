@@ -33,20 +33,6 @@ bool use_color(const std::string& setting) {
   return ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
 }
 
-nlohmann::json devices_json(const std::vector<DeviceTarget>& devices) {
-  auto out = nlohmann::json::array();
-  for (const auto& d : devices) {
-    nlohmann::json j = {{"name", d.name}, {"present", d.available()}, {"simulated", d.simulated()}};
-    if (d.available()) {
-      j["resolved"] = d.resolved_name();
-    } else {
-      j["reason"] = d.absent_reason;
-    }
-    out.push_back(j);
-  }
-  return out;
-}
-
 std::vector<int64_t> parse_shape(const std::string& text) {
   std::vector<int64_t> out;
   size_t start = 0;
@@ -276,7 +262,7 @@ RunInfo run_info(const Options& options, const PlanOptions& plan_options, const 
               {"argv", options.argv},
               {"seed", o.seed ? nlohmann::json(*o.seed) : nlohmann::json(nullptr)},
               {"suites", paths},
-              {"devices", devices_json(plan_options.devices)},
+              {"devices", describe_devices(plan_options.devices)},
               {"dtypes", dtype_names},
               {"filter", o.filter},
               {"placement", o.placement},
