@@ -3,9 +3,10 @@
 # Debian's cuDNN package (non-free nvidia-cudnn) downloads the library from
 # NVIDIA when installed; where that is declined or unreachable,
 # libtorch_cuda.so still names libcudnn.so.9. This makes a stand-in with
-# every cudnn symbol LibTorch imports, each aborting with its name if ever
-# called, so the CUDA build links and its tests load on a machine without a
-# GPU (where no cuDNN call is reached). A real libcudnn.so.9 is left alone.
+# every cudnn symbol LibTorch (and its Python module) imports, each aborting
+# with its name if ever called, so the CUDA build links and its tests (Python
+# ones too) load on a machine without a GPU (where no cuDNN call is
+# reached). A real libcudnn.so.9 is left alone.
 set -eu
 lib=/usr/lib/x86_64-linux-gnu
 real=$(readlink -f "$lib/libcudnn.so.9" 2>/dev/null || true)
@@ -15,7 +16,12 @@ if [ -n "$real" ] && [ -f "$real" ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-nm -D --undefined-only "$lib/libtorch_cuda.so" | awk '$2 ~ /^cudnn/ { sub(/@.*/, "", $2); print $2 }' | sort -u >"$work/symbols"
+# Every library of the root that imports cuDNN: LibTorch's and, with
+# python3-torch-cuda, libtorch_python (cudnnGetProperty and others).
+for f in "$lib"/libtorch*.so*; do
+  [ -f "$f" ] && [ ! -L "$f" ] || continue
+  nm -D --undefined-only "$f" 2>/dev/null | awk '$2 ~ /^cudnn/ { sub(/@.*/, "", $2); print $2 }'
+done | sort -u >"$work/symbols"
 {
   echo '#include <stdio.h>'
   echo '#include <stdlib.h>'

@@ -8,8 +8,9 @@
 set -euo pipefail
 
 packages=(
-  # toolchain; clang and its runtime build the JPEG validator's fuzz target
-  cmake ninja-build g++ git ccache pkg-config clang libclang-rt-dev
+  # toolchain; clang and its runtime build the fuzz targets, and llvm's
+  # llvm-symbolizer names the functions they reach
+  cmake ninja-build g++ git ccache pkg-config clang libclang-rt-dev llvm
   # libraries (DESIGN.md, "Dependencies"); libjpeg-turbo's CMake config also
   # needs libjpeg62-turbo-dev's files, which --no-install-recommends leaves out
   libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libfmt-dev

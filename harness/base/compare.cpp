@@ -125,7 +125,13 @@ class PairTotals {
  public:
   static constexpr bool kFloating = std::is_floating_point<T>::value;
 
-  PairTotals(const Tolerance& tol, CompareStats& s) : tol_(tol), s_(s) {}
+  PairTotals(const Tolerance& tol, CompareStats& s, const Unrounded* unrounded) : tol_(tol), s_(s) {
+    if (!kFloating && unrounded != nullptr && unrounded->known() && unrounded->values.numel() == s.numel) {
+      unrounded_ = unrounded;
+      unrounded_values_ = unrounded->values.data_ptr<double>();
+      s.ties_judged = true;
+    }
+  }
 
   // Element i; sets whether it differs and whether it is outside the tolerance.
   void add(T ref, T out, int64_t i, bool& differs, bool& bad) {
@@ -138,6 +144,8 @@ class PairTotals {
       if (static_cast<int>(histogram_.size()) <= b) histogram_.resize(b + 1, 0);
       ++histogram_[b];
       add_finite(static_cast<double>(ref), static_cast<double>(d64), i, differs, bad);
+      if (d64 == 1 && unrounded_ != nullptr && at_tie(std::min<int64_t>(ref, out), i)) bad = false;
+      if (bad && static_cast<double>(d64) > outlier_bound()) ++s_.beyond_outlier_bound;
     }
   }
 
@@ -179,11 +187,23 @@ class PairTotals {
         differs = bad = true;
       }
     }
+    if (differs) ++s_.beyond_outlier_bound;  // NaN and Inf are beyond any bound
     if (differs && first_special_ < 0) first_special_ = i;
     if (e_nan || a_nan || e_inf || a_inf) return;
     const double d = std::fabs(a - e);
     if (d > 0.0) max_ulp_ = std::max(max_ulp_, ulp_distance(ref, out));
     add_finite(e, d, i, differs, bad);
+    if (bad && d > outlier_bound()) ++s_.beyond_outlier_bound;
+  }
+
+  // A +-1 difference between `low` and low + 1: at a rounding tie when the
+  // reference's unrounded value lies within the stated epsilon (and its own
+  // error bound) of the boundary between the two; a tie is never a mismatch.
+  bool at_tie(int64_t low, int64_t i) {
+    const double boundary = unrounded_->boundary(static_cast<double>(low));
+    const bool tie = std::fabs(unrounded_values_[i] - boundary) <= tol_.tie_epsilon + unrounded_->error_bound;
+    ++(tie ? s_.rounding_ties : s_.off_by_one_elsewhere);
+    return tie;
   }
 
   // A finite pair at distance d from the reference value e.
@@ -201,8 +221,15 @@ class PairTotals {
     }
   }
 
+  // Mismatches up to this are what mismatch_fraction may allow.
+  double outlier_bound() const {
+    return tol_.mismatch_fraction > 0.0 ? std::max(tol_.outlier_atol, tol_.atol) : tol_.atol;
+  }
+
   const Tolerance& tol_;
   CompareStats& s_;
+  const Unrounded* unrounded_ = nullptr;
+  const double* unrounded_values_ = nullptr;
   std::vector<int64_t> histogram_;
   double sum_abs_ = 0.0, sum_sq_ = 0.0;
   int64_t finite_pairs_ = 0, worst_ = -1, first_special_ = -1;
@@ -210,7 +237,8 @@ class PairTotals {
 };
 
 template <typename T>
-CompareStats compare_typed(const at::Tensor& ref_t, const at::Tensor& out_t, const Tolerance& tol) {
+CompareStats compare_typed(const at::Tensor& ref_t, const at::Tensor& out_t, const Tolerance& tol,
+                           const Unrounded* unrounded = nullptr) {
   const T* ref = ref_t.data_ptr<T>();
   const T* out = out_t.data_ptr<T>();
   CompareStats s;
@@ -219,7 +247,7 @@ CompareStats compare_typed(const at::Tensor& ref_t, const at::Tensor& out_t, con
   const int64_t plane_pixels = grid.height * grid.width;
   std::vector<uint8_t> diff_pixels(grid.image ? grid.planes * plane_pixels : 0, 0);
   std::vector<uint8_t> bad_pixels(diff_pixels.size(), 0);
-  PairTotals<T> totals(tol, s);
+  PairTotals<T> totals(tol, s, unrounded);
   for (int64_t i = 0; i < s.numel; ++i) {
     bool differs = false, bad = false;
     totals.add(ref[i], out[i], i, differs, bad);
@@ -254,7 +282,7 @@ nlohmann::json json_number(double value) {
 bool CompareStats::within(const Tolerance& tolerance) const {
   const auto allowed = static_cast<int64_t>(
       std::floor(tolerance.mismatch_fraction * static_cast<double>(numel) + 1e-9));
-  return mismatches <= allowed;
+  return beyond_outlier_bound == 0 && mismatches <= allowed;
 }
 
 nlohmann::json CompareStats::to_json() const {
@@ -266,6 +294,7 @@ nlohmann::json CompareStats::to_json() const {
       {"differing", differing},
       {"mismatches", mismatches},
       {"mismatch_fraction", json_number(mismatch_fraction)},
+      {"beyond_outlier_bound", beyond_outlier_bound},
       {"nan_mismatches", nan_mismatches},
       {"inf_mismatches", inf_mismatches},
       {"psnr_db", json_number(psnr_db)},
@@ -273,6 +302,10 @@ nlohmann::json CompareStats::to_json() const {
       {"mismatched", spatial_json(mismatched)},
   };
   if (max_ulp) j["max_ulp"] = *max_ulp;
+  if (ties_judged) {
+    j["rounding_ties"] = rounding_ties;
+    j["off_by_one_elsewhere"] = off_by_one_elsewhere;
+  }
   if (!worst_index.empty()) {
     j["worst"] = {{"index", worst_index},
                   {"reference", json_number(worst_reference)},
@@ -287,7 +320,7 @@ nlohmann::json CompareStats::to_json() const {
 }
 
 CompareStats compare_tensors(const at::Tensor& reference, const at::Tensor& output,
-                             const Tolerance& tolerance) {
+                             const Tolerance& tolerance, const Unrounded* unrounded) {
   if (reference.sizes() != output.sizes()) {
     throw std::invalid_argument("compare_tensors: shapes differ");
   }
@@ -304,11 +337,11 @@ CompareStats compare_tensors(const at::Tensor& reference, const at::Tensor& outp
       // Compared in float32; ULP distances are then float32's.
       return compare_typed<float>(ref.to(at::kFloat), out.to(at::kFloat), tolerance);
     }
-    case at::kByte: return compare_typed<uint8_t>(ref, out, tolerance);
-    case at::kChar: return compare_typed<int8_t>(ref, out, tolerance);
-    case at::kShort: return compare_typed<int16_t>(ref, out, tolerance);
-    case at::kInt: return compare_typed<int32_t>(ref, out, tolerance);
-    case at::kLong: return compare_typed<int64_t>(ref, out, tolerance);
+    case at::kByte: return compare_typed<uint8_t>(ref, out, tolerance, unrounded);
+    case at::kChar: return compare_typed<int8_t>(ref, out, tolerance, unrounded);
+    case at::kShort: return compare_typed<int16_t>(ref, out, tolerance, unrounded);
+    case at::kInt: return compare_typed<int32_t>(ref, out, tolerance, unrounded);
+    case at::kLong: return compare_typed<int64_t>(ref, out, tolerance, unrounded);
     case at::kBool: return compare_typed<uint8_t>(ref.to(at::kByte), out.to(at::kByte), tolerance);
     default:
       throw std::invalid_argument("compare_tensors: unsupported dtype " +

@@ -1,6 +1,7 @@
 #pragma once
 /// Element-wise comparison of a device's output with the reference output.
 
+#include "harness/base/rounding.h"
 #include "harness/base/tolerance.h"
 
 #include <ATen/core/Tensor.h>
@@ -47,8 +48,15 @@ struct CompareStats {
   double max_rel = 0.0;   ///< max |out - ref| / |ref|; infinite when ref is 0 and out is not
   std::optional<uint64_t> max_ulp;  ///< floating dtypes: max distance in units in the last place
   int64_t differing = 0;            ///< elements that differ at all
-  int64_t mismatches = 0;           ///< elements outside tolerance, NaN/Inf mismatches included
+  int64_t mismatches = 0;           ///< elements outside atol/rtol, NaN/Inf mismatches included
   double mismatch_fraction = 0.0;   ///< mismatches / numel
+  int64_t beyond_outlier_bound = 0; ///< of the mismatches, those beyond outlier_atol (never allowed)
+  /// Integer outputs whose reference noted its unrounded values: whether
+  /// ties were judged, and the +-1 differences found at a rounding tie
+  /// (not mismatches) and elsewhere.
+  bool ties_judged = false;
+  int64_t rounding_ties = 0;
+  int64_t off_by_one_elsewhere = 0;
   int64_t nan_mismatches = 0;       ///< NaN in exactly one of the two
   int64_t inf_mismatches = 0;       ///< infinite in one, or infinities of opposite sign
   std::vector<int64_t> worst_index;  ///< index of the largest |diff| (first NaN/Inf mismatch if none)
@@ -59,16 +67,19 @@ struct CompareStats {
   SpatialStats mismatched;   ///< where the out-of-tolerance elements are
   double psnr_db = std::numeric_limits<double>::infinity();  ///< peak 255 (integers) or 1 (floats)
 
-  /// True when the mismatches fit within the tolerance's allowed fraction.
+  /// True when no mismatch is beyond the outlier bound and the mismatches
+  /// fit within the tolerance's allowed fraction.
   bool within(const Tolerance& tolerance) const;
   /// The statistics as written in reports (non-finite numbers as strings).
   nlohmann::json to_json() const;
 };
 
 /// Compares two tensors of the same shape and dtype (any device; they are
-/// copied to the CPU). Throws std::invalid_argument when shapes or dtypes differ.
+/// copied to the CPU). `unrounded`, when known, holds the reference's values
+/// before rounding (integer dtypes): +-1 differences are then judged for
+/// rounding ties. Throws std::invalid_argument when shapes or dtypes differ.
 CompareStats compare_tensors(const at::Tensor& reference, const at::Tensor& output,
-                             const Tolerance& tolerance);
+                             const Tolerance& tolerance, const Unrounded* unrounded = nullptr);
 
 /// A double for JSON: a number when finite, else "Infinity", "-Infinity" or "NaN".
 nlohmann::json json_number(double value);

@@ -24,8 +24,25 @@ Tolerance read_override(const nlohmann::json& value, const std::string& pointer,
   t.atol = reader.number("atol", t.atol, 0.0);
   t.rtol = reader.number("rtol", t.rtol, 0.0);
   t.mismatch_fraction = reader.number("mismatch_fraction", 0.0, 0.0, 1.0);
+  const bool has_fraction = value.contains("mismatch_fraction") && t.mismatch_fraction > 0.0;
+  const bool has_bound = value.contains("outlier_atol");
+  t.outlier_atol = reader.number("outlier_atol", t.atol, t.atol);
+  t.tie_epsilon = reader.number("tie_epsilon", t.tie_epsilon, 0.0, 0.5);
   t.reason = reader.string("reason", std::string());
   reader.finish();
+  if (has_fraction && !has_bound) {
+    throw FieldError(pointer + "/mismatch_fraction",
+                     "a mismatch_fraction needs \"outlier_atol\", the largest |diff| those elements may "
+                     "have: without it they could differ by any amount");
+  }
+  if (has_bound && !has_fraction) {
+    throw FieldError(pointer + "/outlier_atol",
+                     "outlier_atol bounds the elements a mismatch_fraction allows; give a "
+                     "mismatch_fraction above 0 with it, or raise atol instead");
+  }
+  if (t.tie_epsilon >= 0.5) {
+    throw FieldError(pointer + "/tie_epsilon", "tie_epsilon must be below 0.5: every value is within 0.5 of a boundary");
+  }
   if (t.reason.empty()) {
     throw FieldError(pointer, "a tolerance override needs a non-empty \"reason\" saying why the "
                               "default does not apply");
@@ -59,7 +76,8 @@ std::string Tolerance::describe(c10::ScalarType dtype) const {
     rule = fmt::format("|diff| <= {:g} + {:g}*|ref|", atol, rtol);
   }
   if (mismatch_fraction > 0.0) {
-    rule += fmt::format(" for all but {:g}% of elements", mismatch_fraction * 100.0);
+    rule += fmt::format(", and |diff| <= {:g} for up to {:g}% of elements", outlier_atol,
+                        mismatch_fraction * 100.0);
   }
   std::string origin = "override: " + reason;
   if (is_default) {
@@ -73,6 +91,8 @@ std::string Tolerance::describe(c10::ScalarType dtype) const {
 nlohmann::json Tolerance::to_json() const {
   nlohmann::json out = {{"atol", atol}, {"rtol", rtol}, {"mismatch_fraction", mismatch_fraction},
                         {"default", is_default}};
+  if (mismatch_fraction > 0.0) out["outlier_atol"] = outlier_atol;
+  out["tie_epsilon"] = tie_epsilon;
   if (!reason.empty()) out["reason"] = reason;
   return out;
 }

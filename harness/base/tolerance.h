@@ -9,11 +9,26 @@
 
 namespace devparity {
 
+/// The default distance from a rounding boundary, in the output's units,
+/// within which a +-1 difference of an integer output is a rounding tie. Over
+/// the default suite's resize_strategy_cross every +-1 already lies within
+/// fixed point's own error bound (4.9e-4 for bilinear); 1e-3 is that order,
+/// and a thousandth of a level is far below any real difference.
+constexpr double kDefaultTieEpsilon = 1e-3;
+
 /// When an output element matches its reference: |out - ref| <= atol + rtol * |ref|.
+/// A case may allow a fraction of elements outside that, but only within a
+/// second bound it states (outlier_atol): nothing is allowed to differ by any
+/// amount. For integer outputs whose reference noted its values before
+/// rounding, a +-1 difference at a rounding tie (the unrounded value within
+/// tie_epsilon, plus the reference's own error bound, of the boundary between
+/// the two integers) is a rounding tie: counted, never a mismatch.
 struct Tolerance {
   double atol = 0.0;               ///< absolute part
   double rtol = 0.0;               ///< relative part
   double mismatch_fraction = 0.0;  ///< fraction of elements allowed outside, in [0, 1]
+  double outlier_atol = 0.0;       ///< the bound on |diff| for those (given with a fraction)
+  double tie_epsilon = kDefaultTieEpsilon;  ///< rounding ties: distance from the boundary
   std::string reason;              ///< why an override differs from the default
   bool is_default = true;          ///< false when a case overrode it
 
@@ -30,7 +45,8 @@ Tolerance default_tolerance(c10::ScalarType dtype);
 /// Resolves a check's tri-state setting for one dtype: `true` gives the
 /// default; an object overrides it, either for every dtype
 /// ({"atol": 1, "reason": "..."}) or per dtype ({"uint8": {...}, "float32": {...}}).
-/// Fields: atol, rtol, mismatch_fraction, reason (required). Throws FieldError
+/// Fields: atol, rtol, mismatch_fraction with outlier_atol (both or neither;
+/// outlier_atol >= atol), tie_epsilon (in [0, 0.5)), reason (required). Throws FieldError
 /// with the field's pointer (relative to `setting`).
 Tolerance resolve_tolerance(const nlohmann::json& setting, c10::ScalarType dtype);
 

@@ -59,6 +59,9 @@ struct CheckContext {
   bool is_reference_row = false;  ///< this trial is the reference itself
   /// Where failing checks save evidence (.npy); null when the run keeps none.
   ArtifactStore* artifacts = nullptr;
+  /// The reference output's values before rounding (Note [Unrounded
+  /// values]); null or unknown where the reference did not note them.
+  const Unrounded* reference_unrounded = nullptr;
 
   /// The trial's output; undefined when the subject did not complete.
   const at::Tensor& output() const;

@@ -85,6 +85,17 @@ bool skip_device_draws(const CheckContext& ctx, const ParitySetting& setting, Ch
   return true;
 }
 
+// "; 40 of 52 +-1 differences at rounding ties (half up, within 0.001)",
+// when the reference noted its unrounded values; nothing otherwise.
+std::string rounding_summary(const CompareStats& stats, const Tolerance& tol, const CheckContext& ctx) {
+  if (!stats.ties_judged || stats.rounding_ties + stats.off_by_one_elsewhere == 0) return "";
+  const Unrounded& u = *ctx.reference_unrounded;
+  return fmt::format("; {} of {} +-1 differences at rounding ties of the reference ({}, within {:g}{})",
+                     stats.rounding_ties, stats.rounding_ties + stats.off_by_one_elsewhere,
+                     rounding_name(u.rounding), tol.tie_epsilon,
+                     u.error_bound > 0.0 ? fmt::format(" + its error bound {:.2g}", u.error_bound) : "");
+}
+
 // The failure: artifacts of the three images (within the budget) and a
 // message with the mismatch statistics.
 void fail_on_values(const CheckContext& ctx, const Tolerance& tol, const CompareStats& stats,
@@ -110,12 +121,16 @@ void fail_on_values(const CheckContext& ctx, const Tolerance& tol, const Compare
     special = fmt::format("; NaN position mismatches {}, Inf mismatches {}", stats.nan_mismatches,
                           stats.inf_mismatches);
   }
+  std::string beyond;
+  if (tol.mismatch_fraction > 0.0 && stats.beyond_outlier_bound > 0) {
+    beyond = fmt::format("; {} beyond the outlier bound {:g}", stats.beyond_outlier_bound, tol.outlier_atol);
+  }
   out.message = fmt::format(
-      "{}: {} of {} elements ({:.3g}%) outside {}; max |diff| {:g}{}{}; mismatches {} ({} "
+      "{}: {} of {} elements ({:.3g}%) outside {}{}; max |diff| {:g}{}{}{}; mismatches {} ({} "
       "pixels, largest cluster {})",
       ctx.result.id, stats.mismatches, stats.numel, stats.mismatch_fraction * 100.0, tol.describe(ctx.dtype),
-      stats.max_abs, where, special, stats.mismatched.pattern, stats.mismatched.pixels,
-      stats.mismatched.largest_cluster);
+      beyond, stats.max_abs, where, special, rounding_summary(stats, tol, ctx), stats.mismatched.pattern,
+      stats.mismatched.pixels, stats.mismatched.largest_cluster);
 }
 
 class ParityCheck final : public Check {
@@ -164,7 +179,7 @@ class ParityCheck final : public Check {
       out.message = fmt::format("{}: {}", ctx.result.id, fmt::join(problems, "; "));
       return out;
     }
-    const auto stats = compare_tensors(ref, got, tol);
+    const auto stats = compare_tensors(ref, got, tol, ctx.reference_unrounded);
     out.stats.update(stats.to_json());
     if (!stats.within(tol)) {
       fail_on_values(ctx, tol, stats, out);
@@ -173,9 +188,9 @@ class ParityCheck final : public Check {
     out.status = Status::kPass;
     out.message = stats.differing == 0
                       ? "identical to the reference"
-                      : fmt::format("{} of {} elements differ (max |diff| {:g}, {} pixels, {}); within tolerance",
+                      : fmt::format("{} of {} elements differ (max |diff| {:g}, {} pixels, {}){}; within tolerance",
                                     stats.differing, stats.numel, stats.max_abs, stats.differences.pixels,
-                                    stats.differences.pattern);
+                                    stats.differences.pattern, rounding_summary(stats, tol, ctx));
     return out;
   }
 };

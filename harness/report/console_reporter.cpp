@@ -1,6 +1,8 @@
-// The console: a live progress line on terminals, failures as they happen,
-// one line per case, and a summary table at the end.
+// The console: a live progress line on terminals, failures as they happen
+// (a cause's first trial in full, later ones pointing back to it), one line
+// per case, and a summary table with the failures grouped by cause.
 
+#include "harness/model/failure_groups.h"
 #include "harness/report/reporter_registry.h"
 
 #include <fmt/format.h>
@@ -51,11 +53,15 @@ class ConsoleReporter final : public RunListener {
   void on_trial_end(const TrialResult& r) override {
     ++done_;
     const bool bad = r.status == Status::kFail || r.status == Status::kError;
-    if (bad) failures_.push_back({r.id, r.message, r.status});
+    const auto [group, fresh] = failures_.add(r);
     if (r.status == Status::kSkip) ++skip_reasons_[skip_reason(r)];
     if (verbose_ || bad) {
       clear_progress();
-      out_ << fmt::format("{} {}  {}\n", tag(r.status), r.id, r.message);
+      if (bad && !fresh) {
+        out_ << fmt::format("{} {}  (problem {} again)\n", tag(r.status), r.id, group + 1);
+      } else {
+        out_ << fmt::format("{} {}  {}\n", tag(r.status), r.id, r.message);
+      }
     }
     if (interactive_) {
       std::string line = fmt::format("[{:>{}}/{}] {}", done_, digits(), planned_, r.id);
@@ -96,14 +102,7 @@ class ConsoleReporter final : public RunListener {
         if (reasons.size() > 8) out_ << fmt::format("  ... and {} more reasons\n", reasons.size() - 8);
       }
     }
-    if (!failures_.empty()) {
-      out_ << "\nfailures:\n";
-      for (size_t i = 0; i < failures_.size() && i < 20; ++i) {
-        out_ << fmt::format("  {} {}\n      {}\n", tag(failures_[i].status), failures_[i].id,
-                            failures_[i].message);
-      }
-      if (failures_.size() > 20) out_ << fmt::format("  ... and {} more\n", failures_.size() - 20);
-    }
+    print_failures();
     if (s.baseline) {
       const auto& b = *s.baseline;
       out_ << fmt::format("\nbaseline {}: {} known failure(s) (not gating), {} new, {} fixed\n", b.path,
@@ -132,10 +131,23 @@ class ConsoleReporter final : public RunListener {
   }
 
  private:
-  struct Failure {
-    std::string id, message;
-    Status status;
-  };
+  // "failures: 1 problem in 8 trials", each cause once with its trials under it.
+  void print_failures() {
+    const auto& groups = failures_.groups();
+    if (groups.empty()) return;
+    out_ << "\nfailures: " << failures_.headline() << "\n";
+    for (size_t i = 0; i < groups.size() && i < kGroupsShown; ++i) {
+      const auto& g = groups[i];
+      out_ << fmt::format("  {} [{}] {} -- {}\n", tag(g.status), i + 1, g.where(), g.summary);
+      for (size_t k = 0; k < g.ids.size() && k < kTrialsShown; ++k) out_ << "          " << g.ids[k] << "\n";
+      if (g.ids.size() > kTrialsShown) out_ << fmt::format("          ... and {} more\n", g.ids.size() - kTrialsShown);
+    }
+    if (groups.size() > kGroupsShown) {
+      out_ << fmt::format("  ... and {} more problems (the report has them all)\n", groups.size() - kGroupsShown);
+    }
+  }
+
+  static constexpr size_t kGroupsShown = 20, kTrialsShown = 8;
 
   static std::string skip_reason(const TrialResult& r) {
     // Group by the deciding check's message, which names the cause.
@@ -166,7 +178,7 @@ class ConsoleReporter final : public RunListener {
   bool quiet_, verbose_, color_, interactive_;
   bool progress_shown_ = false;
   int64_t planned_ = 0, done_ = 0;
-  std::vector<Failure> failures_;
+  FailureGroups failures_;
   std::map<std::string, int64_t> skip_reasons_;
 };
 

@@ -5,6 +5,7 @@
 #include "harness/base/png.h"
 #include "harness/base/rng.h"
 #include "harness/report/document.h"
+#include "harness/report/html_overview.h"
 #include "harness/report/junit.h"
 #include "harness/report/markup.h"
 #include "harness/report/report_file.h"
@@ -16,6 +17,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -196,7 +198,7 @@ void write_summary(std::ostringstream& s, const nlohmann::json& report, const st
   s << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
     << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
        "style-src 'unsafe-inline'; script-src 'nonce-" << nonce << "'\">"
-    << "<title>devparity report</title><style>" << kStyle << "</style></head><body>\n";
+    << "<title>devparity report</title><style>" << kStyle << kOverviewStyle << "</style></head><body>\n";
   const auto& tool = report.at("tool");
   const auto& run = report.at("run");
   s << "<h1>devparity report</h1><p class=\"meta\">" << esc(tool.value("name", "devparity")) << " "
@@ -299,8 +301,6 @@ std::string html_report(const nlohmann::json& report, const HtmlOptions& options
   SplitMix64 rng(static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
   const auto nonce = fmt::format("{:016x}{:016x}", rng.next(), rng.next());
   std::ostringstream s;
-  write_summary(s, report, nonce);
-  write_filters(s, results);
   // Failures first, then the rest, in report order.
   std::vector<const nlohmann::json*> order;
   for (const auto& r : results) {
@@ -311,6 +311,12 @@ std::string html_report(const nlohmann::json& report, const HtmlOptions& options
     if (!is_failing(r)) order.push_back(&r);
   }
   const size_t detailed = std::min(failing, options.max_detailed);
+  std::map<std::string, size_t> detail_of;
+  for (size_t i = 0; i < detailed; ++i) detail_of.emplace(order[i]->value("id", ""), i);
+  write_summary(s, report, nonce);
+  write_matrix(s, report);
+  write_problems(s, report, detail_of);
+  write_filters(s, results);
   write_results_table(s, order, detailed);
   s << "<h2>Failures</h2>\n";
   if (failing == 0) s << "<p>None.</p>\n";

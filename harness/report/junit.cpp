@@ -1,6 +1,7 @@
 #include "harness/report/junit.h"
 
 #include "harness/base/atomic_file.h"
+#include "harness/model/failure_groups.h"
 #include "harness/report/document.h"
 #include "harness/report/markup.h"
 #include "harness/report/report_file.h"
@@ -81,6 +82,66 @@ std::string check_evidence(const nlohmann::json& check) {
   return out;
 }
 
+namespace {
+
+// Failures by cause (model/failure_groups.h): each failing testcase names
+// its problem; the evidence is written out once, under the problem's first trial.
+class Problems {
+ public:
+  explicit Problems(const nlohmann::json& report) : groups_(group_failures(report)) {
+    for (size_t g = 0; g < groups_.groups().size(); ++g) {
+      for (const auto& id : groups_.groups()[g].ids) problem_of_.emplace(id, g);
+    }
+  }
+
+  // The failure text of `r` (status "fail" or "error").
+  std::string body(const nlohmann::json& r, const std::string& status) const {
+    const auto id = r.value("id", "");
+    std::string body;
+    const auto at = problem_of_.find(id);
+    const FailureGroup* group = at == problem_of_.end() ? nullptr : &groups_.groups()[at->second];
+    if (group != nullptr) {
+      body = fmt::format("problem {} of {} ({}): {} -- {}\n", at->second + 1, groups_.groups().size(),
+                         groups_.headline(), group->where(), group->summary);
+      if (group->ids.front() != id) return body + "evidence: under " + group->ids.front();
+    }
+    for (const auto& check : r.at("checks")) {
+      if (check.value("status", "") != status) continue;
+      body += (body.empty() || body.back() == '\n' ? "" : "\n") + check_evidence(check);
+    }
+    return body;
+  }
+
+ private:
+  FailureGroups groups_;
+  std::map<std::string, size_t> problem_of_;
+};
+
+void write_testcase(std::ostringstream& out, const nlohmann::json& r, const Problems& problems) {
+  const auto id = r.value("id", "");
+  const auto case_name = r.value("case", "");
+  // The id without its case: subject[variant]/dtype/device/input.
+  const auto name = id.rfind(case_name + "/", 0) == 0 ? id.substr(case_name.size() + 1) : id;
+  out << "    <testcase" << attribute("name", name) << attribute("classname", case_name)
+      << attribute("time", fmt::format("{:.6f}", r.value("duration_ms", 0.0) / 1000.0));
+  const auto status = r.value("status", "");
+  if (status == "pass") {
+    out << "/>\n";
+    return;
+  }
+  out << ">\n";
+  if (status == "skip") {
+    out << "      <skipped" << attribute("message", r.value("message", "")) << "/>\n";
+  } else {
+    const char* tag = status == "fail" ? "failure" : "error";
+    out << "      <" << tag << attribute("message", r.value("message", "")) << attribute("type", first_failing_check(r))
+        << ">" << escape_markup(problems.body(r, status)) << "</" << tag << ">\n";
+  }
+  out << "    </testcase>\n";
+}
+
+}  // namespace
+
 std::string junit_xml(const nlohmann::json& report) {
   // Cases in order of first appearance.
   std::vector<std::pair<std::string, std::vector<const nlohmann::json*>>> cases;
@@ -94,6 +155,7 @@ std::string junit_xml(const nlohmann::json& report) {
     }
     cases[it->second].second.push_back(&r);
   }
+  const Problems problems(report);
   const auto& summary = report.at("summary");
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -122,34 +184,7 @@ std::string junit_xml(const nlohmann::json& report) {
         << attribute("hostname", report.at("environment").value("host", nlohmann::json::object()).value("hostname", "localhost"))
         << attribute("id", std::to_string(i)) << attribute("package", first.value("suite", "")) << ">\n";
     properties(out, report);
-    for (const auto* r : rows) {
-      const auto id = r->value("id", "");
-      const auto case_name = r->value("case", "");
-      // The id without its case: subject[variant]/dtype/device/input.
-      const auto name = id.rfind(case_name + "/", 0) == 0 ? id.substr(case_name.size() + 1) : id;
-      out << "    <testcase" << attribute("name", name) << attribute("classname", case_name)
-          << attribute("time", fmt::format("{:.6f}", r->value("duration_ms", 0.0) / 1000.0));
-      const auto status = r->value("status", "");
-      if (status == "pass") {
-        out << "/>\n";
-        continue;
-      }
-      out << ">\n";
-      if (status == "skip") {
-        out << "      <skipped" << attribute("message", r->value("message", "")) << "/>\n";
-      } else {
-        const char* tag = status == "fail" ? "failure" : "error";
-        std::string body;
-        for (const auto& check : r->at("checks")) {
-          if (check.value("status", "") != status) continue;
-          body += (body.empty() ? "" : "\n") + check_evidence(check);
-        }
-        out << "      <" << tag << attribute("message", r->value("message", ""))
-            << attribute("type", first_failing_check(*r)) << ">" << escape_markup(body)
-            << "</" << tag << ">\n";
-      }
-      out << "    </testcase>\n";
-    }
+    for (const auto* r : rows) write_testcase(out, *r, problems);
     out << "  </testsuite>\n";
   }
   out << "</testsuites>\n";

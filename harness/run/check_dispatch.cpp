@@ -56,7 +56,8 @@ void CheckDispatch::run(GroupRun& group, const Trial& trial, const Execution& mi
                                        ? nlohmann::json{{"mode", "strict"}}
                                        : case_setting;
     const CheckContext view{row,     trial.target, g.dtype,      setting,          reference,
-                            mine,    &replay,      expect_exact, is_reference_row, artifacts};
+                            mine,    &replay,      expect_exact, is_reference_row, artifacts,
+                            ref != nullptr && ref->ran ? &ref->unrounded : nullptr};
     try {
       auto c = check->run(view);
       c.name = name;

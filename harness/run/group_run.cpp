@@ -22,8 +22,9 @@ GroupRun::GroupRun(const TrialGroup& group, bool trace) : group_(group), trace_(
 }
 
 Execution GroupRun::execute_on(const Transform& subject, const nlohmann::json& params,
-                               const c10::Device& device) const {
+                               const c10::Device& device, bool keep_unrounded) const {
   ExecuteOptions options;
+  options.keep_unrounded = keep_unrounded;
   options.trace = trace_;
   options.layout = group_.input.layout;
   options.seed = group_.seed;
@@ -33,7 +34,9 @@ Execution GroupRun::execute_on(const Transform& subject, const nlohmann::json& p
 const Execution* GroupRun::reference() {
   if (!setup_error_.empty() || !group_.reference_device.available()) return nullptr;
   if (!reference_) {
-    reference_ = execute_on(*group_.reference_subject, reference_params_, *group_.reference_device.device);
+    // Integer outputs keep their values before rounding, for parity's ties.
+    reference_ = execute_on(*group_.reference_subject, reference_params_, *group_.reference_device.device,
+                            !at::isFloatingType(group_.dtype));
   }
   return &*reference_;
 }

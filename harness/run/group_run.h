@@ -35,7 +35,8 @@ class GroupRun {
   TrialReplay replay() const;
 
  private:
-  Execution execute_on(const Transform& subject, const nlohmann::json& params, const c10::Device& device) const;
+  Execution execute_on(const Transform& subject, const nlohmann::json& params, const c10::Device& device,
+                       bool keep_unrounded = false) const;
 
   const TrialGroup& group_;
   const bool trace_;

@@ -220,8 +220,17 @@ pid_t spawn_worker(const IsolationOptions& options, const std::vector<WorkerItem
 struct WorkerWatch {
   bool timed_out = false;
   bool interrupted = false;
+  bool started = false;  ///< the worker said it was ready (Note [Worker start])
   std::string last_output;
 };
+
+// Note [Worker start]
+// A worker first loads LibTorch and rebuilds the plan, which takes seconds
+// and longer on a loaded machine; --timeout-s is about trials, so its clock
+// starts when the worker says it is ready (kReadyLine on the results pipe)
+// and restarts at each result. Until then a worker has kWorkerStartS.
+constexpr const char* kReadyLine = "{\"worker\":\"ready\"}";
+constexpr double kWorkerStartS = 120.0;
 
 // Reads the worker's results and output until both pipes close, a result is
 // --timeout-s late, or the run is interrupted. Each owed result goes to `emit`.
@@ -236,7 +245,7 @@ class WorkerReader {
 
   WorkerWatch watch() {
     WorkerWatch w;
-    restart_clock();
+    restart_clock(std::max(kWorkerStartS, timeout_s_));
     int open_fds = 2;
     while (open_fds > 0) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
@@ -244,6 +253,7 @@ class WorkerReader {
         w.timed_out = true;
         break;
       }
+      w.started = started_;
       const int n = poll(fds_, 2, static_cast<int>(std::min<int64_t>(left, 1000)));
       if (interrupt::signal() != 0) {
         w.interrupted = true;
@@ -258,6 +268,7 @@ class WorkerReader {
     for (auto& fd : fds_) {
       if (fd.fd >= 0) close(fd.fd);
     }
+    w.started = started_;
     w.last_output = tail_.text();
     return w;
   }
@@ -265,8 +276,8 @@ class WorkerReader {
  private:
   using Clock = std::chrono::steady_clock;
 
-  void restart_clock() {
-    deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
+  void restart_clock(double seconds) {
+    deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   }
 
   // Reads what `fd` has; false when it just closed.
@@ -292,6 +303,11 @@ class WorkerReader {
     for (auto nl = pending_.find('\n'); nl != std::string::npos; nl = pending_.find('\n', start)) {
       const auto line = pending_.substr(start, nl - start);
       start = nl + 1;
+      if (!started_ && line == kReadyLine) {
+        started_ = true;
+        restart_clock(timeout_s_);
+        continue;
+      }
       TrialResult r;
       try {
         r = TrialResult::from_json(nlohmann::json::parse(line));
@@ -300,7 +316,7 @@ class WorkerReader {
       }
       if (!owed_.settle(r.id)) continue;
       emit_(r);
-      restart_clock();
+      restart_clock(timeout_s_);
     }
     pending_.erase(0, start);
   }
@@ -310,6 +326,7 @@ class WorkerReader {
   OwedTrials& owed_;
   const std::function<void(TrialResult&)>& emit_;
   Clock::time_point deadline_;
+  bool started_ = false;
   std::string pending_;
   Tail tail_;
   char buffer_[65536];
@@ -317,6 +334,11 @@ class WorkerReader {
 
 // Why a worker left trials unreported, from how it ended.
 std::string worker_failure(const WorkerWatch& watch, int status, const IsolationOptions& options) {
+  if (watch.timed_out && !watch.started) {
+    return fmt::format("timeout: the worker did not start (load LibTorch, rebuild the plan) within {:g} s; it "
+                       "was killed",
+                       std::max(kWorkerStartS, options.timeout_s));
+  }
   if (watch.timed_out) {
     return fmt::format("timeout: no result for {:g} s (--timeout-s); the worker was killed", options.timeout_s);
   }
@@ -369,7 +391,9 @@ class WorkerListener final : public RunListener {
  public:
   explicit WorkerListener(int fd) : fd_(fd) {}
   void on_trial_end(const TrialResult& result) override {
-    const auto line = result.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    write_line(result.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  }
+  void write_line(const std::string& line) {
     size_t done = 0;
     while (done < line.size()) {
       const auto n = ::write(fd_, line.data() + done, line.size() - done);
@@ -389,6 +413,7 @@ void serve_worker(const Plan& plan, const std::string& spec, const RunnerOptions
   if (fd == nullptr) throw UsageError("--worker is internal to --isolate");
   const auto selected = select_items(plan, parse_worker_spec(spec));
   WorkerListener listener(std::atoi(fd));
+  listener.write_line(std::string(kReadyLine) + "\n");  // Note [Worker start]
   Runner(listener, options).run(selected, RunInfo{});
 }
 

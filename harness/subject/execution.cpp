@@ -126,6 +126,8 @@ class Run {
   }
 
   at::Tensor forward(const at::Tensor& x, const nlohmann::json& params) {
+    std::optional<UnroundedCapture> unrounded;  // Note [Unrounded values]
+    if (options_.keep_unrounded) unrounded.emplace();
     const auto start = Clock::now();
     at::Tensor y;
     {
@@ -137,6 +139,7 @@ class Run {
     e_.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     if (tracer_) tracer_->returned(y);
     stop_tracing();
+    if (unrounded) e_.unrounded = unrounded->of(y);  // after the trace: its copy home is ours
     if (state_) check_state(*state_, device_, "after apply on", found_);
     if (!y.defined()) throw std::runtime_error("the subject returned an undefined tensor");
     e_.output_device = y.device();

@@ -8,6 +8,7 @@
 /// and placement is judged the same way everywhere.
 
 #include "harness/base/error.h"
+#include "harness/base/rounding.h"
 #include "harness/trace/finding.h"
 #include "harness/trace/tracer.h"
 
@@ -44,6 +45,9 @@ struct ExecuteOptions {
   /// Start the process's generators from `seed` (Note [Replayed draws]).
   /// Off for concurrent calls (the stress check): the generators are global.
   bool replay_draws = true;
+  /// Keep the values an integer output had before rounding, where the
+  /// subject notes them (Note [Unrounded values]): the reference's run.
+  bool keep_unrounded = false;
 };
 
 /// One run of a subject on one device.
@@ -58,6 +62,7 @@ struct Execution {
   std::vector<Finding> findings; ///< placement findings of apply() and of the state
   int64_t ops_traced = 0;
   std::vector<DeviceDraw> device_draws;  ///< random ops that drew on the device itself
+  Unrounded unrounded;           ///< with ExecuteOptions::keep_unrounded, where known
   // With ExecuteOptions::loss:
   at::Tensor gradient;                    ///< the input's gradient, on the CPU or meta
   std::vector<Finding> backward_findings; ///< placement findings of backward

@@ -196,7 +196,8 @@ def compare(output, reference, tolerance=None):
     """Parity statistics of `output` against `reference` (same shape and dtype, any device), as the
     report's parity check writes them: max_abs, max_rel, max_ulp, mismatches, histogram, spatial
     pattern, psnr_db; plus `tolerance` (resolved for the dtype) and `within` (True when it holds).
-    tolerance: {"atol", "rtol", "mismatch_fraction", ...} or None for the dtype's default."""
+    tolerance: {"atol", "rtol", "mismatch_fraction" with "outlier_atol", "tie_epsilon"} or None for
+    the dtype's default."""
     import torch
 
     if not isinstance(output, torch.Tensor) or not isinstance(reference, torch.Tensor):

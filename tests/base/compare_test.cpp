@@ -45,9 +45,101 @@ TEST(CompareTest, ToleranceIsAtolPlusRtolTimesReference) {
   EXPECT_EQ(s.mismatches, 1);
   EXPECT_EQ(s.worst_index, std::vector<int64_t>{0});  // largest |diff| is at 100
   tol.mismatch_fraction = 0.5;
-  EXPECT_TRUE(s.within(tol));
+  tol.outlier_atol = 0.1;
+  EXPECT_TRUE(compare_tensors(ref, out, tol).within(tol));
   tol.mismatch_fraction = 0.49;
+  EXPECT_FALSE(compare_tensors(ref, out, tol).within(tol));
+}
+
+// The allowed fraction covers only elements within outlier_atol: one element
+// off by 50 among 1,000 fails, where the fraction alone (1%) let it pass.
+TEST(CompareTest, AnOutlierBeyondTheBoundFailsWhateverTheFraction) {
+  auto ref = at::full({1000}, 100, at::kByte);
+  auto out = ref.clone();
+  out.narrow(0, 0, 5).add_(2);   // five off by 2: outliers within the bound
+  Tolerance tol;
+  tol.atol = 1;
+  tol.mismatch_fraction = 0.01;
+  tol.outlier_atol = 3;
+  auto s = compare_tensors(ref, out, tol);
+  EXPECT_EQ(s.mismatches, 5);
+  EXPECT_EQ(s.beyond_outlier_bound, 0);
+  EXPECT_TRUE(s.within(tol));
+  out[7] = 150;                  // one off by 50
+  s = compare_tensors(ref, out, tol);
+  EXPECT_EQ(s.mismatches, 6);    // 0.6%: under the fraction, as before
+  EXPECT_EQ(s.beyond_outlier_bound, 1);
   EXPECT_FALSE(s.within(tol));
+  EXPECT_EQ(s.to_json()["beyond_outlier_bound"], 1);
+  // NaN is beyond any bound.
+  Tolerance ftol = tol;
+  const auto fs = compare_tensors(floats({1.0f, 2.0f}, {2}), floats({1.0f, NAN}, {2}), ftol);
+  EXPECT_EQ(fs.beyond_outlier_bound, 1);
+  ftol.mismatch_fraction = 1.0;
+  EXPECT_FALSE(fs.within(ftol));
+}
+
+at::Tensor bytes(std::vector<uint8_t> v) { return at::tensor(v, at::kByte); }
+
+Unrounded unrounded(std::vector<double> v, Rounding rounding, double error_bound = 0.0) {
+  Unrounded u;
+  u.values = at::tensor(v, at::kDouble);
+  u.rounding = rounding;
+  u.error_bound = error_bound;
+  return u;
+}
+
+TEST(CompareTest, PlusMinusOneAtARoundingTieIsNotAMismatch) {
+  // 10.5 is a tie between 10 and 11 (either rounding is right); 20.3 rounds
+  // to 20 only, so 21 is a real difference; 30.5 is a tie, but not between
+  // 30 and 32 (a difference of 2 is never a tie).
+  const auto ref = bytes({10, 20, 30, 40});
+  const auto out = bytes({11, 21, 32, 40});
+  const auto u = unrounded({10.5, 20.3, 30.5, 40.0}, Rounding::kHalfEven);
+  const Tolerance exact;
+  const auto s = compare_tensors(ref, out, exact, &u);
+  EXPECT_TRUE(s.ties_judged);
+  EXPECT_EQ(s.rounding_ties, 1);
+  EXPECT_EQ(s.off_by_one_elsewhere, 1);
+  EXPECT_EQ(s.differing, 3);
+  EXPECT_EQ(s.mismatches, 2);
+  EXPECT_EQ(s.to_json()["rounding_ties"], 1);
+  EXPECT_EQ(s.to_json()["off_by_one_elsewhere"], 1);
+  // Blind (no unrounded values): all three are mismatches, nothing judged.
+  const auto blind = compare_tensors(ref, out, exact);
+  EXPECT_FALSE(blind.ties_judged);
+  EXPECT_EQ(blind.mismatches, 3);
+  EXPECT_FALSE(blind.to_json().contains("rounding_ties"));
+}
+
+TEST(CompareTest, TieEpsilonAndErrorBoundAreTheStatedDistance) {
+  const auto ref = bytes({10, 10});
+  const auto out = bytes({11, 11});
+  Tolerance tol;  // tie_epsilon 1e-3
+  auto u = unrounded({10.4995, 10.498}, Rounding::kHalfUp);
+  auto s = compare_tensors(ref, out, tol, &u);
+  EXPECT_EQ(s.rounding_ties, 1);  // 5e-4 from 10.5: within; 2e-3: not
+  EXPECT_EQ(s.mismatches, 1);
+  u.error_bound = 1.5e-3;         // the reference's own error widens the band
+  s = compare_tensors(ref, out, tol, &u);
+  EXPECT_EQ(s.rounding_ties, 2);
+  EXPECT_TRUE(s.within(tol));
+  tol.tie_epsilon = 0.0;
+  u.error_bound = 0.0;
+  s = compare_tensors(ref, out, tol, &u);
+  EXPECT_EQ(s.rounding_ties, 0);
+}
+
+TEST(CompareTest, TruncationTiesSitAtTheUpperInteger) {
+  // Truncation: 10.9996 is 10 here and may be 11 on a device one ulp above;
+  // 10.5 truncates to 10 on every device, so 11 is a real difference.
+  const auto ref = bytes({10, 10});
+  const auto out = bytes({11, 11});
+  const auto u = unrounded({10.9996, 10.5}, Rounding::kTruncate);
+  const auto s = compare_tensors(ref, out, Tolerance{}, &u);
+  EXPECT_EQ(s.rounding_ties, 1);
+  EXPECT_EQ(s.off_by_one_elsewhere, 1);
+  EXPECT_EQ(s.mismatches, 1);
 }
 
 TEST(CompareTest, UlpDistance) {

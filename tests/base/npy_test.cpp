@@ -2,6 +2,7 @@
 
 #include "harness/base/error.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/tools.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -96,9 +97,7 @@ TEST(NpyTest, BadFilesAreInputErrorsNamingThePath) {
 }
 
 TEST(NpyTest, NumpyLoadsWhatWeWrite) {
-  if (std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) {
-    GTEST_SKIP() << "python3-numpy is not installed (tools/setup.sh installs it)";
-  }
+  DEVPARITY_NEEDS(testing::python_has("numpy"), "python3-numpy is not installed (tools/setup.sh installs it)");
   testing::TempDir dir;
   const auto x = at::arange(24, at::kFloat).reshape({2, 3, 4}) / 7;
   write_npy(dir.file("x.npy"), x);

@@ -29,7 +29,7 @@ TEST(ToleranceTest, TrueMeansDefault) {
 }
 
 TEST(ToleranceTest, FlatOverrideAppliesToEveryDtypeAndKeepsItsReason) {
-  const json setting = {{"atol", 1}, {"mismatch_fraction", 0.01}, {"reason", "rounding"}};
+  const json setting = {{"atol", 1}, {"mismatch_fraction", 0.01}, {"outlier_atol", 2}, {"reason", "rounding"}};
   for (auto dtype : {c10::ScalarType::Byte, c10::ScalarType::Float}) {
     const auto t = resolve_tolerance(setting, dtype);
     EXPECT_FALSE(t.is_default);
@@ -83,8 +83,41 @@ TEST(ToleranceTest, BadFieldsAreNamed) {
   } catch (const FieldError& e) {
     EXPECT_EQ(e.pointer(), "/floaty");
   }
-  EXPECT_THROW(validate_tolerance(json{{"mismatch_fraction", 2}, {"reason", "x"}}), FieldError);
+  EXPECT_THROW(validate_tolerance(json{{"mismatch_fraction", 2}, {"outlier_atol", 1}, {"reason", "x"}}),
+               FieldError);
   EXPECT_THROW(validate_tolerance(json(3)), FieldError);
+}
+
+// An allowed fraction must say how far those elements may be: the two come together.
+TEST(ToleranceTest, AFractionNeedsItsOutlierBound) {
+  try {
+    validate_tolerance(json{{"uint8", {{"atol", 1}, {"mismatch_fraction", 0.01}, {"reason", "x"}}}});
+    FAIL();
+  } catch (const FieldError& e) {
+    EXPECT_EQ(e.pointer(), "/uint8/mismatch_fraction");
+    EXPECT_NE(std::string(e.what()).find("outlier_atol"), std::string::npos) << e.what();
+  }
+  try {
+    validate_tolerance(json{{"atol", 1}, {"outlier_atol", 4}, {"reason", "x"}});
+    FAIL();
+  } catch (const FieldError& e) {
+    EXPECT_EQ(e.pointer(), "/outlier_atol");
+  }
+  EXPECT_THROW(validate_tolerance(json{{"atol", 2}, {"mismatch_fraction", 0.1}, {"outlier_atol", 1}, {"reason", "x"}}),
+               FieldError);  // below atol
+  const auto t = resolve_tolerance(json{{"atol", 1}, {"mismatch_fraction", 0.01}, {"outlier_atol", 4}, {"reason", "r"}},
+                                   at::kByte);
+  EXPECT_EQ(t.outlier_atol, 4);
+  EXPECT_EQ(t.to_json()["outlier_atol"], 4);
+  EXPECT_NE(t.describe(at::kByte).find("|diff| <= 4 for up to 1% of elements"), std::string::npos)
+      << t.describe(at::kByte);
+}
+
+TEST(ToleranceTest, TieEpsilonIsStatedAndBounded) {
+  EXPECT_EQ(resolve_tolerance(true, at::kByte).tie_epsilon, kDefaultTieEpsilon);
+  EXPECT_EQ(resolve_tolerance(json{{"tie_epsilon", 0.01}, {"reason", "r"}}, at::kByte).tie_epsilon, 0.01);
+  EXPECT_THROW(validate_tolerance(json{{"tie_epsilon", 0.5}, {"reason", "x"}}), FieldError);
+  EXPECT_THROW(validate_tolerance(json{{"tie_epsilon", -0.1}, {"reason", "x"}}), FieldError);
 }
 
 }  // namespace

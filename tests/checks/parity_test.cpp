@@ -81,10 +81,15 @@ TEST_F(ParityTest, AllowedMismatchFraction) {
   auto y = x.clone();
   y[0][0][0][0] = 1.0f;
   y[0][0][3][3] = 1.0f;  // 2 of 16 = 12.5%
-  EXPECT_EQ(check(x, y, "cpu", json{{"mismatch_fraction", 0.125}, {"reason", "r"}}).status,
+  EXPECT_EQ(check(x, y, "cpu", json{{"mismatch_fraction", 0.125}, {"outlier_atol", 1}, {"reason", "r"}}).status,
             Status::kPass);
-  EXPECT_EQ(check(x, y, "cpu", json{{"mismatch_fraction", 0.1}, {"reason", "r"}}).status,
+  EXPECT_EQ(check(x, y, "cpu", json{{"mismatch_fraction", 0.1}, {"outlier_atol", 1}, {"reason", "r"}}).status,
             Status::kFail);
+  // Within the fraction but beyond the stated bound: fails, and says so.
+  const auto beyond = check(x, y, "cpu", json{{"mismatch_fraction", 0.125}, {"outlier_atol", 0.5}, {"reason", "r"}});
+  EXPECT_EQ(beyond.status, Status::kFail);
+  EXPECT_EQ(beyond.stats["beyond_outlier_bound"], 2);
+  EXPECT_NE(beyond.message.find("2 beyond the outlier bound 0.5"), std::string::npos) << beyond.message;
 }
 
 TEST_F(ParityTest, ShapeDtypeAndDeviceAreCompared) {

@@ -4,6 +4,7 @@
 #include "harness/base/png.h"
 #include "tests/support/cli.h"
 #include "tests/support/schema.h"
+#include "tests/support/tools.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace devparity {
@@ -270,9 +272,7 @@ TEST_F(CliTest, ApplyWritesAnNpyOfTheInputsDtype) {
       EXPECT_TRUE(at::allclose(y, at::upsample_bilinear2d(x, {23, 37}, false), 1.3e-6, 1e-5));
     }
   }
-  if (std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) {
-    GTEST_SKIP() << "python3-numpy is not installed (tools/setup.sh installs it)";
-  }
+  DEVPARITY_NEEDS(testing::python_has("numpy"), "python3-numpy is not installed (tools/setup.sh installs it)");
   const std::string check = "import numpy as n; a = n.load('y.npy'); "
                             "assert a.dtype == n.uint8 and a.shape == (2, 3, 23, 37)";
   EXPECT_EQ(std::system(("cd " + shell_quote(dir_.path()) + " && /usr/bin/python3 -c " +
@@ -430,30 +430,63 @@ TEST_F(CliTest, JpegFaultSuiteIsCaughtCheckByCheck) {
   ASSERT_EQ(r.exit_code, 1) << describe(r);
   const auto report = json::parse(testing::read_text(dir_.file("r.json")));
   EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
-  // case -> the check that must fail it (on every device with values, or on vdev:1 only).
-  const std::map<std::string, std::pair<std::string, bool>> expected = {
-      {"truncated", {"jpeg", false}},     {"missing_eoi", {"jpeg", false}},
-      {"bit_flip", {"jpeg", false}},      {"late_bit_flip", {"jpeg", true}},
-      {"wrong_sof", {"jpeg", false}},     {"read_before_write", {"jpeg", false}},
-      {"shared_scratch", {"stress", false}}};
-  std::set<std::string> caught;
+  // case -> the check that must fail it, the words of its verdict, and
+  // whether only vdev:1 fails (the fault is off the CPU).
+  struct Expected {
+    std::string check;
+    std::vector<std::string> verdicts;  // one of these in the check's message
+    bool vdev_only = false;
+    int devices = 2;  // failing devices per input: cpu and vdev:1, or one
+  };
+  const std::map<std::string, Expected> expected = {
+      {"truncated", {"jpeg", {"corrupt: "}}},
+      {"missing_eoi", {"jpeg", {"corrupt: "}}},
+      {"bit_flip", {"jpeg", {"corrupt: ", "noise: "}}},
+      {"late_bit_flip", {"jpeg", {"quantized coefficient(s) differ from the reference's"}, true, 1}},
+      {"wrong_sof", {"jpeg", {"mismatch"}}},
+      {"read_before_write", {"jpeg", {"noise: "}}},
+      {"shared_scratch", {"stress", {"differ from"}, false, 1}}};  // a CPU-only case
+  std::map<std::string, int> failed_rows;
+  int clean_rows = 0;
   for (const auto& result : report["results"]) {
     const auto name = result["case"].get<std::string>();
     const bool clean = name.size() > 6 && name.substr(name.size() - 6) == "_clean";
     const auto device = result["device"].get<std::string>();
     if (clean || device == "meta") {
+      // Clean twins pass; meta has no bytes to judge and says so.
+      EXPECT_EQ(result["status"], device == "meta" ? result["status"] : json("pass"))
+          << result["id"] << ": " << result["message"];
       EXPECT_NE(result["status"], "fail") << result["id"] << ": " << result["message"];
+      EXPECT_NE(result["status"], "error") << result["id"] << ": " << result["message"];
+      clean_rows += clean ? 1 : 0;
       continue;
     }
-    const auto& [check_name, vdev_only] = expected.at(name);
-    const bool should_fail = !vdev_only || device == "vdev:1";
+    const auto& e = expected.at(name);
+    const bool should_fail = !e.vdev_only || device == "vdev:1";
+    EXPECT_EQ(result["status"], should_fail ? "fail" : "pass") << result["id"] << ": " << result["message"];
     for (const auto& check : result["checks"]) {
-      if (check["name"] != check_name) continue;
+      if (check["name"] != e.check) {
+        EXPECT_NE(check["status"], "fail") << result["id"] << ": " << check["name"] << " also failed: " << check["message"];
+        continue;
+      }
       EXPECT_EQ(check["status"] == "fail", should_fail) << result["id"] << ": " << check["message"];
-      if (check["status"] == "fail") caught.insert(name);
+      if (check["status"] != "fail") continue;
+      const auto message = check["message"].get<std::string>();
+      bool named = false;
+      for (const auto& v : e.verdicts) named = named || message.find(v) != std::string::npos;
+      EXPECT_TRUE(named) << result["id"] << ": " << message;
+      ++failed_rows[name];
     }
   }
-  EXPECT_EQ(caught.size(), expected.size());
+  // Every fault on cpu and vdev:1 (the late flip on vdev:1 alone, the
+  // scratch buffer on the CPU alone), for each input.
+  for (const auto& [name, e] : expected) {
+    EXPECT_GT(failed_rows[name], 0) << name << " was not caught";
+    EXPECT_EQ(failed_rows[name] % e.devices, 0) << name << ": cpu and vdev:1 alike";
+  }
+  EXPECT_GT(clean_rows, 0);
+  EXPECT_EQ(report["summary"]["failed"].get<int>(),
+            std::accumulate(failed_rows.begin(), failed_rows.end(), 0, [](int n, const auto& kv) { return n + kv.second; }));
 }
 
 TEST_F(CliTest, ApplyErrors) {
@@ -571,6 +604,29 @@ TEST_F(CliTest, PlacementFaultSuiteFailsWithTheFindingsInTheReport) {
                             "cpu_output_clean", "state_clean"}) {
     EXPECT_EQ(seen.count(clean), 0u) << clean << " has findings";
   }
+  // Verdicts, not only findings: every clean row passes; each fault fails
+  // its placement check on some device (the item fault only warns: it passes).
+  std::map<std::string, int> failing;
+  for (const auto& result : report["results"]) {
+    const auto name = result["case"].get<std::string>();
+    if (name.size() > 6 && name.substr(name.size() - 6) == "_clean") {
+      EXPECT_EQ(result["status"], "pass") << result["id"] << ": " << result["message"];
+    } else if (result["status"] == "fail") {
+      ++failing[name];
+      bool placement_failed = false;
+      for (const auto& check : result["checks"]) {
+        placement_failed = placement_failed || (check["name"] == "placement" && check["status"] == "fail");
+      }
+      EXPECT_TRUE(placement_failed) << result["id"] << ": " << result["message"];
+    }
+  }
+  for (const char* fault : {"jitter", "illumination", "kernel", "cpu_output", "state"}) {
+    EXPECT_GT(failing[fault], 0) << fault << " did not fail";
+  }
+  EXPECT_EQ(failing.count("item"), 0u) << "a host sync is a warning unless --placement strict";
+  int total = 0;
+  for (const auto& kv : failing) total += kv.second;
+  EXPECT_EQ(report["summary"]["failed"].get<int>(), total);
   // The console names the failing trials.
   EXPECT_NE(r.out.find("FAIL  jitter/fault_jitter_plain_table/float32/meta/"), std::string::npos) << r.out;
   // strict: the item fault's warning fails too.

@@ -4,6 +4,7 @@
 
 #include "tests/support/cli.h"
 #include "tests/support/schema.h"
+#include "tests/support/tools.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -36,9 +37,6 @@ json seeded_failure_suite() {
              {"dtypes", {"float32"}}}}}};
 }
 
-bool have(const char* tool) {
-  return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
 
 class GateCli : public ::testing::Test {
  protected:
@@ -46,16 +44,12 @@ class GateCli : public ::testing::Test {
   testing::TempDir dir_;
 };
 
-TEST_F(GateCli, JunitValidatesAndCarriesFailuresSkipsAndEnvironment) {
-  if (!have("xmllint")) GTEST_SKIP() << "xmllint is not installed (Debian: libxml2-utils; tools/setup.sh installs it)";
+// The JUnit text itself: no tool needed.
+TEST_F(GateCli, JunitCarriesFailuresSkipsAndEnvironment) {
   dir_.write("suite.json", seeded_failure_suite().dump());
   const auto r = cli("run --suite suite.json --devices cpu,cuda:0 --report r.json --junit out/j.xml");
   ASSERT_EQ(r.exit_code, 1) << describe(r);
   const auto xml = testing::read_text(dir_.file("out/j.xml"));
-  const auto lint = run_cli("--noout --schema " + shell_quote(testing::source_path("tests/junit/junit.xsd")) +
-                                " out/j.xml",
-                            dir_.path(), "xmllint");
-  EXPECT_EQ(lint.exit_code, 0) << describe(lint) << "\n" << xml;
   EXPECT_NE(xml.find("<testsuite name=\"seeded_failure\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\""),
             std::string::npos) << xml;
   EXPECT_NE(xml.find("<testcase name=\"resize/float32/cpu/noise-1x3x17x11\" classname=\"seeded_failure\""),
@@ -66,9 +60,25 @@ TEST_F(GateCli, JunitValidatesAndCarriesFailuresSkipsAndEnvironment) {
   EXPECT_NE(xml.find("<skipped message=\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<property name=\"environment.torch_version\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<testsuite name=\"clean\" tests=\"2\" failures=\"0\""), std::string::npos) << xml;
+  // The failure names its problem (grouped by cause) before its evidence.
+  EXPECT_NE(xml.find("type=\"gradient\">problem 1 of 1 (1 problem in 1 trial): 1 trial on cpu -- gradient: "),
+            std::string::npos) << xml;
   // The JSON report says where the JUnit went.
   const auto report = json::parse(testing::read_text(dir_.file("r.json")));
   EXPECT_EQ(report["run"]["junit"], "out/j.xml");
+}
+
+// The same file against the JUnit schema CI servers read (xmllint).
+TEST_F(GateCli, JunitValidatesAgainstTheSchema) {
+  DEVPARITY_NEEDS(testing::have_tool("xmllint"),
+                  "xmllint is not installed (Debian: libxml2-utils; tools/setup.sh installs it)");
+  dir_.write("suite.json", seeded_failure_suite().dump());
+  const auto r = cli("run --suite suite.json --devices cpu,cuda:0 --report r.json --junit out/j.xml");
+  ASSERT_EQ(r.exit_code, 1) << describe(r);
+  const auto lint = run_cli("--noout --schema " + shell_quote(testing::source_path("tests/junit/junit.xsd")) +
+                                " out/j.xml",
+                            dir_.path(), "xmllint");
+  EXPECT_EQ(lint.exit_code, 0) << describe(lint) << "\n" << testing::read_text(dir_.file("out/j.xml"));
 }
 
 // --reporter NAME=FILE goes through the reporter registry: the same JUnit as
@@ -97,7 +107,8 @@ TEST_F(GateCli, ReporterFlagChoosesFromTheRegistry) {
       << describe(no_file);
 }
 
-TEST_F(GateCli, FailingParityTrialsLeaveNpyArtifactsNumpyLoads) {
+// The artifacts of failing trials and the budget that bounds them: no tool needed.
+TEST_F(GateCli, FailingParityTrialsLeaveNpyArtifactsWithinTheBudget) {
   dir_.write("suite.json", seeded_failure_suite().dump());
   const auto r = cli("run --suite suite.json --devices cpu --report reports/r.json");
   ASSERT_EQ(r.exit_code, 1) << describe(r);
@@ -116,31 +127,36 @@ TEST_F(GateCli, FailingParityTrialsLeaveNpyArtifactsNumpyLoads) {
   ASSERT_EQ(paths.size(), 3u);
   EXPECT_EQ(paths[0], "r-artifacts/seeded_failure__resize__float32__cpu__noise-1x3x17x11.reference.npy");
   for (const auto& p : paths) EXPECT_TRUE(std::filesystem::exists(dir_.file("reports/" + p))) << p;
-  if (std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) {
-    GTEST_SKIP() << "python3-numpy is not installed (tools/setup.sh installs it); the files exist";
+  // A budget too small for one trial writes none and says so.
+  const auto small = cli("run --suite suite.json --devices cpu --report s.json --artifacts-budget 0.0001");
+  ASSERT_EQ(small.exit_code, 1);
+  int said = 0, failed = 0;
+  const auto small_report = json::parse(testing::read_text(dir_.file("s.json")));
+  for (const auto& result : small_report["results"]) {
+    for (const auto& c : result["checks"]) {
+      if (c["name"] == "parity" && c["status"] == "fail") {
+        ++failed;
+        EXPECT_TRUE(c["artifacts"].empty());
+        said += c["stats"].contains("artifacts_skipped") ? 1 : 0;
+      }
+    }
   }
-  // |diff| is |output - reference|, element by element.
+  EXPECT_EQ(failed, 1);
+  EXPECT_EQ(said, failed);
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("s-artifacts")));
+}
+
+// The same artifacts read by numpy: |diff| is |output - reference|, element by element.
+TEST_F(GateCli, NpyArtifactsLoadInNumpy) {
+  DEVPARITY_NEEDS(testing::python_has("numpy"), "python3-numpy is not installed (tools/setup.sh installs it)");
+  dir_.write("suite.json", seeded_failure_suite().dump());
+  ASSERT_EQ(cli("run --suite suite.json --devices cpu --report reports/r.json").exit_code, 1);
   const std::string check =
       "import numpy as n; d = 'reports/r-artifacts/seeded_failure__resize__float32__cpu__noise-1x3x17x11'; "
       "r = n.load(d + '.reference.npy'); o = n.load(d + '.output.npy'); a = n.load(d + '.abs_diff.npy'); "
       "assert r.shape == (1, 3, 9, 9) and r.dtype == n.float32, (r.shape, r.dtype); "
       "assert n.allclose(a, n.abs(o.astype(n.float64) - r), atol=1e-6); assert a.max() > 0";
   EXPECT_EQ(std::system(("cd " + shell_quote(dir_.path()) + " && /usr/bin/python3 -c " + shell_quote(check)).c_str()), 0);
-  // A budget too small for one trial writes none and says so.
-  const auto small = cli("run --suite suite.json --devices cpu --report s.json --artifacts-budget 0.0001");
-  ASSERT_EQ(small.exit_code, 1);
-  bool said = false;
-  const auto small_report = json::parse(testing::read_text(dir_.file("s.json")));
-  for (const auto& result : small_report["results"]) {
-    for (const auto& c : result["checks"]) {
-      if (c["name"] == "parity" && c["status"] == "fail") {
-        EXPECT_TRUE(c["artifacts"].empty());
-        said = c["stats"].contains("artifacts_skipped");
-      }
-    }
-  }
-  EXPECT_TRUE(said);
-  EXPECT_FALSE(std::filesystem::exists(dir_.file("s-artifacts")));
 }
 
 TEST_F(GateCli, JunitPathThatCannotBeWrittenIsAnInputError) {
@@ -321,9 +337,6 @@ int count(const std::string& text, const std::string& what) {
 class HtmlReport : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
-      GTEST_SKIP() << "chromium is not installed (Debian: chromium; tools/setup.sh installs it)";
-    }
     dir_.write("suite.json",
                json({{"cases",
                       {{{"name", "seeded_failure"}, {"subject", "resize"},
@@ -336,17 +349,63 @@ class HtmlReport : public ::testing::Test {
                         {"dtypes", {"float32"}}}}}})
                    .dump());
   }
+  // The run's page, out/r.html.
+  std::string failing_page() {
+    const auto r = run_cli("run --suite suite.json --devices cpu,vdev:1 --report out/r.json --html out/r.html",
+                           dir_.path());
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    return testing::read_text(dir_.file("out/r.html"));
+  }
+  // evil.html: the page of a report whose strings try to run script (a case
+  // name, an id, a message and a finding).
+  std::string evil_page() {
+    EXPECT_EQ(run_cli("run --suite suite.json --devices cpu --report r.json -q", dir_.path()).exit_code, 1);
+    auto report = json::parse(testing::read_text(dir_.file("r.json")));
+    for (auto& result : report["results"]) {
+      result["case"] = kScript;
+      result["id"] = kScript + "/" + result["id"].get<std::string>();
+      result["message"] = kMark + kImg;
+      result["params"]["evil"] = kImg;
+      for (auto& check : result["checks"]) {
+        check["message"] = kMark;
+        check["findings"].push_back({{"kind", kScript}, {"severity", "error"}, {"op", kImg}, {"scopes", {kMark}},
+                                     {"message", kMark}, {"device", kImg}, {"count", 1}});
+      }
+    }
+    report["tool"]["git"] = kMark;
+    report["run"]["argv"] = {kMark, kImg};
+    dir_.write("evil.json", report.dump());
+    const auto r = run_cli("html evil.json evil.html", dir_.path());
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    return testing::read_text(dir_.file("evil.html"));
+  }
+  const std::string kScript = "<script>alert(1)</script>";
+  const std::string kMark = "<script>document.documentElement.setAttribute('data-xss','1')</script>";
+  const std::string kImg = "<img src=x onerror=\"document.documentElement.setAttribute('data-xss','2')\">";
   testing::TempDir dir_;
 };
 
-TEST_F(HtmlReport, TheFailingTrialShowsItsHeatmapInChromium) {
-  const auto r = run_cli("run --suite suite.json --devices cpu,vdev:1 --report out/r.json --html out/r.html", dir_.path());
-  ASSERT_EQ(r.exit_code, 1) << describe(r);
-  const auto page = testing::read_text(dir_.file("out/r.html"));
-  // Self-contained: nothing fetched from anywhere.
+// The page's text: self-contained, with the three images of each failure inline.
+TEST_F(HtmlReport, FailingTrialsCarryTheirImagesInline) {
+  const auto page = failing_page();
   EXPECT_EQ(page.find("http://"), std::string::npos);
   EXPECT_EQ(page.find("https://"), std::string::npos);
   EXPECT_EQ(count(page, "src=\"data:image/png;base64,"), 6) << "reference, output and |diff| for two failures";
+  EXPECT_NE(page.find("alt=\"|diff| heatmap\""), std::string::npos);
+  // At the top: the device x case matrix (worst status, failing/trials) and the problems by cause.
+  EXPECT_LT(page.find("id=\"matrix\""), page.find("id=\"results\""));
+  EXPECT_NE(page.find("<td class=\"m fail\" title=\"seeded_failure on vdev:1: fail, 1 of 1 trials failing\">1/1</td>"),
+            std::string::npos) << page;
+  EXPECT_NE(page.find("<td class=\"m pass\" title=\"clean on cpu: pass, 0 of 1 trials failing\">1</td>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<h2 id=\"problems\">Problems: 2 problems in 2 trials</h2>"), std::string::npos);
+  EXPECT_NE(page.find("<a href=\"#detail-1\">seeded_failure/resize/uint8/vdev:1/ramp-1x3x17x11</a>"),
+            std::string::npos);
+}
+
+TEST_F(HtmlReport, TheFailingTrialShowsItsHeatmapInChromium) {
+  DEVPARITY_NEEDS(testing::have_tool("chromium"), "chromium is not installed (Debian: chromium; tools/setup.sh installs it)");
+  failing_page();
   const auto artifact = std::string(DEVPARITY_TEST_ARTIFACTS) + "/html_report.png";
   std::filesystem::create_directories(DEVPARITY_TEST_ARTIFACTS);
   std::filesystem::remove(artifact);
@@ -358,52 +417,36 @@ TEST_F(HtmlReport, TheFailingTrialShowsItsHeatmapInChromium) {
   // Every image decoded (the page's script marks those that did), the
   // heatmaps included.
   EXPECT_EQ(count(dom.out, "data-loaded=\"1\""), 6) << dom.out;
-  EXPECT_NE(dom.out.find("alt=\"|diff| heatmap\""), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(artifact)) << "screenshot " << artifact;
   EXPECT_GT(std::filesystem::file_size(artifact), 10000u);
 }
 
+// The escaping itself, in the page's text: no browser needed.
 TEST_F(HtmlReport, TextFromCasesSubjectsAndExceptionsIsEscaped) {
-  ASSERT_EQ(run_cli("run --suite suite.json --devices cpu --report r.json -q", dir_.path()).exit_code, 1);
-  // A report whose strings try to run script: a case name, an id, a message
-  // and a finding.
-  auto report = json::parse(testing::read_text(dir_.file("r.json")));
-  const std::string script = "<script>alert(1)</script>";
-  const std::string mark = "<script>document.documentElement.setAttribute('data-xss','1')</script>";
-  const std::string img = "<img src=x onerror=\"document.documentElement.setAttribute('data-xss','2')\">";
-  for (auto& result : report["results"]) {
-    result["case"] = script;
-    result["id"] = script + "/" + result["id"].get<std::string>();
-    result["message"] = mark + img;
-    result["params"]["evil"] = img;
-    for (auto& check : result["checks"]) {
-      check["message"] = mark;
-      check["findings"].push_back({{"kind", script}, {"severity", "error"}, {"op", img}, {"scopes", {mark}},
-                                   {"message", mark}, {"device", img}, {"count", 1}});
-    }
-  }
-  report["tool"]["git"] = mark;
-  report["run"]["argv"] = {mark, img};
-  dir_.write("evil.json", report.dump());
-  const auto r = run_cli("html evil.json evil.html", dir_.path());
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
-  const auto page = testing::read_text(dir_.file("evil.html"));
-  EXPECT_EQ(page.find(script), std::string::npos);
+  const auto page = evil_page();
+  EXPECT_EQ(page.find(kScript), std::string::npos);
+  EXPECT_EQ(page.find(kMark), std::string::npos);
   EXPECT_EQ(page.find("<img src=x"), std::string::npos);
   EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(page.find("&lt;img src=x onerror="), std::string::npos);
+}
+
+// And in a browser: the injected code does not run, while its seeded-fault
+// twin (the same strings pasted unescaped) does, and the detector sees it.
+TEST_F(HtmlReport, InjectedScriptDoesNotRunInChromium) {
+  DEVPARITY_NEEDS(testing::have_tool("chromium"), "chromium is not installed (Debian: chromium; tools/setup.sh installs it)");
+  evil_page();
   const auto dom = chromium(dir_.file("evil.html"), dir_.path());
   ASSERT_EQ(dom.exit_code, 0) << describe(dom);
   // The attribute the injected code would set (its text, shown escaped,
   // says data-xss too, but never data-xss=").
   EXPECT_EQ(dom.out.find("data-xss=\""), std::string::npos) << "injected script ran";
   EXPECT_NE(dom.out.find("<html lang=\"en\"><head>"), std::string::npos) << dom.out.substr(0, 300);
-  // The seeded-fault twin: the same strings pasted unescaped into a page
-  // without the policy do run, and the detector sees it.
-  dir_.write("unescaped.html", "<!DOCTYPE html><html><body><p>" + mark + "</p><p>" + img + "</p></body></html>");
+  EXPECT_NE(dom.out.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << "shown as text";
+  dir_.write("unescaped.html", "<!DOCTYPE html><html><body><p>" + kMark + "</p><p>" + kImg + "</p></body></html>");
   const auto twin = chromium(dir_.file("unescaped.html"), dir_.path());
   ASSERT_EQ(twin.exit_code, 0) << describe(twin);
   EXPECT_NE(twin.out.find("data-xss=\""), std::string::npos) << twin.out;
-  EXPECT_NE(dom.out.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << "shown as text";
 }
 
 }  // namespace

@@ -89,6 +89,16 @@ TEST_F(Robustness, IsolatedRunSurvivesSegfaultAbortExitHangAndMemoryExhaustion) 
   EXPECT_EQ(rep["run"]["isolate"], "trial");
 }
 
+// Note [Worker start]: --timeout-s times trials, not the worker's start
+// (loading LibTorch takes longer than 0.3 s): a clean trial passes under it.
+TEST_F(Robustness, IsolatedTimeoutStartsWhenTheWorkerIsReady) {
+  dir_.write("clean.json", R"({"cases": [{"name": "c", "subject": "hflip", "dtypes": ["float32"],
+                                 "inputs": [{"pattern": "noise", "shape": [1, 3, 8, 8]}]}]})");
+  const auto r = cli("run --suite clean.json --devices cpu,vdev:1 --isolate --timeout-s 0.3 --report r.json");
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.out.find("timeout"), std::string::npos) << r.out;
+}
+
 TEST_F(Robustness, CaseIsolationReportsTheTrialsAWorkerLeftUndone) {
   dir_.write("suite.json", json({{"cases", {{{"name", "segfault"}, {"subject", "crash_segfault"}}}}}).dump());
   const auto r = cli("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:0,vdev:1 --isolate=case "

@@ -19,7 +19,10 @@
 //    so the fault is deterministic -> noise (PSNR floor).
 //  - jpeg_shared_scratch: every call copies its coefficients into one
 //    process-wide scratch buffer and codes from it; calls on other threads
-//    overwrite it meanwhile -> the stress check on the CPU.
+//    overwrite it meanwhile -> the stress check on the CPU. The race is
+//    forced (ScratchInterleaving): a call that wrote the buffer while others
+//    are still to write waits for the next write before coding, so every
+//    concurrent run is clobbered, not some; alone, a call never waits.
 
 #include "harness/jpeg/validator.h"
 #include "harness/subject/register.h"
@@ -27,6 +30,9 @@
 #include "harness/transforms/codec/jpeg_encode.h"
 #include "tests/faults/fault_util.h"
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <mutex>
 
 namespace devparity::faults {
@@ -113,10 +119,34 @@ class LateBitFlip final : public JpegEncoderBase {
   std::vector<uint8_t> encode_one(const at::Tensor& image, const jpeg::EncoderTables& tables,
                                   const jpeg::EncoderOptions& options) const override {
     auto f = JpegEncoderBase::encode_one(image, tables, options);
-    if (kFaulty && image.device().type() != c10::DeviceType::CPU) {
-      flip_bit(f, entropy_span(f).second - 3, 2);
-    }
+    if (kFaulty && image.device().type() != c10::DeviceType::CPU) flip_silently(f);
     return f;
+  }
+
+ private:
+  // Flips the last bit of the entropy-coded data whose flip leaves a file
+  // that decodes without a warning yet to other pixels: one in a
+  // coefficient's extra bits, which changes that coefficient alone (a flip
+  // in a Huffman code derails the rest of the scan; one in the final padding
+  // changes nothing). Searched from the end, so it is the same bit on every run.
+  static void flip_silently(std::vector<uint8_t>& f) {
+    jpeg::Decoded original;
+    jpeg::validate(f.data(), f.size(), {}, &original);
+    const auto [begin, end] = entropy_span(f);
+    for (size_t at = end; at-- > begin + 1;) {
+      if (f[at] == 0xFF || f[at - 1] == 0xFF) continue;  // markers and stuffed bytes
+      for (int bit = 0; bit < 8; ++bit) {
+        auto candidate = f;
+        candidate[at] ^= static_cast<uint8_t>(1u << bit);
+        if (candidate[at] == 0xFF) continue;
+        jpeg::Decoded d;
+        const auto v = jpeg::validate(candidate.data(), candidate.size(), {}, &d);
+        if (v.verdict == jpeg::Verdict::kValid && d.pixels != original.pixels) {
+          f = std::move(candidate);
+          return;
+        }
+      }
+    }
   }
 };
 
@@ -167,6 +197,54 @@ class ReadBeforeWrite final : public JpegEncoderBase {
   }
 };
 
+// Forces the interleaving the seeded race allows. A call takes a Turn when
+// it begins and calls written() after it filled the shared buffer, which
+// returns once another call has written over it, or when no other call
+// that began is still to write after a grace of kGrace for calls started
+// at the same moment to begin (so a call alone waits kGrace); 10 s at most.
+// A call that throws before writing gives its turn up.
+class ScratchInterleaving {
+ public:
+  static constexpr std::chrono::milliseconds kGrace{50};
+  class Turn {
+   public:
+    explicit Turn(ScratchInterleaving* owner) : owner_(owner) {
+      if (owner_ == nullptr) return;
+      std::lock_guard<std::mutex> lock(owner_->mutex_);
+      ++owner_->unwritten_;
+    }
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
+    ~Turn() {
+      if (owner_ == nullptr || done_) return;
+      std::lock_guard<std::mutex> lock(owner_->mutex_);
+      --owner_->unwritten_;
+      owner_->cv_.notify_all();
+    }
+    void written() {
+      done_ = true;
+      std::unique_lock<std::mutex> lock(owner_->mutex_);
+      --owner_->unwritten_;
+      const uint64_t mine = ++owner_->writes_;
+      owner_->cv_.notify_all();
+      auto overwritten = [&] { return owner_->writes_ > mine; };
+      // A call started at the same time may not have begun yet: a grace for it.
+      owner_->cv_.wait_for(lock, kGrace, [&] { return overwritten() || owner_->unwritten_ > 0; });
+      owner_->cv_.wait_for(lock, std::chrono::seconds(10), [&] { return overwritten() || owner_->unwritten_ == 0; });
+    }
+
+   private:
+    ScratchInterleaving* owner_;
+    bool done_ = false;
+  };
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int unwritten_ = 0;
+  uint64_t writes_ = 0;
+};
+
 template <bool kFaulty>
 class SharedScratch final : public JpegEncoderBase {
  public:
@@ -176,6 +254,8 @@ class SharedScratch final : public JpegEncoderBase {
  protected:
   std::vector<uint8_t> encode_one(const at::Tensor& image, const jpeg::EncoderTables& tables,
                                   const jpeg::EncoderOptions& options) const override {
+    static ScratchInterleaving interleaving;
+    ScratchInterleaving::Turn turn(kFaulty ? &interleaving : nullptr);
     auto q = jpeg::quantize(image, tables.dct, tables.quant, options);
     const auto coefficients = jpeg::hand_over(q.coefficients);
     if (!kFaulty) return jpeg::entropy_code(q, coefficients.clone(), tables.host_quant, options);
@@ -190,6 +270,7 @@ class SharedScratch final : public JpegEncoderBase {
       view = scratch.narrow(0, 0, coefficients.numel());
     }
     view.copy_(coefficients);
+    turn.written();
     return jpeg::entropy_code(q, view, tables.host_quant, options);
   }
 };

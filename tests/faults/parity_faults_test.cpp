@@ -77,5 +77,57 @@ TEST(ParityFaultsTest, PassesTheTransposedSigmaCleanTwin) {
   }
 }
 
+// uint8 through float32 against the reference's fixed point, at the default
+// (exact) tolerance: an exact 4x upscale, where ties are common, and an odd one.
+json uint8_twin_case(const std::string& subject, const json& parity = true) {
+  const json params = {{"size", {48, 64}}, {"interpolation", "bilinear"}, {"uint8_strategy", "fixed_point"}};
+  return {{"cases",
+           {{{"name", "twin"},
+             {"subject", subject},
+             {"params", params},
+             {"inputs", {{{"pattern", "noise"}, {"shape", {2, 3, 12, 16}}},
+                         {{"pattern", "edges"}, {"shape", {1, 3, 17, 11}}}}},
+             {"dtypes", {"uint8"}},
+             {"reference", {{"subject", "resize"}, {"device", "cpu"}}},
+             {"checks", {{"parity", parity}}}}}}};
+}
+
+// Truncating instead of rounding: every difference is +-1, none at a tie.
+TEST(ParityFaultsTest, CatchesPlusMinusOneAwayFromTies) {
+  const auto r = testing::run_suite(uint8_twin_case("fault_resize_uint8_truncates"));
+  int failed = 0;
+  for (const auto& result : r.results) {
+    if (result.device != "cpu") continue;
+    const auto& parity = EventRecorder::check(result, "parity");
+    EXPECT_EQ(parity.status, Status::kFail) << result.id;
+    EXPECT_EQ(parity.stats["abs_diff_histogram"].back()["high"], 1) << "every difference is +-1";
+    EXPECT_GT(parity.stats["off_by_one_elsewhere"].get<int64_t>(), parity.stats["rounding_ties"].get<int64_t>());
+    EXPECT_NE(parity.message.find("+-1 differences at rounding ties of the reference (half up"), std::string::npos)
+        << parity.message;
+    ++failed;
+  }
+  EXPECT_EQ(failed, 2);
+  EXPECT_EQ(r.summary.exit_code(), 1);
+  // What tie-blind parity would have said: an atol of 1 passes the fault.
+  const json loose = {{"uint8", {{"atol", 1}, {"reason", "blind to ties"}}}};
+  expect_clean(testing::run_suite(uint8_twin_case("fault_resize_uint8_truncates", loose)));
+}
+
+// Rounding half to even in float32: the only differences from fixed point's
+// half up are at ties, which are counted and excused.
+TEST(ParityFaultsTest, PassesPlusMinusOneAtTiesCleanTwin) {
+  const auto r = testing::run_suite(uint8_twin_case("clean_resize_uint8_truncates"));
+  expect_clean(r);
+  int64_t ties = 0;
+  for (const auto& result : r.results) {
+    if (result.device != "cpu") continue;
+    const auto& parity = EventRecorder::check(result, "parity");
+    EXPECT_EQ(parity.stats["off_by_one_elsewhere"], 0) << parity.message;
+    EXPECT_EQ(parity.stats["mismatches"], 0) << parity.message;
+    ties += parity.stats["rounding_ties"].get<int64_t>();
+  }
+  EXPECT_GT(ties, 0) << "the 4x upscale has ties: the twin must exercise them";
+}
+
 }  // namespace
 }  // namespace devparity

@@ -57,9 +57,12 @@ TEST(EncoderTest, DecodesStrictlyAboveTheFloorAtEveryQuality) {
         EXPECT_EQ(v.subsampling(), sub);
         const auto floor = psnr_floor(source.data(), 53, 37, static_cast<int>(c), s.quality, sub);
         EXPECT_GE(p, floor.floor_db) << pattern << " c" << c << " q" << s.quality << " " << floor.basis;
-        // Within a dB of libjpeg-turbo at the same settings (its DCT rounds
-        // differently; on a checkerboard at q75 it is 0.56 dB better, at q90 2.3 dB worse).
+        // Close to libjpeg-turbo at the same settings, whose DCT rounds
+        // differently: never more than 1 dB below it (the worst here: a
+        // checkerboard at q75, 0.56 dB below) and never more than 3 dB above
+        // (the most: a checkerboard at q90, 2.3 dB above).
         EXPECT_GT(p, floor.reference_db - 1.0) << pattern << " c" << c << " q" << s.quality;
+        EXPECT_LT(p, floor.reference_db + 3.0) << pattern << " c" << c << " q" << s.quality;
       }
     }
   }

@@ -95,40 +95,44 @@ struct Broken {
   std::string name;
   Bytes bytes;
   std::string words;  // in the reason
+  size_t offset = 0;  // where the validator must say the damage is
 };
 
 TEST(ValidatorTest, NamesEachKindOfDamageWithItsOffset) {
   const auto good = written(2);
   const size_t sof = find_marker(good, marker::kSOF0), sos = find_marker(good, marker::kSOS);
   const size_t dqt = find_marker(good, marker::kDQT), dht = find_marker(good, marker::kDHT);
+  const size_t rst = find_marker(good, 0xD0, sos), eoi = good.size() - 2;
   std::vector<Broken> cases;
-  auto with = [&](std::string name, std::string words, auto edit) {
+  // The offset is exact: the byte of the damaged field, the marker, or where
+  // the data ran out.
+  auto with = [&](std::string name, std::string words, size_t offset, auto edit) {
     Bytes b = good;
     edit(b);
-    cases.push_back({std::move(name), std::move(b), std::move(words)});
+    cases.push_back({std::move(name), std::move(b), std::move(words), offset});
   };
-  with("empty", "no SOI", [](Bytes& b) { b.clear(); });
-  with("not jpeg", "no SOI", [](Bytes& b) { b[0] = 0x89; });
-  with("truncated in the scan", "runs to the end", [&](Bytes& b) { b.resize(sos + 30); });
-  with("truncated in a header", "runs past the end", [&](Bytes& b) { b.resize(dht + 10); });
-  with("no EOI", "end", [](Bytes& b) { b.resize(b.size() - 2); });
-  with("trailing bytes", "extraneous byte(s) after EOI", [](Bytes& b) { b.push_back(0); b.push_back(1); });
-  with("SOF length", "SOF: length", [&](Bytes& b) { b[sof + 3] += 3; });
-  with("SOF zero height", "height 0", [&](Bytes& b) { b[sof + 5] = 0; b[sof + 6] = 0; });
-  with("SOF sampling", "sampling factors", [&](Bytes& b) { b[sof + 11] = 0x52; });
-  with("zero quantizer", "quantization value 0", [&](Bytes& b) { b[dqt + 5 + 10] = 0; });
-  with("DHT over-subscribed", "over-subscribed", [&](Bytes& b) { b[dht + 5] = 3; });
-  with("SOS unknown component", "not in the frame", [&](Bytes& b) { b[sos + 5] = 9; });
-  with("RST out of order", "out of sequence", [&](Bytes& b) { b[find_marker(b, 0xD0, sos) + 1] = 0xD3; });
-  with("RST missing", "RST marker(s)", [&](Bytes& b) {
-    const size_t r = find_marker(b, 0xD0, sos);
-    b.erase(b.begin() + static_cast<long>(r), b.begin() + static_cast<long>(r) + 2);
+  with("empty", "no SOI", 0, [](Bytes& b) { b.clear(); });
+  with("not jpeg", "no SOI", 0, [](Bytes& b) { b[0] = 0x89; });
+  with("truncated in the scan", "runs to the end", sos + 30, [&](Bytes& b) { b.resize(sos + 30); });
+  with("truncated in a header", "runs past the end", dht + 2, [&](Bytes& b) { b.resize(dht + 10); });
+  with("no EOI", "end", eoi, [](Bytes& b) { b.resize(b.size() - 2); });
+  with("trailing bytes", "extraneous byte(s) after EOI", good.size(), [](Bytes& b) { b.push_back(0); b.push_back(1); });
+  with("SOF length", "SOF: length", sof + 2, [&](Bytes& b) { b[sof + 3] += 3; });
+  with("SOF zero height", "height 0", sof + 5, [&](Bytes& b) { b[sof + 5] = 0; b[sof + 6] = 0; });
+  with("SOF sampling", "sampling factors", sof + 11, [&](Bytes& b) { b[sof + 11] = 0x52; });
+  with("zero quantizer", "quantization value 0", dqt + 5 + 10, [&](Bytes& b) { b[dqt + 5 + 10] = 0; });
+  with("DHT over-subscribed", "over-subscribed", dht + 5, [&](Bytes& b) { b[dht + 5] = 3; });
+  with("SOS unknown component", "not in the frame", sos + 5, [&](Bytes& b) { b[sos + 5] = 9; });
+  with("RST out of order", "out of sequence", rst, [&](Bytes& b) { b[rst + 1] = 0xD3; });
+  with("RST missing", "RST marker(s)", eoi - 2, [&](Bytes& b) {  // the scan ends at EOI, 2 bytes earlier
+    b.erase(b.begin() + static_cast<long>(rst), b.begin() + static_cast<long>(rst) + 2);
   });
-  with("second SOI", "second SOI", [&](Bytes& b) { b.insert(b.begin() + 2, {0xFF, 0xD8}); });
-  with("garbage between segments", "expected a marker", [&](Bytes& b) { b.insert(b.begin() + static_cast<long>(dqt), 0x42); });
-  with("arithmetic", "not supported", [&](Bytes& b) { b[sof + 1] = 0xC9; });
+  with("second SOI", "second SOI", 2, [&](Bytes& b) { b.insert(b.begin() + 2, {0xFF, 0xD8}); });
+  with("garbage between segments", "expected a marker", dqt,
+       [&](Bytes& b) { b.insert(b.begin() + static_cast<long>(dqt), 0x42); });
+  with("arithmetic", "not supported", sof, [&](Bytes& b) { b[sof + 1] = 0xC9; });
   // Found by the fuzzer: an SOS of length 2 as the file's last bytes.
-  with("empty SOS at the end", "SOS: empty segment", [&](Bytes& b) {
+  with("empty SOS at the end", "SOS: empty segment", sos, [&](Bytes& b) {
     b.resize(sos);
     b.insert(b.end(), {0xFF, 0xDA, 0x00, 0x02});
   });
@@ -136,7 +140,7 @@ TEST(ValidatorTest, NamesEachKindOfDamageWithItsOffset) {
     const auto r = check(c.bytes);
     EXPECT_EQ(r.verdict, Verdict::kCorrupt) << c.name;
     EXPECT_NE(r.reason.find(c.words), std::string::npos) << c.name << ": " << r.reason;
-    EXPECT_LE(r.offset, c.bytes.size()) << c.name;
+    EXPECT_EQ(r.offset, c.offset) << c.name << ": " << r.reason;
   }
 }
 

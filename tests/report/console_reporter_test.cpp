@@ -40,6 +40,20 @@ TEST(ConsoleReporterTest, SummaryTableFailuresAndVerdict) {
   EXPECT_EQ(text.find("\033["), std::string::npos) << "no colour unless asked";
 }
 
+// One cause on several devices of a class: its message once as it happens
+// and once in the summary, the other trials pointing back to it and folded
+// under it. Without a finding, the CPU and the virtual devices are two causes.
+TEST(ConsoleReporterTest, FailuresAreGroupedByCause) {
+  const auto text = console_output({}, "cpu,vdev:0,vdev:1");
+  EXPECT_NE(text.find("FAIL  bad/t_console_off/float32/vdev:1/noise-1x3x17x11  (problem 2 again)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("failures: 2 problems in 3 trials\n  FAIL  [1] 1 trial on cpu -- parity: "), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  FAIL  [2] 2 trials on vdev:0, vdev:1 -- parity: "), std::string::npos) << text;
+  EXPECT_NE(text.find("\n          bad/t_console_off/float32/vdev:1/noise-1x3x17x11\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("vdev:1/noise-1x3x17x11: 561 of 561"), std::string::npos) << "the message is not repeated";
+}
+
 TEST(ConsoleReporterTest, ColourOnlyWhenAsked) {
   ReporterOptions o;
   o.color = true;

@@ -28,6 +28,7 @@
 // Everything is built on the input's device; the histogram is a scatter_add
 // there, with no trip to the host.
 
+#include "harness/base/rounding.h"
 #include "harness/subject/describe.h"
 #include "harness/subject/numeric_transform.h"
 #include "harness/subject/transform_registry.h"
@@ -77,8 +78,11 @@ at::Tensor gamma(const at::Tensor& x, const NumericValues& v) {
 
 at::Tensor grayscale(const at::Tensor& x, const NumericValues& v) {
   const auto channels = static_cast<int64_t>(v[0][0]);
-  auto gray = x.size(1) == 1 ? x.clone() : image::luminance(x).to(x.scalar_type());
-  return channels == 1 ? gray : gray.expand({-1, channels, -1, -1}).contiguous();
+  if (x.size(1) == 1) return channels == 1 ? x.clone() : x.expand({-1, channels, -1, -1}).contiguous();
+  auto luma = image::luminance(x);
+  if (channels != 1) luma = luma.expand({-1, channels, -1, -1});
+  const auto gray = luma.to(x.scalar_type()).contiguous();
+  return x.is_floating_point() ? gray : note_unrounded(gray, luma, Rounding::kTruncate);
 }
 
 at::Tensor sharpness(const at::Tensor& x, const NumericValues& v) {
@@ -93,7 +97,7 @@ at::Tensor sharpness(const at::Tensor& x, const NumericValues& v) {
   // view + (1 - f) (blurred - view) = f view + (1 - f) blurred
   interior.copy_(interior.add(blurred.sub(interior), 1.0 - v[0][0]));
   out = out.clamp(0.0, bound_of(x));
-  return fp ? out : out.to(x.scalar_type());
+  return fp ? out : note_unrounded(out.to(x.scalar_type()), out, Rounding::kTruncate);
 }
 
 at::Tensor autocontrast(const at::Tensor& x, const NumericValues&) {
@@ -104,7 +108,8 @@ at::Tensor autocontrast(const at::Tensor& x, const NumericValues&) {
   const auto flat = hi.eq(lo);
   const auto minimum = lo.masked_fill(flat, 0.0);
   const auto inv_scale = hi.sub(lo).mul(1.0 / bound).masked_fill(flat, 1.0);
-  return fx.sub(minimum).div(inv_scale).clamp(0.0, bound).to(x.scalar_type());
+  const auto out = fx.sub(minimum).div(inv_scale).clamp(0.0, bound);
+  return x.is_floating_point() ? out.to(x.scalar_type()) : note_unrounded(out.to(x.scalar_type()), out, Rounding::kTruncate);
 }
 
 at::Tensor equalize(const at::Tensor& x, const NumericValues&) {

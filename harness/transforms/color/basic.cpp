@@ -17,6 +17,7 @@
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
+#include "harness/base/rounding.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
 #include "harness/subject/transform_registry.h"
@@ -146,7 +147,8 @@ class AdjustBrightness final : public ConfiguredTransform<BrightnessConfig> {
     DEVPARITY_TRACE_SCOPE("adjust_brightness");
     if (x.scalar_type() != at::kByte) return x.mul(c.factor).clamp(0.0, 1.0);
     // uint8 * float promotes to float32 in LibTorch, as in torchvision.
-    return x.to(at::kFloat).mul(c.factor).clamp(0.0, 255.0).to(at::kByte);
+    const auto scaled = x.to(at::kFloat).mul(c.factor).clamp(0.0, 255.0);
+    return note_unrounded(scaled.to(at::kByte), scaled, Rounding::kTruncate);
   }
 };
 

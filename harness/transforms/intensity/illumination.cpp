@@ -10,6 +10,7 @@
 
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
+#include "harness/base/rounding.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
 #include "harness/subject/state.h"
@@ -207,7 +208,8 @@ class PlanckianJitter final : public StatefulImageTransform {
       // Note [uint8 planckian]: one float32 multiply per value, rounded half
       // to even and saturated: a single correctly rounded operation, so equal
       // on every device.
-      out = at::round(x.to(at::kFloat) * weights).clamp(0, 255).to(at::kByte);
+      const auto scaled = x.to(at::kFloat) * weights;
+      out = note_unrounded(at::round(scaled).clamp(0, 255).to(at::kByte), scaled, Rounding::kHalfEven);
     } else {
       // Only an upper clamp: negative inputs pass through, as in Kornia.
       out = (x * weights).clamp_max(1.0).to(x.scalar_type());
@@ -368,7 +370,8 @@ class GaussianIllumination final : public Described<Transform> {
     at::Tensor out;
     if (x.scalar_type() == at::kByte) {
       const auto lit = (x.to(at::kFloat) / 255.0 + gradient).clamp(0.0, 1.0);
-      out = at::round(lit * 255.0).to(at::kByte);
+      const auto scaled = lit * 255.0;
+      out = note_unrounded(at::round(scaled).to(at::kByte), scaled, Rounding::kHalfEven);
     } else {
       out = (x + gradient.to(x.scalar_type())).clamp(0.0, 1.0);
     }

@@ -1,5 +1,6 @@
 #include "harness/transforms/kernels/grid_sampler.h"
 
+#include "harness/base/rounding.h"
 #include "harness/transforms/kernels/image_math.h"
 
 #include <ATen/ATen.h>
@@ -126,7 +127,8 @@ at::Tensor warp(const at::Tensor& image, const at::Tensor& sx, const at::Tensor&
       out = out.sub(fill_image).mul(mask).add(fill_image);
     }
   }
-  return fp ? out : out.round().clamp(0.0, 255.0).to(image.scalar_type());
+  if (fp) return out;
+  return note_unrounded(out.round().clamp(0.0, 255.0).to(image.scalar_type()), out, Rounding::kHalfEven);
 }
 
 }  // namespace devparity::sampler

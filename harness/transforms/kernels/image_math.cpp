@@ -1,5 +1,6 @@
 #include "harness/transforms/kernels/image_math.h"
 
+#include "harness/base/rounding.h"
 #include "harness/transforms/kernels/resize_engine.h"
 
 #include <ATen/ATen.h>
@@ -27,7 +28,10 @@ at::Tensor to_unit_float(const at::Tensor& x) {
 }
 
 at::Tensor from_unit_float(const at::Tensor& y, c10::ScalarType dtype) {
-  if (dtype == at::kByte) return y.mul(255.0 + 1.0 - 1e-3).to(at::kByte);
+  if (dtype == at::kByte) {
+    const auto scaled = y.mul(255.0 + 1.0 - 1e-3);
+    return note_unrounded(scaled.to(at::kByte), scaled, Rounding::kTruncate);
+  }
   return y.to(dtype);
 }
 
@@ -35,7 +39,7 @@ at::Tensor blend(const at::Tensor& a, const at::Tensor& b, double ratio) {
   const bool fp = a.is_floating_point();
   // uint8 * double promotes to float32, as torchvision's image1.mul(ratio).
   auto out = (fp ? a : a.to(at::kFloat)).mul(ratio).add(b, 1.0 - ratio).clamp(0.0, bound_of(a));
-  return fp ? out : out.to(a.scalar_type());
+  return fp ? out : note_unrounded(out.to(a.scalar_type()), out, Rounding::kTruncate);
 }
 
 at::Tensor luminance(const at::Tensor& rgb) {

@@ -1,5 +1,6 @@
 #include "harness/transforms/kernels/resize_engine.h"
 
+#include "harness/base/rounding.h"
 #include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>
@@ -95,6 +96,24 @@ at::Tensor fixed_weights(const at::Tensor& weight) {
   return magnitude * sign;
 }
 
+// How far the fixed-point result (before rounding) may be from exact
+// arithmetic, for uint8 inputs: each weight is off by at most d = 2^-21, so
+// the W pass is off by at most 255 d K_w, and the H pass adds its own 255 d
+// K_h S_w to the W error scaled by S_h (K: taps, S: the largest sum of
+// |weights| of an output). A one-element float64 tensor on the taps' device.
+at::Tensor fixed_point_error(const TapTable* taps_h, const TapTable* taps_w) {
+  const double d = 0.5 / static_cast<double>(int64_t{1} << kFixedPointBits);
+  auto largest_sum = [](const TapTable* t) {
+    return absolute_value(t->weight.to(at::kDouble)).sum(2).max();
+  };
+  const double k_w = taps_w ? static_cast<double>(taps_w->weight.size(2)) : 0.0;
+  const double k_h = taps_h ? static_cast<double>(taps_h->weight.size(2)) : 0.0;
+  const auto device_zero = (taps_h ? taps_h : taps_w)->weight.new_zeros({}, at::kDouble);
+  const auto s_w = taps_w ? largest_sum(taps_w) : device_zero + 1.0;
+  const auto s_h = taps_h ? largest_sum(taps_h) : device_zero + 1.0;
+  return (s_h * k_w + s_w * k_h) * (255.0 * d);
+}
+
 // Note [uint8 fixed point].
 at::Tensor fixed_point(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w) {
   if (!taps_h && !taps_w) return x.clone();
@@ -113,8 +132,9 @@ at::Tensor fixed_point(const at::Tensor& x, const TapTable* taps_h, const TapTab
   }
   // Adding half and scaling by a power of two are exact; floor rounds half up.
   const double unit = static_cast<double>(int64_t{1} << shift);
-  acc = at::floor((acc + unit / 2) * (1.0 / unit));
-  return acc.clamp(0, 255).to(at::kByte);
+  const auto rounded = at::floor((acc + unit / 2) * (1.0 / unit)).clamp(0, 255).to(at::kByte);
+  if (!unrounded_wanted()) return rounded;
+  return note_unrounded(rounded, acc * (1.0 / unit), Rounding::kHalfUp, fixed_point_error(taps_h, taps_w));
 }
 
 }  // namespace
@@ -135,7 +155,7 @@ at::Tensor separable(const at::Tensor& x, const TapTable* taps_h, const TapTable
     if (taps_w) y = apply_float(y, *taps_w, 3);
     if (taps_h) y = apply_float(y, *taps_h, 2);
     // at::round is round-half-to-even, what GPU float paths do with rint.
-    return at::round(y).clamp(0, 255).to(at::kByte);
+    return note_unrounded(at::round(y).clamp(0, 255).to(at::kByte), y, Rounding::kHalfEven);
   }
   if (!at::isFloatingType(x.scalar_type())) {
     throw std::invalid_argument("resample: unsupported dtype " +

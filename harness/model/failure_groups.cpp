@@ -1,0 +1,101 @@
+#include "harness/model/failure_groups.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace devparity {
+namespace {
+
+void add_unique(std::vector<std::string>& to, const std::string& value) {
+  if (std::find(to.begin(), to.end(), value) == to.end()) to.push_back(value);
+}
+
+// "vdev:1" -> "vdev": the class a cause is shared across.
+std::string device_class(const std::string& device) { return device.substr(0, device.find(':')); }
+
+// `text` with the trial's device names (and the trial id, which messages
+// often start with) replaced, so the same cause reads the same on every device.
+std::string generic(std::string text, const TrialResult& r) {
+  auto replace_all = [&](const std::string& what, const std::string& with) {
+    if (what.empty()) return;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + with.size())) {
+      text.replace(at, what.size(), with);
+    }
+  };
+  replace_all(r.id + ": ", "");
+  replace_all(r.id, "<trial>");
+  // "cpu" stays: on the CPU it is ambiguous (the host's data is there too).
+  if (!r.resolved_device.empty() && r.resolved_device != "cpu") replace_all(r.resolved_device, "<device>");
+  if (r.device != "cpu") replace_all(r.device, "<device>");
+  return text;
+}
+
+// The trial's first error finding among its failing checks, as a cause.
+bool finding_cause(const TrialResult& r, FailureGroup& g) {
+  for (const auto& check : r.checks) {
+    if (check.status != Status::kFail && check.status != Status::kError) continue;
+    for (const auto& f : check.findings) {
+      if (f.value("severity", "") != "error") continue;
+      const auto kind = f.value("kind", ""), op = f.value("op", ""), source = f.value("source", "");
+      const auto message = f.value("message", "");
+      g.key = fmt::format("finding|{}|{}|{}", kind, op, source.empty() ? generic(message, r) : source);
+      g.summary = fmt::format("{}{}: {}{}", kind, op.empty() ? "" : " in " + op, generic(message, r),
+                              source.empty() ? "" : " (" + source + ")");
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string FailureGroup::where() const {
+  return fmt::format("{} trial{} on {}", ids.size(), ids.size() == 1 ? "" : "s", fmt::join(devices, ", "));
+}
+
+std::pair<size_t, bool> FailureGroups::add(const TrialResult& r) {
+  if (r.status != Status::kFail && r.status != Status::kError) return {std::string::npos, false};
+  FailureGroup g;
+  if (!finding_cause(r, g)) {
+    std::string check = "run";
+    for (const auto& c : r.checks) {
+      if (c.status == r.status) {
+        check = c.name;
+        break;
+      }
+    }
+    g.key = fmt::format("check|{}|{}|{}|{}", check, r.subject, device_class(r.device), status_name(r.status));
+    g.summary = generic(r.message, r);
+  }
+  ++trials_;
+  auto it = std::find_if(groups_.begin(), groups_.end(), [&](const FailureGroup& x) { return x.key == g.key; });
+  const bool fresh = it == groups_.end();
+  if (fresh) {
+    g.status = r.status;
+    groups_.push_back(std::move(g));
+    it = groups_.end() - 1;
+  } else if (r.status == Status::kFail) {
+    it->status = Status::kFail;
+  }
+  it->ids.push_back(r.id);
+  add_unique(it->devices, r.device);
+  add_unique(it->cases, r.case_name);
+  return {static_cast<size_t>(it - groups_.begin()), fresh};
+}
+
+std::string FailureGroups::headline() const {
+  return fmt::format("{} problem{} in {} trial{}", groups_.size(), groups_.size() == 1 ? "" : "s", trials_,
+                     trials_ == 1 ? "" : "s");
+}
+
+FailureGroups group_failures(const nlohmann::json& report) {
+  FailureGroups groups;
+  for (const auto& result : report.value("results", nlohmann::json::array())) {
+    groups.add(TrialResult::from_json(result));
+  }
+  return groups;
+}
+
+}  // namespace devparity

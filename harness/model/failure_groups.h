@@ -1,0 +1,55 @@
+#pragma once
+/// Failures grouped by cause, so that one bug met on four devices and two
+/// inputs reads as one problem with its eight trials under it (the console,
+/// the HTML page and the JUnit text all group the same way).
+///
+/// The cause of a failing (fail or error) trial: its first error finding
+/// (kind, op and source line; for a finding without a line, its message with
+/// the trial's device named generically); without one, its deciding check,
+/// subject and device class (cpu, meta, vdev, cuda).
+
+#include "harness/model/results.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace devparity {
+
+/// One cause and the trials it failed.
+struct FailureGroup {
+  std::string key;                  ///< the cause's identity
+  std::string summary;              ///< one line: what went wrong, and where in the source
+  Status status = Status::kFail;    ///< fail, or error when every trial in it errored
+  std::vector<std::string> ids;     ///< the trials, in the order they finished
+  std::vector<std::string> devices; ///< the devices they ran on, in first-seen order
+  std::vector<std::string> cases;   ///< the cases, in first-seen order
+
+  /// "1 problem in 8 trials on cpu, meta, vdev:0, vdev:1" without the "1 problem" part:
+  /// "8 trials on cpu, meta, vdev:0, vdev:1".
+  std::string where() const;
+};
+
+/// Failures as they arrive, grouped by cause in first-seen order.
+class FailureGroups {
+ public:
+  /// Files a failing trial under its cause; returns the group's index and
+  /// whether the cause is new. Passing and skipped trials are ignored
+  /// (returns {npos, false}).
+  std::pair<size_t, bool> add(const TrialResult& result);
+  const std::vector<FailureGroup>& groups() const { return groups_; }
+  size_t trials() const { return trials_; }
+  /// "2 problems in 9 trials" (or "1 problem in 8 trials").
+  std::string headline() const;
+
+ private:
+  std::vector<FailureGroup> groups_;
+  size_t trials_ = 0;
+};
+
+/// The failures of a report document (its "results"), grouped.
+FailureGroups group_failures(const nlohmann::json& report);
+
+}  // namespace devparity

@@ -1,0 +1,95 @@
+#include "harness/report/html_overview.h"
+
+#include "harness/model/failure_groups.h"
+#include "harness/report/markup.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <vector>
+
+namespace devparity {
+namespace {
+
+std::string esc(const std::string& s) { return escape_markup(s); }
+
+void add_unique(std::vector<std::string>& to, const std::string& value) {
+  if (std::find(to.begin(), to.end(), value) == to.end()) to.push_back(value);
+}
+
+// The worse of two statuses, as a trial aggregates its checks: fail > error > pass > skip.
+int rank(const std::string& status) {
+  return status == "fail" ? 3 : status == "error" ? 2 : status == "pass" ? 1 : 0;
+}
+
+struct Cell {
+  std::string worst = "skip";
+  int trials = 0, bad = 0;
+};
+
+}  // namespace
+
+const char* const kOverviewStyle = R"css(
+table.matrix td.m{width:4.5em;text-align:center;font-size:12px;border:2px solid #fff}
+td.m.pass{background:#d7f0dc}td.m.fail{background:#f6c9c5;font-weight:bold}td.m.error{background:#fbe0bd}
+td.m.skip{background:#eee;color:#777}td.m.none{background:#fafafa}
+.problems li{margin:.4em 0}.problems details{margin-left:1.5em;font-size:12px}
+)css";
+
+void write_matrix(std::ostringstream& s, const nlohmann::json& report) {
+  std::vector<std::string> cases, devices;
+  std::map<std::pair<std::string, std::string>, Cell> cells;
+  for (const auto& r : report.value("results", nlohmann::json::array())) {
+    const auto c = r.value("case", ""), d = r.value("device", ""), status = r.value("status", "");
+    add_unique(cases, c);
+    add_unique(devices, d);
+    auto& cell = cells[{c, d}];
+    if (cell.trials == 0 || rank(status) > rank(cell.worst)) cell.worst = status;
+    ++cell.trials;
+    cell.bad += status == "fail" || status == "error";
+  }
+  if (cases.empty()) return;
+  s << "<h2>Devices x cases</h2>\n<table class=\"matrix\" id=\"matrix\"><tr><th>case</th>";
+  for (const auto& d : devices) s << "<th>" << esc(d) << "</th>";
+  s << "</tr>\n";
+  for (const auto& c : cases) {
+    s << "<tr><td>" << esc(c) << "</td>";
+    for (const auto& d : devices) {
+      const auto it = cells.find({c, d});
+      if (it == cells.end()) {
+        s << "<td class=\"m none\"></td>";
+        continue;
+      }
+      const auto& cell = it->second;
+      const auto text = cell.bad > 0 ? fmt::format("{}/{}", cell.bad, cell.trials) : std::to_string(cell.trials);
+      s << "<td class=\"m " << esc(cell.worst) << "\" title=\"" << esc(c) << " on " << esc(d) << ": "
+        << esc(cell.worst) << ", " << cell.bad << " of " << cell.trials << " trials failing\">" << text << "</td>";
+    }
+    s << "</tr>\n";
+  }
+  s << "</table>\n";
+}
+
+void write_problems(std::ostringstream& s, const nlohmann::json& report,
+                    const std::map<std::string, size_t>& detail_of) {
+  const auto groups = group_failures(report);
+  if (groups.groups().empty()) return;
+  s << "<h2 id=\"problems\">Problems: " << esc(groups.headline()) << "</h2>\n<ol class=\"problems\">\n";
+  for (const auto& g : groups.groups()) {
+    const auto status = status_name(g.status);
+    s << "<li><span class=\"" << status << "\">" << status << "</span> " << esc(g.where()) << " &mdash; "
+      << esc(g.summary) << "<details><summary>" << g.ids.size() << " trial" << (g.ids.size() == 1 ? "" : "s")
+      << " in " << esc(fmt::format("{}", fmt::join(g.cases, ", "))) << "</summary><ul>";
+    for (const auto& id : g.ids) {
+      const auto at = detail_of.find(id);
+      s << "<li>"
+        << (at == detail_of.end() ? esc(id) : fmt::format("<a href=\"#detail-{}\">{}</a>", at->second, esc(id)))
+        << "</li>";
+    }
+    s << "</ul></details></li>\n";
+  }
+  s << "</ol>\n";
+}
+
+}  // namespace devparity

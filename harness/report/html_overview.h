@@ -1,0 +1,26 @@
+#pragma once
+/// The top of the HTML report: a device x case matrix (each cell the worst
+/// status of its trials, with counts) and the failures grouped by cause
+/// (model/failure_groups.h), each problem once with its trials folded under it.
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstddef>
+#include <map>
+#include <sstream>
+#include <string>
+
+namespace devparity {
+
+/// Its CSS, for the page's style sheet.
+extern const char* const kOverviewStyle;
+
+/// The device x case matrix of `report`'s results.
+void write_matrix(std::ostringstream& s, const nlohmann::json& report);
+
+/// The problems of `report`; `detail_of` maps a trial id to its failure
+/// section's number (#detail-N), where it has one.
+void write_problems(std::ostringstream& s, const nlohmann::json& report,
+                    const std::map<std::string, size_t>& detail_of);
+
+}  // namespace devparity
