@@ -89,7 +89,11 @@ class NumericTransform final : public Described<Transform> {
     NumericValues values;
     for (const auto& p : params_) {
       if (p.list) {
-        auto v = r.has(p.name) ? r.numbers(p.name, 0, p.lo, p.hi) : p.list_fallback;
+        // One value for every channel may be given bare, as torchvision takes it.
+        const auto* given_value = r.get(p.name);
+        auto v = given_value == nullptr      ? p.list_fallback
+                 : given_value->is_number() ? std::vector<double>{r.number(p.name, std::nullopt, p.lo, p.hi)}
+                                             : r.numbers(p.name, 0, p.lo, p.hi);
         if (v.size() == 1) v.resize(static_cast<size_t>(shape[1]), v[0]);
         if (static_cast<int64_t>(v.size()) != shape[1]) {
           throw FieldError(r.pointer(p.name), fmt::format("expected one value per channel ({}) or one "

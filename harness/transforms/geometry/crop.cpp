@@ -139,11 +139,17 @@ class CenterCrop final : public ConfiguredTransform<CenterCropConfig> {
 struct ResizedCropConfig {
   CropConfig box;
   ResizeConfig resize;
-  static ResizedCropConfig read(ObjectReader& r) { return {CropConfig::read(r), ResizeConfig::read(r)}; }
+  Uint8Strategy uint8;
+  static ResizedCropConfig read(ObjectReader& r) {
+    auto box = CropConfig::read(r);
+    auto resize = ResizeConfig::read(r);
+    return {box, resize, Uint8Strategy::read(r)};
+  }
   void check(c10::IntArrayRef shape) const { resize.check(shape); }
   void write(nlohmann::json& out) const {
     box.write(out);
     resize.write(out);
+    uint8.write(out);
   }
 };
 
@@ -158,6 +164,7 @@ class ResizedCrop final : public ConfiguredTransform<ResizedCropConfig> {
                 .param("height", "integer >= 1", "required", "rows of the box")
                 .param("width", "integer >= 1", "required", "columns of the box")
                 .params(ResizeConfig::docs())
+                .params({Uint8Strategy::doc()})
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -165,7 +172,8 @@ class ResizedCrop final : public ConfiguredTransform<ResizedCropConfig> {
   at::Tensor run(const at::Tensor& x, const ResizedCropConfig& c) const override {
     DEVPARITY_TRACE_SCOPE("resized_crop");
     // Resampling reads a contiguous box faster than it copies it.
-    return resize_image(crop_box(x, c.box.top, c.box.left, c.box.height, c.box.width).contiguous(), c.resize);
+    return resize_image(crop_box(x, c.box.top, c.box.left, c.box.height, c.box.width).contiguous(), c.resize,
+                        c.uint8.path);
   }
 };
 

@@ -141,19 +141,13 @@ TapTable axis_taps(const ResizeConfig& c, int64_t in, int64_t out, bool single_p
 // resize's parameters: interpolate's, plus the uint8 strategy.
 struct ResizeParams {
   ResizeConfig size;
-  std::string uint8_strategy = "fixed_point";
+  Uint8Strategy uint8;
 
-  static ResizeParams read(ObjectReader& reader) {
-    ResizeParams p;
-    p.size = ResizeConfig::read(reader);
-    p.uint8_strategy = reader.string("uint8_strategy", std::string("fixed_point"),
-                                     {"fixed_point", "float_round_trip"});
-    return p;
-  }
+  static ResizeParams read(ObjectReader& reader) { return {ResizeConfig::read(reader), Uint8Strategy::read(reader)}; }
   void check(c10::IntArrayRef shape) const { size.check(shape); }
   void write(nlohmann::json& out) const {
     size.write(out);
-    out["uint8_strategy"] = uint8_strategy;
+    uint8.write(out);
   }
 };
 
@@ -165,17 +159,13 @@ class Resize final : public ConfiguredTransform<ResizeParams> {
                      "Reference resize with LibTorch interpolate semantics; uint8 in bit-exact fixed point "
                      "or through a float round trip")
                 .params(ResizeConfig::docs())
-                .param("uint8_strategy", "fixed_point|float_round_trip", "\"fixed_point\"",
-                       "uint8 only: integer arithmetic with 20-bit weights (exact on every device), or "
-                       "float32 then round half to even, as GPU code paths commonly do")
+                .params({Uint8Strategy::doc()})
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const ResizeParams& p) const override {
-    return resize_image(x, p.size,
-                        p.uint8_strategy == "fixed_point" ? resample::Uint8Path::kFixedPoint
-                                                          : resample::Uint8Path::kFloatRoundTrip);
+    return resize_image(x, p.size, p.uint8.path);
   }
 };
 

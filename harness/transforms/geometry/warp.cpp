@@ -394,7 +394,9 @@ class Elastic final : public StatefulImageTransform {
       : StatefulImageTransform(
             Describe(
                 "elastic_transform", "geometry",
-                "torchvision's ElasticTransform: a smoothed random displacement field (registered state)")
+                "torchvision's ElasticTransform: a smoothed random displacement field (registered state); "
+                "uint8 results are rounded and saturated to 0..255, where torchvision 0.21 rounds bicubic "
+                "overshoot without clamping, so it wraps (279 becomes 23)")
                 .param("alpha", "number or [ax, ay] >= 0", "[50, 50]", "displacement strength in pixels")
                 .param("sigma", "number or [sx, sy] >= 0", "[5, 5]", "smoothness of the field")
                 .param("seed", "integer >= 0", "drawn", "seed of the field (reports give it, to replay)")

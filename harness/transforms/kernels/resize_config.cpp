@@ -45,6 +45,23 @@ void ResizeConfig::write(nlohmann::json& out) const {
   out["align_corners"] = align_corners;
 }
 
+Uint8Strategy Uint8Strategy::read(ObjectReader& reader) {
+  Uint8Strategy s;
+  const auto name = reader.string("uint8_strategy", std::string("fixed_point"), {"fixed_point", "float_round_trip"});
+  s.path = name == "fixed_point" ? resample::Uint8Path::kFixedPoint : resample::Uint8Path::kFloatRoundTrip;
+  return s;
+}
+
+void Uint8Strategy::write(nlohmann::json& out) const {
+  out["uint8_strategy"] = path == resample::Uint8Path::kFixedPoint ? "fixed_point" : "float_round_trip";
+}
+
+ParamDoc Uint8Strategy::doc() {
+  return {"uint8_strategy", "fixed_point|float_round_trip", "\"fixed_point\"",
+          "uint8 only: integer arithmetic with 20-bit weights (exact on every device), or float32 then round "
+          "half to even, as GPU code paths commonly do"};
+}
+
 std::vector<ParamDoc> ResizeConfig::docs() {
   return {
       {"size", "[H, W] integers in [1, 65536]", "required", "output height and width"},

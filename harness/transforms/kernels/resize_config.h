@@ -3,6 +3,7 @@
 /// op), so both accept the same JSON and can be compared case by case.
 
 #include "harness/transforms/kernels/modes.h"
+#include "harness/transforms/kernels/resize_engine.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -34,6 +35,17 @@ struct ResizeConfig {
   void write(nlohmann::json& out) const;
   /// Documentation of the fields read() reads.
   static std::vector<ParamDoc> docs();
+};
+
+/// The reference's "uint8_strategy" (resize and resized_crop): how uint8
+/// images are resampled.
+struct Uint8Strategy {
+  resample::Uint8Path path = resample::Uint8Path::kFixedPoint;
+
+  /// "fixed_point" (the default) or "float_round_trip".
+  static Uint8Strategy read(ObjectReader& reader);
+  void write(nlohmann::json& out) const;
+  static ParamDoc doc();
 };
 
 /// The interpolation modes, in documentation order.

@@ -148,6 +148,12 @@ TEST(ColorAdjust, NormalizeAndDenormalizeAreInverse) {
   const nlohmann::json p = {{"mean", {0.1, 0.2, 0.3}}, {"std", {0.5, 2.0, 4.0}}};
   expect_close(apply_builtin("denormalize", apply_builtin("normalize", f, p), p), f, 1e-15);
   EXPECT_THROW(apply_builtin("normalize", seeded_image({1, 2, 3, 3}), p), std::exception);  // 3 means, 2 channels
+  // One value for all channels: a one-element list, or a bare number as torchvision takes it.
+  const auto one = apply_builtin("normalize", f, {{"mean", {0.5}}, {"std", {0.25}}});
+  expect_close(apply_builtin("normalize", f, {{"mean", 0.5}, {"std", 0.25}}), one, 0.0);
+  expect_close(one, (f - 0.5) / 0.25, 1e-15);
+  EXPECT_THROW(apply_builtin("normalize", f, {{"mean", 0.5}, {"std", 0.0}}), std::exception);  // std > 0
+  EXPECT_THROW(apply_builtin("normalize", f, {{"mean", "0.5"}}), std::exception);
 }
 
 }  // namespace

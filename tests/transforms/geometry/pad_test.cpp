@@ -57,6 +57,28 @@ TEST(ResizedCrop, IsResizeOfTheCrop) {
   EXPECT_TRUE(at::equal(same, x));
 }
 
+// uint8: the same strategies as resize, each the resize of the crop (an exact
+// 4x upscale, where the two differ at ties).
+TEST(ResizedCrop, TakesResizesUint8Strategy) {
+  const auto x = seeded_image({2, 3, 17, 11}, at::kByte);
+  const nlohmann::json box = {{"top", 3}, {"left", -2}, {"height", 9}, {"width", 8}};
+  const auto crop = apply_builtin("crop", x, box);
+  at::Tensor fixed, round_trip;
+  for (const char* strategy : {"fixed_point", "float_round_trip"}) {
+    SCOPED_TRACE(strategy);
+    nlohmann::json p = box;
+    p.update({{"size", {36, 32}}, {"interpolation", "bilinear"}, {"uint8_strategy", strategy}});
+    const auto direct = apply_builtin("resized_crop", x, p);
+    EXPECT_TRUE(at::equal(direct, apply_builtin("resize", crop, {{"size", {36, 32}}, {"interpolation", "bilinear"},
+                                                                 {"uint8_strategy", strategy}})));
+    (std::string(strategy) == "fixed_point" ? fixed : round_trip) = direct;
+  }
+  EXPECT_FALSE(at::equal(fixed, round_trip)) << "the two strategies differ at ties: the parameter is used";
+  EXPECT_THROW(apply_builtin("resized_crop", x, {{"height", 9}, {"width", 8}, {"size", {4, 4}},
+                                                 {"uint8_strategy", "pillow"}}),
+               std::exception);
+}
+
 TEST(Erasing, ExplicitBoxTakesTheValueAndNothingElseChanges) {
   const auto x = seeded_image({2, 3, 9, 8}, at::kDouble);
   const auto y = apply_builtin("erasing", x, {{"box", {2, 3, 4, 2}}, {"value", {1, 0, 0.5}}});
