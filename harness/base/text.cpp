@@ -1,5 +1,6 @@
 #include "harness/base/text.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 
@@ -25,6 +26,10 @@ std::vector<std::string> split(const std::string& text, char sep) {
   }
   flush();
   return out;
+}
+
+void add_unique(std::vector<std::string>& to, const std::string& value) {
+  if (std::find(to.begin(), to.end(), value) == to.end()) to.push_back(value);
 }
 
 bool glob_match(const std::string& pattern, const std::string& name) {

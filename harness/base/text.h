@@ -10,6 +10,9 @@ namespace devparity {
 /// Splits on `sep`, trims spaces, drops empty pieces.
 std::vector<std::string> split(const std::string& text, char sep);
 
+/// Appends `value` unless `to` already holds it (first-seen order).
+void add_unique(std::vector<std::string>& to, const std::string& value);
+
 /// True when `name` matches the glob `pattern` (`*` and `?`).
 bool glob_match(const std::string& pattern, const std::string& name);
 

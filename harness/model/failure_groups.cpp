@@ -1,5 +1,7 @@
 #include "harness/model/failure_groups.h"
 
+#include "harness/base/text.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -7,10 +9,6 @@
 
 namespace devparity {
 namespace {
-
-void add_unique(std::vector<std::string>& to, const std::string& value) {
-  if (std::find(to.begin(), to.end(), value) == to.end()) to.push_back(value);
-}
 
 // "vdev:1" -> "vdev": the class a cause is shared across.
 std::string device_class(const std::string& device) { return device.substr(0, device.find(':')); }
@@ -76,13 +74,20 @@ std::pair<size_t, bool> FailureGroups::add(const TrialResult& r) {
     g.status = r.status;
     groups_.push_back(std::move(g));
     it = groups_.end() - 1;
-  } else if (r.status == Status::kFail) {
-    it->status = Status::kFail;
   }
+  it->status = worse(it->status, r.status);
   it->ids.push_back(r.id);
   add_unique(it->devices, r.device);
   add_unique(it->cases, r.case_name);
-  return {static_cast<size_t>(it - groups_.begin()), fresh};
+  const auto index = static_cast<size_t>(it - groups_.begin());
+  problem_of_.emplace(r.id, index);
+  return {index, fresh};
+}
+
+std::optional<size_t> FailureGroups::problem_of(const std::string& id) const {
+  const auto at = problem_of_.find(id);
+  if (at == problem_of_.end()) return std::nullopt;
+  return at->second;
 }
 
 std::string FailureGroups::headline() const {

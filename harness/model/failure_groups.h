@@ -13,6 +13,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstddef>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,12 +42,15 @@ class FailureGroups {
   /// (returns {npos, false}).
   std::pair<size_t, bool> add(const TrialResult& result);
   const std::vector<FailureGroup>& groups() const { return groups_; }
+  /// The index of the group a failing trial was filed under.
+  std::optional<size_t> problem_of(const std::string& id) const;
   size_t trials() const { return trials_; }
   /// "2 problems in 9 trials" (or "1 problem in 8 trials").
   std::string headline() const;
 
  private:
   std::vector<FailureGroup> groups_;
+  std::map<std::string, size_t> problem_of_;
   size_t trials_ = 0;
 };
 

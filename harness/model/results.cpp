@@ -14,6 +14,12 @@ int rank(Status s) {
   return 3;
 }
 
+}  // namespace
+
+Status worse(Status a, Status b) { return rank(b) < rank(a) ? b : a; }
+
+namespace {
+
 Status status_from(const nlohmann::json& j, const char* key) {
   const auto s = parse_status(j.at(key).get<std::string>());
   if (!s) throw std::invalid_argument(std::string("bad status in '") + key + "'");
@@ -71,7 +77,7 @@ void TrialResult::finalize() {
     // A passing "run" says only that the subject executed; it decides the
     // verdict only when nothing else was checked (the reference row).
     if (c.name == "run" && c.status == Status::kPass && checks.size() > 1) continue;
-    if (decider == nullptr || rank(c.status) < rank(decider->status)) decider = &c;
+    if (decider == nullptr || worse(decider->status, c.status) != decider->status) decider = &c;
   }
   if (decider == nullptr) {
     // Only a passing run and skipped-or-absent checks: nothing was compared.

@@ -18,6 +18,8 @@ enum class Status { kPass, kFail, kError, kSkip };
 
 /// "pass", "fail", "error", "skip".
 const char* status_name(Status status);
+/// The one that decides an aggregate: fail > error > pass > skip.
+Status worse(Status a, Status b);
 /// Parses status_name()'s output.
 std::optional<Status> parse_status(const std::string& name);
 

@@ -1,12 +1,12 @@
 #include "harness/report/html_overview.h"
 
+#include "harness/base/text.h"
 #include "harness/model/failure_groups.h"
 #include "harness/report/markup.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <vector>
 
 namespace devparity {
@@ -14,17 +14,8 @@ namespace {
 
 std::string esc(const std::string& s) { return escape_markup(s); }
 
-void add_unique(std::vector<std::string>& to, const std::string& value) {
-  if (std::find(to.begin(), to.end(), value) == to.end()) to.push_back(value);
-}
-
-// The worse of two statuses, as a trial aggregates its checks: fail > error > pass > skip.
-int rank(const std::string& status) {
-  return status == "fail" ? 3 : status == "error" ? 2 : status == "pass" ? 1 : 0;
-}
-
 struct Cell {
-  std::string worst = "skip";
+  Status worst = Status::kSkip;
   int trials = 0, bad = 0;
 };
 
@@ -41,13 +32,14 @@ void write_matrix(std::ostringstream& s, const nlohmann::json& report) {
   std::vector<std::string> cases, devices;
   std::map<std::pair<std::string, std::string>, Cell> cells;
   for (const auto& r : report.value("results", nlohmann::json::array())) {
-    const auto c = r.value("case", ""), d = r.value("device", ""), status = r.value("status", "");
+    const auto c = r.value("case", ""), d = r.value("device", "");
+    const auto status = parse_status(r.value("status", "")).value_or(Status::kSkip);
     add_unique(cases, c);
     add_unique(devices, d);
     auto& cell = cells[{c, d}];
-    if (cell.trials == 0 || rank(status) > rank(cell.worst)) cell.worst = status;
+    cell.worst = worse(cell.worst, status);  // skip until something else is seen
     ++cell.trials;
-    cell.bad += status == "fail" || status == "error";
+    cell.bad += status == Status::kFail || status == Status::kError;
   }
   if (cases.empty()) return;
   s << "<h2>Devices x cases</h2>\n<table class=\"matrix\" id=\"matrix\"><tr><th>case</th>";
@@ -63,8 +55,8 @@ void write_matrix(std::ostringstream& s, const nlohmann::json& report) {
       }
       const auto& cell = it->second;
       const auto text = cell.bad > 0 ? fmt::format("{}/{}", cell.bad, cell.trials) : std::to_string(cell.trials);
-      s << "<td class=\"m " << esc(cell.worst) << "\" title=\"" << esc(c) << " on " << esc(d) << ": "
-        << esc(cell.worst) << ", " << cell.bad << " of " << cell.trials << " trials failing\">" << text << "</td>";
+      s << "<td class=\"m " << status_name(cell.worst) << "\" title=\"" << esc(c) << " on " << esc(d) << ": "
+        << status_name(cell.worst) << ", " << cell.bad << " of " << cell.trials << " trials failing\">" << text << "</td>";
     }
     s << "</tr>\n";
   }

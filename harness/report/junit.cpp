@@ -88,22 +88,17 @@ namespace {
 // its problem; the evidence is written out once, under the problem's first trial.
 class Problems {
  public:
-  explicit Problems(const nlohmann::json& report) : groups_(group_failures(report)) {
-    for (size_t g = 0; g < groups_.groups().size(); ++g) {
-      for (const auto& id : groups_.groups()[g].ids) problem_of_.emplace(id, g);
-    }
-  }
+  explicit Problems(const nlohmann::json& report) : groups_(group_failures(report)) {}
 
   // The failure text of `r` (status "fail" or "error").
   std::string body(const nlohmann::json& r, const std::string& status) const {
     const auto id = r.value("id", "");
     std::string body;
-    const auto at = problem_of_.find(id);
-    const FailureGroup* group = at == problem_of_.end() ? nullptr : &groups_.groups()[at->second];
-    if (group != nullptr) {
-      body = fmt::format("problem {} of {} ({}): {} -- {}\n", at->second + 1, groups_.groups().size(),
-                         groups_.headline(), group->where(), group->summary);
-      if (group->ids.front() != id) return body + "evidence: under " + group->ids.front();
+    if (const auto at = groups_.problem_of(id)) {
+      const auto& group = groups_.groups()[*at];
+      body = fmt::format("problem {} of {} ({}): {} -- {}\n", *at + 1, groups_.groups().size(),
+                         groups_.headline(), group.where(), group.summary);
+      if (group.ids.front() != id) return body + "evidence: under " + group.ids.front();
     }
     for (const auto& check : r.at("checks")) {
       if (check.value("status", "") != status) continue;
@@ -114,7 +109,6 @@ class Problems {
 
  private:
   FailureGroups groups_;
-  std::map<std::string, size_t> problem_of_;
 };
 
 void write_testcase(std::ostringstream& out, const nlohmann::json& r, const Problems& problems) {
