@@ -25,7 +25,7 @@ def main():
     except (OSError, ValueError) as e:
         sys.exit(f"tie_share: error: {args.report}: {e}")
     totals = OrderedDict()
-    print(f"{'trial':<88} {'differ':>7} {'ties':>7} {'+-1 else':>8} {'max':>4}")
+    print(f"{'trial':<88} {'differ':>7} {'ties':>7} {'interm.':>7} {'+-1 else':>8} {'max':>4}")
     for trial in report.get("results", []):
         if args.filter not in trial["id"]:
             continue
@@ -34,17 +34,20 @@ def main():
             continue
         s = parity["stats"]
         ties, other = s["rounding_ties"], s["off_by_one_elsewhere"]
-        print(f"{trial['id'][:88]:<88} {s['differing']:>7} {ties:>7} {other:>8} {s['max_abs']:>4g}")
-        t = totals.setdefault(trial["id"].split("/")[0], [0, 0, 0])
+        interm = s.get("intermediate_rounding", 0)
+        print(f"{trial['id'][:88]:<88} {s['differing']:>7} {ties:>7} {interm:>7} {other:>8} {s['max_abs']:>4g}")
+        t = totals.setdefault(trial["id"].split("/")[0], [0, 0, 0, 0])
         t[0] += s["differing"]
         t[1] += ties
         t[2] += other
+        t[3] += interm
     if not totals:
         sys.exit("tie_share: no trial with judged rounding ties in this report")
     print()
-    for case, (differ, ties, other) in totals.items():
+    for case, (differ, ties, other, interm) in totals.items():
         share = f"{100.0 * ties / (ties + other):.1f}%" if ties + other else "-"
-        print(f"{case}: {differ} elements differ; {ties} of {ties + other} +-1 differences at ties ({share})")
+        print(f"{case}: {differ} elements differ; {ties} of {ties + other} +-1 differences not explained by an "
+              f"intermediate rounding at ties ({share}); {interm} explained by the reference's intermediate rounding")
 
 
 if __name__ == "__main__":

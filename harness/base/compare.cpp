@@ -126,10 +126,19 @@ class PairTotals {
   static constexpr bool kFloating = std::is_floating_point<T>::value;
 
   PairTotals(const Tolerance& tol, CompareStats& s, const Unrounded* unrounded) : tol_(tol), s_(s) {
-    if (!kFloating && unrounded != nullptr && unrounded->known() && unrounded->values.numel() == s.numel) {
+    if (unrounded == nullptr) return;
+    if (!kFloating && unrounded->known() && unrounded->values.numel() == s.numel) {
       unrounded_ = unrounded;
       unrounded_values_ = unrounded->values.data_ptr<double>();
       s.ties_judged = true;
+      if (unrounded->direct.defined() && unrounded->direct.numel() == s.numel) {
+        direct_values_ = unrounded->direct.data_ptr<double>();
+        s.intermediate_judged = true;
+      }
+    }
+    if (unrounded->ambiguous.defined() && unrounded->ambiguous.numel() == s.numel) {
+      ambiguous_ = unrounded->ambiguous.data_ptr<bool>();
+      s.sampling_ties_judged = true;
     }
   }
 
@@ -137,14 +146,23 @@ class PairTotals {
   void add(T ref, T out, int64_t i, bool& differs, bool& bad) {
     differs = bad = false;
     if constexpr (kFloating) {
+      const int64_t beyond = s_.beyond_outlier_bound;
       add_floating(ref, out, i, differs, bad);
+      if (differs && at_sampling_tie(i)) {
+        bad = false;
+        s_.beyond_outlier_bound = beyond;
+      }
     } else {
       const int64_t d64 = std::llabs(static_cast<int64_t>(out) - static_cast<int64_t>(ref));
       const int b = bucket_of(d64);
       if (static_cast<int>(histogram_.size()) <= b) histogram_.resize(b + 1, 0);
       ++histogram_[b];
       add_finite(static_cast<double>(ref), static_cast<double>(d64), i, differs, bad);
-      if (d64 == 1 && unrounded_ != nullptr && at_tie(std::min<int64_t>(ref, out), i)) bad = false;
+      if (differs && at_sampling_tie(i)) {
+        bad = false;
+      } else if (differs && unrounded_ != nullptr && explained(ref, out, d64, i)) {
+        bad = false;
+      }
       if (bad && static_cast<double>(d64) > outlier_bound()) ++s_.beyond_outlier_bound;
     }
   }
@@ -199,11 +217,39 @@ class PairTotals {
   // A +-1 difference between `low` and low + 1: at a rounding tie when the
   // reference's unrounded value lies within the stated epsilon (and its own
   // error bound) of the boundary between the two; a tie is never a mismatch.
-  bool at_tie(int64_t low, int64_t i) {
-    const double boundary = unrounded_->boundary(static_cast<double>(low));
-    const bool tie = std::fabs(unrounded_values_[i] - boundary) <= tol_.tie_epsilon + unrounded_->error_bound;
-    ++(tie ? s_.rounding_ties : s_.off_by_one_elsewhere);
-    return tie;
+  // A difference of an integer output, with the reference's unrounded value:
+  // a +-1 at a rounding tie (the value within the stated epsilon, and the
+  // reference's own error, of the boundary between the two integers); else,
+  // with a direct value (Note [Intermediate rounding]), one the reference's
+  // intermediate rounding or clipping explains: without it the reference
+  // would have reached the output, or its tie. Returns whether it is excused.
+  bool explained(T ref, T out, int64_t d64, int64_t i) {
+    const double slack = tol_.tie_epsilon + unrounded_->error_at(i);
+    if (d64 == 1) {
+      const double boundary = unrounded_->boundary(static_cast<double>(std::min<int64_t>(ref, out)));
+      if (std::fabs(unrounded_values_[i] - boundary) <= slack) {
+        ++s_.rounding_ties;
+        return true;
+      }
+    }
+    if (direct_values_ != nullptr) {
+      const double direct = direct_values_[i];
+      const bool reaches = out > ref ? direct >= unrounded_->boundary(static_cast<double>(out) - 1.0) - slack
+                                     : direct <= unrounded_->boundary(static_cast<double>(out)) + slack;
+      if (reaches) {
+        ++s_.intermediate_rounding;
+        return tol_.excuse_intermediate_rounding;
+      }
+    }
+    if (d64 == 1) ++s_.off_by_one_elsewhere;
+    return false;
+  }
+
+  // A difference where the reference picked at a midpoint (Note [Sampling ties]).
+  bool at_sampling_tie(int64_t i) {
+    if (ambiguous_ == nullptr || !ambiguous_[i]) return false;
+    ++s_.sampling_ties;
+    return true;
   }
 
   // A finite pair at distance d from the reference value e.
@@ -230,6 +276,8 @@ class PairTotals {
   CompareStats& s_;
   const Unrounded* unrounded_ = nullptr;
   const double* unrounded_values_ = nullptr;
+  const double* direct_values_ = nullptr;
+  const bool* ambiguous_ = nullptr;
   std::vector<int64_t> histogram_;
   double sum_abs_ = 0.0, sum_sq_ = 0.0;
   int64_t finite_pairs_ = 0, worst_ = -1, first_special_ = -1;
@@ -306,6 +354,8 @@ nlohmann::json CompareStats::to_json() const {
     j["rounding_ties"] = rounding_ties;
     j["off_by_one_elsewhere"] = off_by_one_elsewhere;
   }
+  if (intermediate_judged) j["intermediate_rounding"] = intermediate_rounding;
+  if (sampling_ties_judged) j["sampling_ties"] = sampling_ties;
   if (!worst_index.empty()) {
     j["worst"] = {{"index", worst_index},
                   {"reference", json_number(worst_reference)},
@@ -330,12 +380,12 @@ CompareStats compare_tensors(const at::Tensor& reference, const at::Tensor& outp
   auto ref = reference.to(at::kCPU).contiguous();
   auto out = output.to(at::kCPU).contiguous();
   switch (ref.scalar_type()) {
-    case at::kFloat: return compare_typed<float>(ref, out, tolerance);
-    case at::kDouble: return compare_typed<double>(ref, out, tolerance);
+    case at::kFloat: return compare_typed<float>(ref, out, tolerance, unrounded);
+    case at::kDouble: return compare_typed<double>(ref, out, tolerance, unrounded);
     case at::kHalf:
     case at::kBFloat16: {
       // Compared in float32; ULP distances are then float32's.
-      return compare_typed<float>(ref.to(at::kFloat), out.to(at::kFloat), tolerance);
+      return compare_typed<float>(ref.to(at::kFloat), out.to(at::kFloat), tolerance, unrounded);
     }
     case at::kByte: return compare_typed<uint8_t>(ref, out, tolerance, unrounded);
     case at::kChar: return compare_typed<int8_t>(ref, out, tolerance, unrounded);

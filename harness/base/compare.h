@@ -57,6 +57,18 @@ struct CompareStats {
   bool ties_judged = false;
   int64_t rounding_ties = 0;
   int64_t off_by_one_elsewhere = 0;
+  /// Where the reference also noted its value without an intermediate
+  /// rounding (Note [Intermediate rounding]): the differences, not at a tie,
+  /// that the intermediate rounding or clipping explains, of any size
+  /// (mismatches unless the tolerance excuses them). Not counted in
+  /// off_by_one_elsewhere.
+  bool intermediate_judged = false;
+  int64_t intermediate_rounding = 0;
+  /// Where the reference noted nearest-neighbour picks at exact midpoints
+  /// (Note [Sampling ties]): elements that differ there, by any amount;
+  /// never mismatches, and not counted in the +-1 classes above.
+  bool sampling_ties_judged = false;
+  int64_t sampling_ties = 0;
   int64_t nan_mismatches = 0;       ///< NaN in exactly one of the two
   int64_t inf_mismatches = 0;       ///< infinite in one, or infinities of opposite sign
   std::vector<int64_t> worst_index;  ///< index of the largest |diff| (first NaN/Inf mismatch if none)

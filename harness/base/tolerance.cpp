@@ -28,6 +28,7 @@ Tolerance read_override(const nlohmann::json& value, const std::string& pointer,
   const bool has_bound = value.contains("outlier_atol");
   t.outlier_atol = reader.number("outlier_atol", t.atol, t.atol);
   t.tie_epsilon = reader.number("tie_epsilon", t.tie_epsilon, 0.0, 0.5);
+  t.excuse_intermediate_rounding = reader.boolean("excuse_intermediate_rounding", false);
   t.reason = reader.string("reason", std::string());
   reader.finish();
   if (has_fraction && !has_bound) {
@@ -79,6 +80,7 @@ std::string Tolerance::describe(c10::ScalarType dtype) const {
     rule += fmt::format(", and |diff| <= {:g} for up to {:g}% of elements", outlier_atol,
                         mismatch_fraction * 100.0);
   }
+  if (excuse_intermediate_rounding) rule += ", +-1 from the reference's intermediate rounding allowed";
   std::string origin = "override: " + reason;
   if (is_default) {
     origin = !reason.empty() ? "default: " + reason
@@ -93,6 +95,7 @@ nlohmann::json Tolerance::to_json() const {
                         {"default", is_default}};
   if (mismatch_fraction > 0.0) out["outlier_atol"] = outlier_atol;
   out["tie_epsilon"] = tie_epsilon;
+  if (excuse_intermediate_rounding) out["excuse_intermediate_rounding"] = true;
   if (!reason.empty()) out["reason"] = reason;
   return out;
 }

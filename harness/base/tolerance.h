@@ -29,6 +29,9 @@ struct Tolerance {
   double mismatch_fraction = 0.0;  ///< fraction of elements allowed outside, in [0, 1]
   double outlier_atol = 0.0;       ///< the bound on |diff| for those (given with a fraction)
   double tie_epsilon = kDefaultTieEpsilon;  ///< rounding ties: distance from the boundary
+  /// Note [Intermediate rounding]: whether a +-1 that the reference's own
+  /// intermediate rounding explains is allowed (it is always counted).
+  bool excuse_intermediate_rounding = false;
   std::string reason;              ///< why an override differs from the default
   bool is_default = true;          ///< false when a case overrode it
 
@@ -46,7 +49,8 @@ Tolerance default_tolerance(c10::ScalarType dtype);
 /// default; an object overrides it, either for every dtype
 /// ({"atol": 1, "reason": "..."}) or per dtype ({"uint8": {...}, "float32": {...}}).
 /// Fields: atol, rtol, mismatch_fraction with outlier_atol (both or neither;
-/// outlier_atol >= atol), tie_epsilon (in [0, 0.5)), reason (required). Throws FieldError
+/// outlier_atol >= atol), tie_epsilon (in [0, 0.5)), excuse_intermediate_rounding,
+/// reason (required). Throws FieldError
 /// with the field's pointer (relative to `setting`).
 Tolerance resolve_tolerance(const nlohmann::json& setting, c10::ScalarType dtype);
 

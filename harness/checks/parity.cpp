@@ -85,15 +85,30 @@ bool skip_device_draws(const CheckContext& ctx, const ParitySetting& setting, Ch
   return true;
 }
 
-// "; 40 of 52 +-1 differences at rounding ties (half up, within 0.001)",
-// when the reference noted its unrounded values; nothing otherwise.
+// "; 40 of 52 +-1 differences at rounding ties of the reference (half up,
+// within 0.001), 12 from its intermediate rounding (allowed)" and the
+// sampling ties, when the reference noted them; nothing otherwise.
 std::string rounding_summary(const CompareStats& stats, const Tolerance& tol, const CheckContext& ctx) {
-  if (!stats.ties_judged || stats.rounding_ties + stats.off_by_one_elsewhere == 0) return "";
-  const Unrounded& u = *ctx.reference_unrounded;
-  return fmt::format("; {} of {} +-1 differences at rounding ties of the reference ({}, within {:g}{})",
-                     stats.rounding_ties, stats.rounding_ties + stats.off_by_one_elsewhere,
-                     rounding_name(u.rounding), tol.tie_epsilon,
-                     u.error_bound > 0.0 ? fmt::format(" + its error bound {:.2g}", u.error_bound) : "");
+  std::string text;
+  const int64_t plus_minus_one = stats.rounding_ties + stats.intermediate_rounding + stats.off_by_one_elsewhere;
+  if (stats.ties_judged && plus_minus_one > 0) {
+    const Unrounded& u = *ctx.reference_unrounded;
+    text = fmt::format("; {} of {} +-1 differences at rounding ties of the reference ({}, within {:g}{})",
+                       stats.rounding_ties, plus_minus_one, rounding_name(u.rounding), tol.tie_epsilon,
+                       u.error_bound > 0.0  ? fmt::format(" + its error bound {:.2g}", u.error_bound)
+                       : u.error.defined() ? " + its weights' error at each element"
+                                           : "");
+    if (stats.intermediate_judged) {
+      text += fmt::format(", {} from the reference's intermediate rounding ({})", stats.intermediate_rounding,
+                          tol.excuse_intermediate_rounding ? "allowed" : "judged by the tolerance");
+    }
+  }
+  if (stats.sampling_ties > 0) {
+    text += fmt::format("; {} elements differ where the reference sampled at an exact midpoint (nearest; "
+                        "a tie in the choice of source, not counted as mismatches)",
+                        stats.sampling_ties);
+  }
+  return text;
 }
 
 // The failure: artifacts of the three images (within the budget) and a

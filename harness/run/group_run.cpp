@@ -34,9 +34,10 @@ Execution GroupRun::execute_on(const Transform& subject, const nlohmann::json& p
 const Execution* GroupRun::reference() {
   if (!setup_error_.empty() || !group_.reference_device.available()) return nullptr;
   if (!reference_) {
-    // Integer outputs keep their values before rounding, for parity's ties.
+    // The reference keeps what it noted (its values before rounding, its
+    // sampling ties), for parity's ties.
     reference_ = execute_on(*group_.reference_subject, reference_params_, *group_.reference_device.device,
-                            !at::isFloatingType(group_.dtype));
+                            /*keep_unrounded=*/true);
   }
   return &*reference_;
 }

@@ -142,6 +142,55 @@ TEST(CompareTest, TruncationTiesSitAtTheUpperInteger) {
   EXPECT_EQ(s.mismatches, 1);
 }
 
+TEST(CompareTest, IntermediateRoundingIsToldApartAndExcusedOnlyWhenAsked) {
+  // The reference rounded between two stages (Note [Intermediate rounding]):
+  // 1) ref 10, out 11, direct 10.7: without the intermediate it would be 11;
+  // 2) ref 250, out 255, direct 262.0: its intermediate clipped bicubic
+  //    overshoot, the output saturated: explained at any size;
+  // 3) ref 30, out 31, direct 30.2: not explained, a real difference;
+  // 4) ref 40, out 39, direct 39.6 rounds to 40 as the reference did: not explained.
+  const auto ref = bytes({10, 250, 30, 40});
+  const auto out = bytes({11, 255, 31, 39});
+  auto u = unrounded({10.2, 250.1, 30.3, 40.1}, Rounding::kHalfUp);
+  u.direct = at::tensor({10.7, 262.0, 30.2, 39.6}, at::kDouble);
+  Tolerance tol;
+  auto s = compare_tensors(ref, out, tol, &u);
+  EXPECT_TRUE(s.intermediate_judged);
+  EXPECT_EQ(s.intermediate_rounding, 2);
+  EXPECT_EQ(s.off_by_one_elsewhere, 2);
+  EXPECT_EQ(s.mismatches, 4);  // counted, not excused by default
+  tol.excuse_intermediate_rounding = true;
+  s = compare_tensors(ref, out, tol, &u);
+  EXPECT_EQ(s.intermediate_rounding, 2);
+  EXPECT_EQ(s.mismatches, 2);
+  EXPECT_EQ(s.to_json()["intermediate_rounding"], 2);
+  // A per-element error widens the tie band of that element only.
+  u.error = at::tensor({0.0, 0.0, 0.25, 0.0}, at::kDouble);
+  s = compare_tensors(ref, out, tol, &u);
+  EXPECT_EQ(s.rounding_ties, 1);  // 30.3 is 0.2 from 30.5: within 0.001 + 0.25
+  EXPECT_EQ(s.mismatches, 1);
+}
+
+TEST(CompareTest, NearestAtAMidpointIsASamplingTieOfAnySize) {
+  // Element 1 picked between two sources at an exact midpoint: any
+  // difference there is a tie in the choice, for integers and floats alike;
+  // element 2 is not at a midpoint, so its difference counts.
+  Unrounded u;
+  u.ambiguous = at::tensor({0, 1, 0}, at::kByte).to(at::kBool);
+  const auto s8 = compare_tensors(bytes({5, 10, 20}), bytes({5, 215, 21}), Tolerance{}, &u);
+  EXPECT_TRUE(s8.sampling_ties_judged);
+  EXPECT_EQ(s8.sampling_ties, 1);
+  EXPECT_EQ(s8.mismatches, 1);
+  EXPECT_EQ(s8.beyond_outlier_bound, 1);
+  const auto ref = at::tensor({0.5f, 0.25f, 0.75f});
+  const auto sf = compare_tensors(ref, at::tensor({0.5f, 0.9f, 0.7f}), default_tolerance(at::kFloat), &u);
+  EXPECT_EQ(sf.sampling_ties, 1);
+  EXPECT_EQ(sf.mismatches, 1);
+  EXPECT_EQ(sf.to_json()["sampling_ties"], 1);
+  // Not noted: both are mismatches.
+  EXPECT_EQ(compare_tensors(ref, at::tensor({0.5f, 0.9f, 0.7f}), default_tolerance(at::kFloat)).mismatches, 2);
+}
+
 TEST(CompareTest, UlpDistance) {
   const float one = 1.0f;
   const float next = std::nextafter(std::nextafter(one, 2.0f), 2.0f);  // two ulps up

@@ -259,7 +259,7 @@ TEST_F(CliTest, ApplyWritesAnNpyOfTheInputsDtype) {
     EXPECT_EQ(y.scalar_type(), dtype);
     EXPECT_EQ(y.sizes(), (std::vector<int64_t>{2, 3, 23, 37}));
     const auto summary = json::parse(r.out);
-    EXPECT_EQ(summary["params"]["uint8_strategy"], "fixed_point");
+    EXPECT_EQ(summary["params"]["uint8_strategy"], "cpu_kernel");
     EXPECT_EQ(summary["output"]["shape"], json({2, 3, 23, 37}));
     // On the simulated second accelerator: the same bytes.
     const auto v = cli("apply resize --input x.npy --output v.npy --device vdev:1 --params " +

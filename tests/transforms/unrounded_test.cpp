@@ -37,6 +37,8 @@ TEST(UnroundedTest, EveryRoundingTransformNotesWhatItRounded) {
       {"resize", {{"size", {23, 37}}, {"interpolation", "bilinear"}}},
       {"resize", {{"size", {9, 7}}, {"interpolation", "bicubic"}, {"antialias", true}}},
       {"resize", {{"size", {23, 37}}, {"uint8_strategy", "float_round_trip"}, {"interpolation", "bicubic"}}},
+      {"resize", {{"size", {23, 37}}, {"uint8_strategy", "fixed_point"}, {"interpolation", "bicubic"}}},
+      {"resized_crop", {{"height", 9}, {"width", 8}, {"size", {5, 13}}, {"interpolation", "bicubic"}}},
       {"gaussian_blur2d", {{"kernel_size", {5, 3}}, {"sigma", {1.5, 0.8}}}},
       {"rotate", {{"angle", 30}, {"interpolation", "bilinear"}}},
       {"affine", {{"angle", 20}, {"scale", 0.8}, {"interpolation", "bicubic"}}},
@@ -70,6 +72,32 @@ TEST(UnroundedTest, EveryRoundingTransformNotesWhatItRounded) {
   const auto* resize = TransformRegistry::global().find("resize");
   auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
   EXPECT_FALSE(execute(*resize, x, resize->sample({{"size", {5, 5}}}, x.sizes(), gen), at::kCPU).unrounded.known());
+}
+
+// Nearest warps note where they picked at an exact midpoint (Note [Sampling
+// ties]): a rotation by -45 degrees about an integer centre has such picks,
+// in uint8 and float32 alike; bilinear notes none.
+TEST(UnroundedTest, NearestWarpsNoteTheirMidpointPicks) {
+  register_builtins();
+  const auto* rotate = TransformRegistry::global().find("rotate");
+  ASSERT_NE(rotate, nullptr);
+  const auto x = at::randint(0, 256, {2, 3, 11, 13}, at::make_generator<at::CPUGeneratorImpl>(7)).to(at::kByte);
+  for (const auto& input : {x, x.to(at::kFloat) / 255.0}) {
+    ExecuteOptions options;
+    options.keep_unrounded = true;
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
+    const json nearest = {{"angle", -45}, {"center", {6, 5}}, {"interpolation", "nearest"}};
+    const auto e = execute(*rotate, input, rotate->sample(nearest, input.sizes(), gen), at::kCPU, options);
+    ASSERT_TRUE(e.ran) << e.error.message;
+    ASSERT_TRUE(e.unrounded.ambiguous.defined());
+    EXPECT_EQ(e.unrounded.ambiguous.sizes(), e.output.sizes());
+    const auto picks = e.unrounded.ambiguous.sum().item<int64_t>();
+    EXPECT_GT(picks, 0);
+    EXPECT_LT(picks, e.output.numel() / 2);
+    const json bilinear = {{"angle", -45}, {"center", {6, 5}}, {"interpolation", "bilinear"}};
+    const auto b = execute(*rotate, input, rotate->sample(bilinear, input.sizes(), gen), at::kCPU, options);
+    EXPECT_FALSE(b.unrounded.ambiguous.defined());
+  }
 }
 
 }  // namespace

@@ -26,9 +26,11 @@
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/kernels/cpu_uint8_resize.h"
 #include "harness/transforms/kernels/resize_and_blur.h"
 #include "harness/transforms/kernels/resize_config.h"
 #include "harness/transforms/kernels/resize_engine.h"
+#include "harness/transforms/kernels/resize_taps.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -39,104 +41,6 @@
 
 namespace devparity {
 namespace {
-
-using resample::TapTable;
-
-// The scale of one axis, rounded like ATen's area_pixel_compute_scale<T>.
-double axis_scale(int64_t in, int64_t out, bool align_corners, bool single_precision) {
-  const int64_t num = align_corners ? in - 1 : in;
-  const int64_t den = align_corners ? out - 1 : out;
-  if (den <= 0) return 0.0;
-  return single_precision ? static_cast<double>(static_cast<float>(num) / static_cast<float>(den))
-                          : static_cast<double>(num) / static_cast<double>(den);
-}
-
-TapTable nearest_taps(int64_t in, int64_t out, const at::TensorOptions& device) {
-  const float scale = static_cast<float>(in) / static_cast<float>(out);
-  const auto dst = at::arange(out, device.dtype(at::kFloat));
-  const auto index = at::floor(dst * static_cast<double>(scale)).to(at::kLong).clamp_max(in - 1);
-  return {index.unsqueeze(1), {}, {}, at::ones({1, out, 1}, device.dtype(at::kDouble))};
-}
-
-TapTable linear_taps(int64_t in, int64_t out, bool align_corners, double scale,
-                     const at::TensorOptions& coords) {
-  const auto dst = at::arange(out, coords);
-  const auto src = align_corners ? dst * scale : ((dst + 0.5) * scale - 0.5).clamp_min(0.0);
-  const auto i0 = src.trunc().to(at::kLong).clamp_max(in - 1);
-  const auto i1 = i0 + (i0 < in - 1).to(at::kLong);
-  const auto lambda1 = src - i0.to(src.scalar_type());
-  const auto lambda0 = 1.0 - lambda1;
-  return {at::stack({i0, i1}, 1), {}, {}, at::stack({lambda0, lambda1}, 1).unsqueeze(0)};
-}
-
-// Keys' cubic convolution kernel of parameter a, on |x|.
-at::Tensor cubic_filter(const at::Tensor& x, double a) {
-  const auto ax = resample::absolute_value(x);
-  const auto near = ((a + 2.0) * ax - (a + 3.0)) * ax * ax + 1.0;
-  const auto far = ((a * ax - 5.0 * a) * ax + 8.0 * a) * ax - 4.0 * a;
-  return near * (ax < 1.0) + far * ((ax >= 1.0) & (ax < 2.0));
-}
-
-at::Tensor linear_filter(const at::Tensor& x) { return (1.0 - resample::absolute_value(x)).clamp_min(0.0); }
-
-TapTable cubic_taps(int64_t in, int64_t out, bool align_corners, double scale,
-                    const at::TensorOptions& coords) {
-  const auto dst = at::arange(out, coords);
-  const auto src = align_corners ? dst * scale : (dst + 0.5) * scale - 0.5;
-  const auto floor_src = at::floor(src);
-  const auto t = (src - floor_src).unsqueeze(1);
-  const auto base = floor_src.to(at::kLong).unsqueeze(1);
-  const auto k = at::arange(4, coords.dtype(at::kLong));
-  const auto index = (base - 1 + k).clamp(0, in - 1);
-  // Distance of tap k from the source point: t + 1, t, 1 - t, 2 - t.
-  const auto distance = t - (k.to(coords.dtype()) - 1.0);
-  const auto weight = cubic_filter(distance, -0.75);
-  return {index, {}, {}, weight.unsqueeze(0)};
-}
-
-TapTable antialias_taps(int64_t in, int64_t out, double scale, int64_t interp_size, bool cubic,
-                        const at::TensorOptions& coords) {
-  const double support = (scale >= 1.0 ? scale : 1.0) * static_cast<double>(interp_size) * 0.5;
-  const int64_t taps = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
-  const double invscale = scale >= 1.0 ? 1.0 / scale : 1.0;
-  const auto center = ((at::arange(out, coords) + 0.5) * scale).unsqueeze(1);
-  // static_cast<int64_t> truncates toward zero, as trunc() does.
-  const auto xmin = (center - support + 0.5).trunc().clamp_min(0.0);
-  const auto xmax = (center + support + 0.5).trunc().clamp_max(static_cast<double>(in));
-  const auto j = at::arange(taps, coords).unsqueeze(0);
-  const auto x = (j + xmin - center + 0.5) * invscale;
-  auto weight = (cubic ? cubic_filter(x, -0.5) : linear_filter(x)) * (j < (xmax - xmin));
-  const auto total = weight.sum(1, /*keepdim=*/true);
-  weight = weight / (total + (total == 0.0).to(total.scalar_type()));
-  const auto index = (xmin.to(at::kLong) + j.to(at::kLong)).clamp_max(in - 1);
-  return {index, {}, {}, weight.unsqueeze(0)};
-}
-
-TapTable area_taps(int64_t in, int64_t out, const at::TensorOptions& coords) {
-  const auto longs = coords.dtype(at::kLong);
-  const auto o = at::arange(out, longs);
-  const auto start = at::div(o * in, out, "floor");
-  const auto end = at::div((o + 1) * in + out - 1, out, "floor");
-  const int64_t taps = in % out == 0 ? in / out : in / out + 2;
-  const auto j = at::arange(taps, longs).unsqueeze(0);
-  const auto size = (end - start).unsqueeze(1);
-  const auto index = (start.unsqueeze(1) + j).clamp_max(in - 1);
-  const auto weight = (j < size).to(coords.dtype()) / size.to(coords.dtype());
-  return {index, {}, {}, weight.unsqueeze(0)};
-}
-
-TapTable axis_taps(const ResizeConfig& c, int64_t in, int64_t out, bool single_precision,
-                   const at::TensorOptions& coords) {
-  DEVPARITY_TRACE_SCOPE("taps");
-  const auto mode = c.interpolation;
-  if (mode == Interpolation::kNearest) return nearest_taps(in, out, coords);
-  if (mode == Interpolation::kArea) return area_taps(in, out, coords);
-  const bool cubic = mode == Interpolation::kBicubic;
-  const double scale = axis_scale(in, out, c.align_corners, single_precision);
-  if (c.antialias) return antialias_taps(in, out, scale, cubic ? 4 : 2, cubic, coords);
-  return cubic ? cubic_taps(in, out, c.align_corners, scale, coords)
-               : linear_taps(in, out, c.align_corners, scale, coords);
-}
 
 // resize's parameters: interpolate's, plus the uint8 strategy.
 struct ResizeParams {
@@ -156,8 +60,8 @@ class Resize final : public ConfiguredTransform<ResizeParams> {
   Resize()
       : ConfiguredTransform(
             Describe("resize", "geometry",
-                     "Reference resize with LibTorch interpolate semantics; uint8 in bit-exact fixed point "
-                     "or through a float round trip")
+                     "Reference resize with LibTorch interpolate semantics; uint8 in bit-exact fixed point, "
+                     "through a float round trip (the CUDA path) or as LibTorch's CPU uint8 kernel")
                 .params(ResizeConfig::docs())
                 .params({Uint8Strategy::doc()})
                 .dtypes(kImageDtypes)
@@ -272,15 +176,19 @@ at::Tensor resize_image(const at::Tensor& x, const ResizeConfig& c, resample::Ui
   DEVPARITY_TRACE_SCOPE("resize");
   require_nchw(x.sizes(), "resize");
   const bool is_byte = x.scalar_type() == at::kByte;
+  if (is_byte && path == resample::Uint8Path::kCpuKernel) {
+    if (resample::cpu_kernel_has(c.interpolation)) return resample::cpu_uint8_resize(x, c);
+    path = resample::Uint8Path::kFixedPoint;  // nearest and area: integer-exact there as well
+  }
   const bool fixed = is_byte && path == resample::Uint8Path::kFixedPoint;
   // ATen rounds the scale to the kernel's dtype: float32 for float32 input
   // and for the float round trip; the fixed-point path is all float64.
   const bool single = x.scalar_type() == at::kFloat || (is_byte && !fixed);
   const auto coords = x.options().dtype(at::kDouble);
   const int64_t in_h = x.size(2), in_w = x.size(3);
-  TapTable th, tw;
-  if (in_h != c.height) th = axis_taps(c, in_h, c.height, single, coords);
-  if (in_w != c.width) tw = axis_taps(c, in_w, c.width, single, coords);
+  resample::TapTable th, tw;
+  if (in_h != c.height) th = resample::axis_taps(c, in_h, c.height, single, coords);
+  if (in_w != c.width) tw = resample::axis_taps(c, in_w, c.width, single, coords);
   return resample::separable(x, th.weight.defined() ? &th : nullptr,
                              tw.weight.defined() ? &tw : nullptr, path);
 }

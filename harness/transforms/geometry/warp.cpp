@@ -12,9 +12,12 @@
 //   rotate(angle, expand): affine with -angle (counter-clockwise), no
 //     translation, unit scale, no shear; expand sizes the output to the
 //     rotated corners' box (_compute_affine_output_size, float32, 1e-4
-//     truncation), centred on it
+//     truncation), centred on it. About the image centre, a multiple of 90
+//     degrees is exact as torchvision makes it: 0 a copy, 180 and (with
+//     expand or a square image) 90 and 270 a rot90 of the pixels
 //   perspective(start, end): the 8 coefficients c solving end -> start
-//     (_get_perspective_coeffs, in float64 on the host); output (i, j) reads
+//     (_get_perspective_coeffs, in float64 on the host, then rounded to
+//     float32 as torchvision rounds them); output (i, j) reads
 //     ((c0 x + c1 y + c2) / (c6 x + c7 y + 1) - .5, (c3 x + c4 y + c5) / (...) - .5)
 //     at (x, y) = (j + .5, i + .5)
 //   elastic(alpha, sigma): torchvision's ElasticTransform draws: dx = 2 U - 1
@@ -217,6 +220,24 @@ struct RotateConfig {
   }
 };
 
+// torchvision's fast paths of rotate (about the image centre only): angle
+// % 360 of 0 is a copy, 180 reverses rows and columns, and 90 and 270 (with
+// expand, or on a square image) are torch.rot90, pixels moved exactly.
+std::optional<at::Tensor> quarter_turn(const at::Tensor& x, const RotateConfig& c) {
+  if (c.center) return std::nullopt;
+  double turn = std::fmod(c.angle, 360.0);
+  if (turn < 0) turn += 360.0;
+  const int64_t h = x.size(2), w = x.size(3);
+  auto reversed = [&](int64_t n) { return at::arange(n - 1, -1, -1, x.options().dtype(at::kLong)); };
+  if (turn == 0.0) return x.clone();
+  if (turn == 180.0) return resample::take_positions(resample::take_positions(x, 2, reversed(h)), 3, reversed(w));
+  if ((turn != 90.0 && turn != 270.0) || !(c.expand || h == w)) return std::nullopt;
+  // rot90 k=1: flip the columns, then swap the axes; k=3: flip the rows first.
+  const auto flipped = turn == 90.0 ? resample::take_positions(x, 3, reversed(w))
+                                    : resample::take_positions(x, 2, reversed(h));
+  return flipped.transpose(2, 3).contiguous();
+}
+
 class Rotate final : public ConfiguredTransform<RotateConfig> {
  public:
   Rotate()
@@ -233,6 +254,7 @@ class Rotate final : public ConfiguredTransform<RotateConfig> {
  private:
   at::Tensor run(const at::Tensor& x, const RotateConfig& c) const override {
     DEVPARITY_TRACE_SCOPE("rotate");
+    if (auto turned = quarter_turn(x, c)) return *turned;
     const auto m = inverse_affine(centred(c.center, x.sizes()), -c.angle, {0, 0}, 1.0, {0, 0});
     if (!c.expand) return affine_warp(x, m, c.warp);
     const auto [oh, ow] = expanded_size(m, x.size(2), x.size(3));
@@ -327,8 +349,9 @@ std::optional<std::array<double, 8>> perspective_coeffs(const Corners& start, co
   }
   const auto x = solve_linear(std::move(a), std::move(b), 8, 1);
   if (!x) return std::nullopt;
+  // torchvision hands the solution on as float32 (.to(torch.float32).tolist()).
   std::array<double, 8> c{};
-  std::copy(x->begin(), x->end(), c.begin());
+  for (size_t i = 0; i < c.size(); ++i) c[i] = static_cast<double>(static_cast<float>((*x)[i]));
   return c;
 }
 

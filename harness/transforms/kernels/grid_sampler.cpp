@@ -26,6 +26,16 @@ at::Tensor padded(const at::Tensor& c, int64_t size, Padding padding) {
   return c;
 }
 
+// Where nearest sampling at (sx, sy) picks at a midpoint of either axis
+// (Note [Sampling ties]), as (N or 1, 1, Ho, Wo) bool.
+at::Tensor midpoint_ties(const at::Tensor& sx, const at::Tensor& sy, int64_t h, int64_t w, Padding padding) {
+  auto at_midpoint = [](const at::Tensor& c) {
+    const auto f = c - c.floor();
+    return f.ge(0.5 - kSamplingTieEpsilon).bitwise_and(f.le(0.5 + kSamplingTieEpsilon));
+  };
+  return at_midpoint(padded(sx, w, padding)).bitwise_or(at_midpoint(padded(sy, h, padding))).unsqueeze(1);
+}
+
 // Keys' cubic convolution weights for the taps at -1, 0, 1, 2 around t.
 std::vector<at::Tensor> cubic_weights(const at::Tensor& t) {
   const double a = -0.75;
@@ -127,8 +137,14 @@ at::Tensor warp(const at::Tensor& image, const at::Tensor& sx, const at::Tensor&
       out = out.sub(fill_image).mul(mask).add(fill_image);
     }
   }
-  if (fp) return out;
-  return note_unrounded(out.round().clamp(0.0, 255.0).to(image.scalar_type()), out, Rounding::kHalfEven);
+  at::Tensor ties;
+  if (interpolation == Interpolation::kNearest && unrounded_wanted()) {
+    ties = midpoint_ties(sx, sy, image.size(2), image.size(3), padding);
+  }
+  if (!fp) {
+    out = note_unrounded(out.round().clamp(0.0, 255.0).to(image.scalar_type()), out, Rounding::kHalfEven);
+  }
+  return ties.defined() ? note_ambiguous(out, ties) : out;
 }
 
 }  // namespace devparity::sampler

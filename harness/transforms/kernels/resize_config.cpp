@@ -45,21 +45,45 @@ void ResizeConfig::write(nlohmann::json& out) const {
   out["align_corners"] = align_corners;
 }
 
+namespace {
+
+struct StrategyName {
+  const char* name;
+  resample::Uint8Path path;
+};
+
+constexpr StrategyName kStrategies[] = {
+    {"fixed_point", resample::Uint8Path::kFixedPoint},
+    {"float_round_trip", resample::Uint8Path::kFloatRoundTrip},
+    {"cpu_kernel", resample::Uint8Path::kCpuKernel},
+};
+
+}  // namespace
+
 Uint8Strategy Uint8Strategy::read(ObjectReader& reader) {
+  std::vector<std::string> names;
+  for (const auto& s : kStrategies) names.emplace_back(s.name);
+  const auto name = reader.string("uint8_strategy", std::string("cpu_kernel"), names);
   Uint8Strategy s;
-  const auto name = reader.string("uint8_strategy", std::string("fixed_point"), {"fixed_point", "float_round_trip"});
-  s.path = name == "fixed_point" ? resample::Uint8Path::kFixedPoint : resample::Uint8Path::kFloatRoundTrip;
+  for (const auto& known : kStrategies) {
+    if (name == known.name) s.path = known.path;
+  }
   return s;
 }
 
 void Uint8Strategy::write(nlohmann::json& out) const {
-  out["uint8_strategy"] = path == resample::Uint8Path::kFixedPoint ? "fixed_point" : "float_round_trip";
+  for (const auto& known : kStrategies) {
+    if (path == known.path) out["uint8_strategy"] = known.name;
+  }
 }
 
 ParamDoc Uint8Strategy::doc() {
-  return {"uint8_strategy", "fixed_point|float_round_trip", "\"fixed_point\"",
-          "uint8 only: integer arithmetic with 20-bit weights (exact on every device), or float32 then round "
-          "half to even, as GPU code paths commonly do"};
+  return {"uint8_strategy", "cpu_kernel|fixed_point|float_round_trip", "\"cpu_kernel\"",
+          "uint8 only, each exact on every device: LibTorch's CPU uint8 kernel (bilinear and bicubic: 15-bit "
+          "weights, a uint8 intermediate after the horizontal pass; torchvision's CPU result bit for bit); "
+          "integer arithmetic with 20-bit weights rounded once (within 1 of the exact value everywhere); or "
+          "float32 then round half to even (LibTorch's CUDA path, and torchvision's where it does not resize "
+          "uint8 natively)"};
 }
 
 std::vector<ParamDoc> ResizeConfig::docs() {

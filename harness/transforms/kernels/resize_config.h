@@ -40,9 +40,9 @@ struct ResizeConfig {
 /// The reference's "uint8_strategy" (resize and resized_crop): how uint8
 /// images are resampled.
 struct Uint8Strategy {
-  resample::Uint8Path path = resample::Uint8Path::kFixedPoint;
+  resample::Uint8Path path = resample::Uint8Path::kCpuKernel;
 
-  /// "fixed_point" (the default) or "float_round_trip".
+  /// "cpu_kernel" (the default), "fixed_point" or "float_round_trip".
   static Uint8Strategy read(ObjectReader& reader);
   void write(nlohmann::json& out) const;
   static ParamDoc doc();

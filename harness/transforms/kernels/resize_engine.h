@@ -62,6 +62,7 @@ struct TapTable {
 enum class Uint8Path {
   kFixedPoint,      ///< Note [uint8 fixed point]
   kFloatRoundTrip,  ///< to float32, filter, round half to even, clamp, back to uint8
+  kCpuKernel,       ///< LibTorch's CPU uint8 kernel (Note [LibTorch's CPU uint8 resize])
 };
 
 /// Filters `x` (NCHW) along `dim` in its floating dtype.

@@ -90,7 +90,7 @@ TEST(Crops, CropTakesTheBoxAndZerosOutsideIt) {
 TEST(ColorBasics, ToDtypeCastsOrScalesAsTorchvision) {
   const auto u8 = all_bytes();
   EXPECT_TRUE(at::equal(run("to_dtype", u8, {{"dtype", "float32"}}), u8.to(at::kFloat)));
-  EXPECT_TRUE(at::equal(run("to_dtype", u8, {{"dtype", "float64"}, {"scale", true}}), u8.to(at::kDouble) / 255.0));
+  EXPECT_TRUE(at::equal(run("to_dtype", u8, {{"dtype", "float64"}, {"scale", true}}), u8.to(at::kDouble) * (1.0 / 255.0)));
   // Equal-width bins: trunc(x * 255.999), so 0.5 -> 127 and only 1.0 -> 255.
   const auto f = at::tensor({0.0, 0.5, 0.996, 0.9961, 1.0}, at::kDouble).reshape({1, 1, 1, 5});
   const auto expected = at::tensor({0, 127, 254, 255, 255}, at::kLong).to(at::kByte).reshape({1, 1, 1, 5});

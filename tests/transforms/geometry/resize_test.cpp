@@ -4,6 +4,7 @@
 
 #include "harness/base/error.h"
 #include "harness/builtins.h"
+#include "harness/subject/execution.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/transforms/kernels/resize_and_blur.h"
 #include "tests/support/seeded_image.h"
@@ -176,7 +177,8 @@ TEST_F(ResizeTest, FixedPointStaysWithinOneOfRoundedFloat) {
   const auto x = at::randint(0, 256, {2, 3, 19, 23}, gen).to(at::kByte);
   for (const auto& size : {std::vector<int64_t>{40, 9}, std::vector<int64_t>{7, 50},
                            std::vector<int64_t>{3, 2}}) {
-    for (const auto& p : all_modes(size)) {
+    for (auto p : all_modes(size)) {
+      p["uint8_strategy"] = "fixed_point";
       const auto fixed = resize(x, p).to(at::kInt);
       auto q = p;
       q["uint8_strategy"] = "float_round_trip";
@@ -290,6 +292,66 @@ TEST_F(ResizeTest, RescaleRejectsEmptyOutputs) {
     EXPECT_EQ(e.pointer(), "/factor");
     EXPECT_NE(std::string(e.what()).find("0x0"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace devparity
+
+namespace devparity {
+namespace {
+
+// uint8_strategy cpu_kernel against LibTorch's own uint8 kernel, where the
+// LibTorch in hand has one (2.x; 1.13's CPU interpolate rejects uint8
+// bilinear): bit for bit, every mode, odd sizes both ways.
+TEST_F(ResizeTest, CpuKernelIsLibTorchsUint8KernelBitForBit) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(4);
+  const auto x = at::randint(0, 256, {2, 3, 19, 23}, gen).to(at::kByte);
+  try {
+    run(interpolate_, x, {{"size", {7, 9}}, {"interpolation", "bilinear"}});
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "this LibTorch has no CPU uint8 bilinear kernel to compare with: " << e.what();
+  }
+  int compared = 0;
+  for (const auto& size : {std::vector<int64_t>{40, 9}, std::vector<int64_t>{7, 50},
+                           std::vector<int64_t>{3, 2}, std::vector<int64_t>{19, 61}}) {
+    for (auto p : all_modes(size)) {
+      if (p["interpolation"] != "bilinear" && p["interpolation"] != "bicubic") continue;
+      const auto theirs = run(interpolate_, x, p);
+      p["uint8_strategy"] = "cpu_kernel";
+      EXPECT_TRUE(at::equal(resize(x, p), theirs)) << p.dump();
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 32);
+}
+
+// The kernel's own structure, on any LibTorch: a bicubic upscale clips the
+// overshoot of its horizontal pass, so it differs from one rounding of the
+// exact value by more than 1, and its notes say so (Note [Intermediate
+// rounding]): the value it rounded gives its output, and the direct value
+// (no uint8 intermediate) rounds to the fixed-point result.
+TEST_F(ResizeTest, CpuKernelRoundsBetweenItsPassesAndSaysSo) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  const auto x = at::randint(0, 256, {1, 3, 17, 11}, gen).to(at::kByte);
+  const json p = {{"size", {64, 96}}, {"interpolation", "bicubic"}};
+  auto fixed = p;
+  fixed["uint8_strategy"] = "fixed_point";
+  const auto* t = resize_;
+  auto g = at::make_generator<at::CPUGeneratorImpl>(0);
+  ExecuteOptions options;
+  options.keep_unrounded = true;
+  const auto e = execute(*t, x, t->sample(p, x.sizes(), g), at::kCPU, options);
+  ASSERT_TRUE(e.ran) << e.error.message;
+  const auto one_rounding = resize(x, fixed).to(at::kInt);
+  EXPECT_GT((e.output.to(at::kInt) - one_rounding).abs().max().item<int>(), 1);
+  ASSERT_TRUE(e.unrounded.known());
+  ASSERT_TRUE(e.unrounded.direct.defined());
+  ASSERT_TRUE(e.unrounded.error.defined());
+  EXPECT_TRUE(at::equal((e.unrounded.values + 0.5).floor().clamp(0, 255).to(at::kByte), e.output));
+  const auto direct = (e.unrounded.direct + 0.5).floor().clamp(0, 255).to(at::kInt);
+  EXPECT_LE((direct - one_rounding).abs().max().item<int>(), 1);
+  // 15-bit weights: the per-element error of the last pass stays far below a level.
+  EXPECT_LT(e.unrounded.error.max().item<double>(), 0.05);
 }
 
 }  // namespace
