@@ -31,9 +31,7 @@ class Flip final : public ConfiguredTransform<FlipConfig> {
  private:
   at::Tensor run(const at::Tensor& x, const FlipConfig&) const override {
     DEVPARITY_TRACE_SCOPE("flip");
-    const auto n = x.size(dim_);
-    const auto reversed = at::arange(n - 1, -1, -1, x.options().dtype(at::kLong));
-    return resample::take_positions(x, dim_, reversed);
+    return resample::reversed_along(x, dim_);
   }
   int64_t dim_;
 };

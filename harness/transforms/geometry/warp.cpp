@@ -227,15 +227,11 @@ std::optional<at::Tensor> quarter_turn(const at::Tensor& x, const RotateConfig& 
   if (c.center) return std::nullopt;
   double turn = std::fmod(c.angle, 360.0);
   if (turn < 0) turn += 360.0;
-  const int64_t h = x.size(2), w = x.size(3);
-  auto reversed = [&](int64_t n) { return at::arange(n - 1, -1, -1, x.options().dtype(at::kLong)); };
   if (turn == 0.0) return x.clone();
-  if (turn == 180.0) return resample::take_positions(resample::take_positions(x, 2, reversed(h)), 3, reversed(w));
-  if ((turn != 90.0 && turn != 270.0) || !(c.expand || h == w)) return std::nullopt;
+  if (turn == 180.0) return resample::reversed_along(resample::reversed_along(x, 2), 3);
+  if ((turn != 90.0 && turn != 270.0) || !(c.expand || x.size(2) == x.size(3))) return std::nullopt;
   // rot90 k=1: flip the columns, then swap the axes; k=3: flip the rows first.
-  const auto flipped = turn == 90.0 ? resample::take_positions(x, 3, reversed(w))
-                                    : resample::take_positions(x, 2, reversed(h));
-  return flipped.transpose(2, 3).contiguous();
+  return resample::reversed_along(x, turn == 90.0 ? 3 : 2).transpose(2, 3).contiguous();
 }
 
 class Rotate final : public ConfiguredTransform<RotateConfig> {

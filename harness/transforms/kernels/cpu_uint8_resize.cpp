@@ -72,11 +72,8 @@ Axis axis(const ResizeConfig& c, int64_t in, int64_t out, const at::TensorOption
     a.exact = folded_taps(in, out, cubic, c.align_corners, coords, a.largest);
   }
   a.precision = precision_of(a.largest);
-  // Half away from zero: sign(v) * floor(|v| + 0.5).
-  const auto v = a.exact.weight * at::pow(2.0, a.precision);
-  const auto sign = (v < 0).to(at::kDouble) * -2.0 + 1.0;
   a.fixed = a.exact;
-  a.fixed.weight = at::floor(absolute_value(v) + 0.5) * sign;
+  a.fixed.weight = round_half_away(a.exact.weight * at::pow(2.0, a.precision));
   return a;
 }
 

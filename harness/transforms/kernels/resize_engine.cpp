@@ -89,11 +89,7 @@ void check_dim(const at::Tensor& x, int64_t dim) {
 // Weights in units of 2^-kFixedPointBits, rounded half away from zero:
 // sign(w) * floor(|w| * 2^p + 0.5), held as exact integers in float64.
 at::Tensor fixed_weights(const at::Tensor& weight) {
-  const double scale = static_cast<double>(int64_t{1} << kFixedPointBits);
-  const auto w = weight.to(at::kDouble);
-  const auto magnitude = at::floor(absolute_value(w) * scale + 0.5);
-  const auto sign = (w < 0).to(at::kDouble) * -2.0 + 1.0;
-  return magnitude * sign;
+  return round_half_away(weight.to(at::kDouble) * static_cast<double>(int64_t{1} << kFixedPointBits));
 }
 
 // How far the fixed-point result (before rounding) may be from exact
@@ -140,6 +136,16 @@ at::Tensor fixed_point(const at::Tensor& x, const TapTable* taps_h, const TapTab
 }  // namespace
 
 at::Tensor absolute_value(const at::Tensor& x) { return at::maximum(x, x.neg()); }
+
+at::Tensor round_half_away(const at::Tensor& v) {
+  const auto sign = (v < 0).to(v.scalar_type()) * -2.0 + 1.0;
+  return at::floor(absolute_value(v) + 0.5) * sign;
+}
+
+at::Tensor reversed_along(const at::Tensor& x, int64_t dim) {
+  const int64_t n = x.size(dim);
+  return take_positions(x, dim, at::arange(n - 1, -1, -1, x.options().dtype(at::kLong)));
+}
 
 at::Tensor apply_float(const at::Tensor& x, const TapTable& taps, int64_t dim) {
   DEVPARITY_TRACE_SCOPE(dim == 2 ? "filter_h" : "filter_w");

@@ -41,6 +41,14 @@ namespace devparity::resample {
 /// (both of which meta runs, unlike index_select or flip).
 at::Tensor take_positions(const at::Tensor& x, int64_t dim, const at::Tensor& positions);
 
+/// x reversed along `dim` (take_positions with the positions backwards: meta
+/// runs it, where LibTorch 1.13 has no flip).
+at::Tensor reversed_along(const at::Tensor& x, int64_t dim);
+
+/// sign(v) * floor(|v| + 0.5): rounding half away from zero, as ATen and
+/// Pillow turn float weights into integers.
+at::Tensor round_half_away(const at::Tensor& v);
+
 /// Fractional bits of the fixed-point weights (Note [uint8 fixed point]).
 constexpr int kFixedPointBits = 20;
 
