@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """How much slower the simulated device runs an audit than the CPU does.
 
-Runs the same suite on `cpu` and on `vdev:1` (same seed, in this process
-order, REPEAT times each, interleaved) and prints each run's duration from
-its report and the ratio of the medians. Usage:
+Runs the same suite on `cpu`, on `vdev:1` and on `vdev:1` with --vdev-async
+(same seed, in this order, REPEAT times each, interleaved) and prints each
+run's duration from its report and the ratios of the medians. Usage:
   tools/vdev_speed.py [--devparity BIN] [--repeat N] [--suite FILE]...
 """
 import argparse
@@ -17,8 +17,12 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run_once(binary, suites, device, report):
-    cmd = [binary, "run", "--devices", device, "-q", "--report", report]
+ROWS = {"cpu": ["--devices", "cpu"], "vdev:1": ["--devices", "vdev:1"],
+        "vdev:1 async": ["--devices", "vdev:1", "--vdev-async"]}
+
+
+def run_once(binary, suites, row, report):
+    cmd = [binary, "run", *ROWS[row], "-q", "--report", report]
     for s in suites:
         cmd += ["--suite", s]
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -38,16 +42,17 @@ def main():
     if not os.access(args.devparity, os.X_OK):
         sys.exit(f"vdev_speed: no devparity binary at {args.devparity} (build first)")
     suites = args.suite or [os.path.join(ROOT, "cases/default.json")]
-    times = {"cpu": [], "vdev:1": []}
+    times = {row: [] for row in ROWS}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.repeat):
             for device in times:
                 seconds, trials = run_once(args.devparity, suites, device,
-                                           os.path.join(tmp, f"{device.replace(':', '_')}-{i}.json"))
+                                           os.path.join(tmp, f"{i}-{device.replace(':', '_').replace(' ', '_')}.json"))
                 times[device].append(seconds)
-                print(f"{device:7s} run {i + 1}: {trials} trials in {seconds:.2f} s", flush=True)
-    cpu, vdev = statistics.median(times["cpu"]), statistics.median(times["vdev:1"])
-    print(f"median: cpu {cpu:.2f} s, vdev:1 {vdev:.2f} s; vdev/cpu = {vdev / cpu:.2f}x")
+                print(f"{device:12s} run {i + 1}: {trials} trials in {seconds:.2f} s", flush=True)
+    cpu, vdev, asynchronous = (statistics.median(times[row]) for row in ROWS)
+    print(f"median: cpu {cpu:.2f} s, vdev:1 {vdev:.2f} s, vdev:1 async {asynchronous:.2f} s; "
+          f"vdev/cpu = {vdev / cpu:.2f}x, async/sync vdev = {asynchronous / vdev:.2f}x")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ const std::vector<std::string>& kinds() {
       finding_kind::kForeignDeviceTarget,  finding_kind::kHostSync,
       finding_kind::kHostToDeviceCopy,     finding_kind::kStateOffDevice,
       finding_kind::kDeviceMismatchError,  finding_kind::kUnregisteredTensorState,
-      finding_kind::kDeviceDependentCode,  finding_kind::kDeviceRandom};
+      finding_kind::kDeviceDependentCode,  finding_kind::kDeviceRandom,
+      finding_kind::kUnsynchronizedAccess};
   return all;
 }
 

@@ -20,9 +20,8 @@ void synchronize(int index) {
                     std::to_string(index));
 }
 
-at::Tensor copy_to_host(const at::Tensor& src) {
-  throw Unsupported("devparity was built without CUDA support; cannot copy from " +
-                    src.device().str());
+at::Tensor pinned_empty(at::IntArrayRef, at::ScalarType) {
+  throw Unsupported("devparity was built without CUDA support; it has no pinned memory");
 }
 
 std::shared_ptr<void> use_pool_stream(int /*index*/) { return nullptr; }

@@ -4,7 +4,6 @@
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
-#include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/cuda.h>
@@ -42,25 +41,8 @@ void seed_default_generator(int index, uint64_t seed) {
 
 void synchronize(int index) { torch::cuda::synchronize(index); }
 
-// Note [Device to host hand-over]
-// The order is the whole point (pytorch/vision#8587: an event recorded before
-// the encode ordered nothing, and 4K frames came out as noise):
-//  1. the copy is enqueued on the *current* stream, the one the kernels that
-//     produced `src` ran on, so it starts only after they finish;
-//  2. it is non-blocking into pinned memory (a pageable destination would
-//     make the copy synchronous and hide a missing wait in testing);
-//  3. the event is recorded on that stream *after* the copy, so it completes
-//     only when the bytes have landed;
-//  4. the host waits on the event before anyone reads the buffer.
-at::Tensor copy_to_host(const at::Tensor& src) {
-  c10::cuda::CUDAGuard guard(src.device());
-  auto host = at::empty(src.sizes(), src.options().device(at::kCPU).pinned_memory(true));
-  const auto stream = c10::cuda::getCurrentCUDAStream(src.device().index());
-  host.copy_(src, /*non_blocking=*/true);
-  at::cuda::CUDAEvent copied;
-  copied.record(stream);
-  copied.synchronize();
-  return host;
+at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype) {
+  return at::empty(sizes, at::TensorOptions().dtype(dtype).pinned_memory(true));
 }
 
 std::shared_ptr<void> use_pool_stream(int index) {

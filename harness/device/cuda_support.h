@@ -31,9 +31,8 @@ void seed_default_generator(int index, uint64_t seed);
 /// Blocks until all work queued on device `index` has finished.
 void synchronize(int index);
 
-/// Copies CUDA tensor `src` into pinned host memory and returns it once the
-/// bytes are there (Note [Device to host hand-over] in cuda_support.cpp).
-at::Tensor copy_to_host(const at::Tensor& src);
+/// Pinned (page-locked) host memory, from LibTorch's caching host allocator.
+at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype);
 
 /// Makes a stream from LibTorch's pool current on this thread for device
 /// `index` until the returned object is destroyed, so that threads of a

@@ -4,6 +4,9 @@
 #include "harness/base/text.h"
 #include "harness/device/cuda_support.h"
 #include "harness/device/vdev.h"
+#include "harness/device/vdev_async.h"
+
+#include <ATen/ATen.h>
 
 #include <fmt/format.h>
 
@@ -150,6 +153,12 @@ std::vector<DeviceTarget> parse_device_list(const std::string& text, const Devic
   }
   if (out.empty()) throw UsageError(fmt::format("empty device list (expected one of: {})", kGrammar));
   return out;
+}
+
+at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype, c10::DeviceType type) {
+  if (type == c10::DeviceType::CUDA) return cuda::pinned_empty(sizes, dtype);
+  if (type == c10::DeviceType::PrivateUse1) return vdev::async::pinned_empty(sizes, dtype);
+  return at::empty(sizes, at::TensorOptions().dtype(dtype));
 }
 
 }  // namespace devparity

@@ -10,6 +10,7 @@
 /// device, then meta; the CUDA entries are kept, as absent, on machines
 /// without them, so that every device gets a result (skipped, with the reason).
 
+#include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
 #include <optional>
@@ -47,6 +48,11 @@ struct DeviceTarget {
 /// A device as devparity writes it: "vdev:1" for the virtual device
 /// (LibTorch calls it "privateuseone:1"), c10's spelling otherwise.
 std::string device_label(const c10::Device& device);
+
+/// Pinned host memory for non-blocking copies with a device of `type`
+/// (CUDA's caching host allocator, the virtual device's); pageable memory
+/// for other types.
+at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype, c10::DeviceType type);
 
 /// Resolves one token. Throws UsageError naming the token when it is malformed
 /// or unknown; a well-formed but absent device comes back with absent_reason.

@@ -7,10 +7,11 @@
 /// on index 1) show on machines without GPUs.
 ///
 /// Note [Virtual device limits]
-/// The virtual device is synchronous: every op completes before the next, so
-/// stream and event ordering bugs (an event recorded before the work, a copy
-/// read before it finished) are not modelled. Values equal the CPU's exactly
-/// (same kernels), so its parity is exact against the CPU.
+/// By default the virtual device is synchronous: every op completes before
+/// the next, so stream and event ordering bugs (an event recorded before the
+/// work, a copy read before it finished) are not modelled; its asynchronous
+/// mode (vdev_async.h) models them. Values equal the CPU's exactly (same
+/// kernels), so its parity is exact against the CPU.
 
 #include <c10/core/Device.h>
 

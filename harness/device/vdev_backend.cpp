@@ -22,6 +22,9 @@
 
 #include "harness/device/device_rules.h"
 #include "harness/device/op_arguments.h"
+#include "harness/device/vdev_async.h"
+#include "harness/device/vdev_async_ops.h"
+#include "harness/device/vdev_guard.h"
 #include "harness/device/vdev_platform.h"
 
 #include <ATen/ATen.h>
@@ -60,47 +63,6 @@ std::string label(const c10::Device& d) {
   if (d.type() != kType) return d.str();
   return "vdev:" + std::to_string(static_cast<int>(d.index()));
 }
-
-void check_index(c10::DeviceIndex index) {
-  TORCH_CHECK(index >= 0 && index < g_count.load(), "vdev:", static_cast<int>(index),
-              " does not exist: devparity's virtual device has ", g_count.load(), " indices");
-}
-
-// No streams or events to speak of: the device is synchronous
-// (Note [Virtual device limits]).
-struct GuardImpl final : public c10::impl::DeviceGuardImplInterface {
-  c10::DeviceType type() const override { return kType; }
-  c10::Device exchangeDevice(c10::Device d) const override {
-    const auto old = getDevice();
-    setDevice(d);
-    return old;
-  }
-  c10::Device getDevice() const override { return c10::Device(kType, tls_current); }
-  void setDevice(c10::Device d) const override {
-    TORCH_CHECK(d.type() == kType, "not a virtual device: ", d);
-    if (!d.has_index()) return;
-    check_index(d.index());
-    tls_current = d.index();
-  }
-  void uncheckedSetDevice(c10::Device d) const noexcept override {
-    if (d.has_index()) tls_current = d.index();
-  }
-  c10::Stream getStream(c10::Device d) const noexcept override {
-    return c10::Stream(c10::Stream::DEFAULT, d);
-  }
-  c10::Stream exchangeStream(c10::Stream s) const noexcept override {
-    return c10::Stream(c10::Stream::DEFAULT, s.device());
-  }
-  c10::DeviceIndex deviceCount() const noexcept override {
-    return static_cast<c10::DeviceIndex>(g_count.load());
-  }
-  void record(void**, const c10::Stream&, const c10::DeviceIndex, const c10::EventFlag) const override {}
-  void block(void*, const c10::Stream&) const override {}
-  bool queryEvent(void*) const override { return true; }
-  void destroyEvent(void*, const c10::DeviceIndex) const noexcept override {}
-};
-
-C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
 
 void release_storage(void* context) { delete static_cast<c10::Storage*>(context); }
 
@@ -156,8 +118,13 @@ at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
                                            c10::dtype_or_default(dtype));
 }
 
-// vdev <-> cpu and vdev <-> vdev: the memory is the host's either way.
-at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool) {
+// vdev <-> cpu and vdev <-> vdev: the memory is the host's either way;
+// asynchronous mode orders the copy on a stream.
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  if (async::enabled()) {
+    runtime::enqueue_copy(self, dst, non_blocking);
+    return dst;
+  }
   host_alias(dst).copy_(host_alias(self));
   return dst;
 }
@@ -208,8 +175,30 @@ at::Tensor& set_empty(at::Tensor& self) {
 }
 
 at::Tensor& fill(at::Tensor& self, const at::Scalar& value) {
+  if (async::enabled()) {
+    runtime::enqueue_fill(self, value);
+    return self;
+  }
   host_alias(self).fill_(value);
   return self;
+}
+
+// A host kernel's result as a tensor of `device`; in asynchronous mode over
+// registered memory, which queued work can keep past its free.
+at::Tensor result_on(const at::Tensor& t, c10::Device device) {
+  const auto out = device_alias(t, device);
+  return async::enabled() ? runtime::adopt(out) : out;
+}
+
+// Asynchronous mode, for a kernel that runs on the host thread: its stream
+// must have reached it (Note [Asynchronous virtual device]).
+void wait_in_async_mode(const char* name, const c10::Device& device, std::initializer_list<at::Tensor> reads) {
+  if (!async::enabled()) return;
+  std::vector<runtime::Span> spans;
+  for (const auto& t : reads) {
+    if (t.defined() && t.device().type() == kType) spans.push_back(runtime::span_of(t, false));
+  }
+  runtime::host_waits_for(name, runtime::current_stream(device.index()), std::move(spans));
 }
 
 // Convolution has no CPU-fallback route (convolution_overrideable is a stub
@@ -226,11 +215,12 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
   // Note [Virtual device kernels]: the work inside a kernel is the
   // backend's, not the subject's; the tracer must not see it.
   const at::DisableRecordFunctionGuard quiet;
+  wait_in_async_mode("aten::convolution_overrideable", input.device(), {input, weight, bias ? *bias : at::Tensor()});
   const c10::optional<at::Tensor> host_bias =
       bias && bias->defined() ? c10::optional<at::Tensor>(host_alias(*bias)) : c10::nullopt;
-  return device_alias(at::convolution(host_alias(input), host_alias(weight), host_bias, stride, padding,
-                                      dilation, transposed, output_padding, groups),
-                      input.device());
+  return result_on(at::convolution(host_alias(input), host_alias(weight), host_bias, stride, padding, dilation,
+                                   transposed, output_padding, groups),
+                   input.device());
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
@@ -243,11 +233,12 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
                 label(input.device()), " and ", label(t->device()), "!");
   }
   const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
+  wait_in_async_mode("aten::convolution_backward_overrideable", input.device(), {grad_output, input, weight});
   const std::vector<int64_t> bias_sizes = {transposed ? weight.size(1) * groups : weight.size(0)};
   auto grads = at::convolution_backward(host_alias(grad_output), host_alias(input), host_alias(weight),
                                         at::IntArrayRef(bias_sizes), stride, padding, dilation,
                                         transposed, output_padding, groups, output_mask);
-  auto home = [&](const at::Tensor& t) { return device_alias(t, input.device()); };
+  auto home = [&](const at::Tensor& t) { return result_on(t, input.device()); };
   return {home(std::get<0>(grads)), home(std::get<1>(grads)), home(std::get<2>(grads))};
 }
 
@@ -330,8 +321,21 @@ void write_back(const Written& w) {
   at::_copy_from_and_resize(same_memory ? a.clone() : a, o);
 }
 
+void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, const std::vector<ArgumentTensor>& tensors,
+                 const device_rules::Verdict& verdict);
+
+// A factory's device: the first Device argument; the CPU when none is given.
+c10::Device named_device(const c10::FunctionSchema& schema, const torch::jit::Stack& stack) {
+  const auto n = schema.arguments().size();
+  for (size_t i = stack.size() - n; i < stack.size(); ++i) {
+    if (stack[i].isDevice()) return stack[i].toDevice();
+  }
+  return c10::Device(at::kCPU);
+}
+
 // Everything else: the CPU kernels on the device's memory, once CUDA's rules
-// accept the devices (Note [Shared host memory]).
+// accept the devices (Note [Shared host memory]); in asynchronous mode,
+// queued on the current stream (Note [Asynchronous virtual device]).
 void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
   const auto tensors = argument_tensors(schema, torch::jit::last(*stack, schema.arguments().size()));
@@ -347,6 +351,21 @@ void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
               "' on devparity's virtual device: a view operator without a virtual-device kernel");
     }
   }
+  if (async::enabled()) {
+    auto device = verdict.device_of >= 0 ? tensors[verdict.device_of].tensor.device() : named_device(schema, *stack);
+    if (device.type() == kType) {
+      if (!device.has_index()) device = c10::Device(kType, platform::current_index());
+      runtime::enqueue_op(op, stack, device, [&] { run_on_host(op, stack, tensors, verdict); });
+      return;
+    }
+  }
+  run_on_host(op, stack, tensors, verdict);
+}
+
+// The synchronous kernel: the CPU's, on the device's memory, now.
+void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, const std::vector<ArgumentTensor>& tensors,
+                 const device_rules::Verdict& verdict) {
+  const auto& schema = op.schema();
   std::vector<Written> written;
   const auto named = alias_arguments(schema, stack, &written);
   // Results belong on the op's device as the rules chose it (`cpu_scalar *
@@ -402,12 +421,28 @@ void register_structured_checks() {
 
 }  // namespace
 
+void check_index(c10::DeviceIndex index) {
+  TORCH_CHECK(index >= 0 && index < g_count.load(), "vdev:", static_cast<int>(index),
+              " does not exist: devparity's virtual device has ", g_count.load(), " indices");
+}
+
+c10::DeviceIndex current_index() { return tls_current; }
+
+void set_current_index(c10::DeviceIndex index) { tls_current = index; }
+
+int installed_count() { return g_count.load(); }
+
 c10::DeviceIndex platform::current_index() { return tls_current; }
 
-void platform::free_memory(void* p) { c10::free_cpu(p); }
+// Every block is registered, so that asynchronous work can keep it past its
+// free (Note [Stream-ordered release]).
+void platform::free_memory(void* p) { runtime::release_block(p); }
 
 c10::DataPtr platform::allocate_memory(size_t bytes) {
   void* p = bytes != 0 ? c10::alloc_cpu(bytes) : nullptr;
+  if (p != nullptr) {
+    runtime::register_block(p, bytes, /*pinned=*/false, runtime::actor_of(runtime::current_stream(tls_current)));
+  }
   return {p, p, &free_memory, c10::Device(kType, tls_current)};
 }
 
@@ -457,9 +492,13 @@ c10::Device device(int index) {
 bool named_in_libtorch() { return platform::names_backend(); }
 
 std::string description() {
-  return "devparity virtual device: CPU memory and CPU kernels on LibTorch's PrivateUse1 key, "
-         "placement enforced like CUDA; synchronous, so stream and event ordering bugs are not "
-         "modelled";
+  return async::enabled()
+             ? "devparity virtual device: CPU memory and CPU kernels on LibTorch's PrivateUse1 key, "
+               "placement enforced like CUDA; asynchronous: streams run later in a seeded interleaving, "
+               "with a race detector (no timing, no real kernel concurrency)"
+             : "devparity virtual device: CPU memory and CPU kernels on LibTorch's PrivateUse1 key, "
+               "placement enforced like CUDA; synchronous, so stream and event ordering bugs are not "
+               "modelled (--vdev-async models them)";
 }
 
 namespace {

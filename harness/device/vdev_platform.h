@@ -21,6 +21,11 @@ void free_memory(void* p);
 /// series' Allocator interface).
 c10::Allocator* allocator();
 
+/// Pinned host memory for copies with the virtual device (Note
+/// [Stream-ordered release]): runtime::allocate_pinned behind the series'
+/// Allocator interface.
+c10::Allocator* pinned_allocator();
+
 /// Registration beyond the kernels, once per process: on 2.x the backend's
 /// name ("vdev", so LibTorch itself prints and parses vdev:K) and its hooks.
 void register_backend();

@@ -3,6 +3,9 @@
 // no hooks interface to fill.
 #include "harness/device/vdev_platform.h"
 
+#include "harness/device/vdev_guard.h"
+#include "harness/device/vdev_runtime.h"
+
 namespace devparity::vdev::platform {
 namespace {
 
@@ -12,10 +15,23 @@ struct Allocator final : public c10::Allocator {
 };
 
 Allocator g_allocator;
+struct PinnedAllocator final : public c10::Allocator {
+  c10::DataPtr allocate(size_t bytes) const override { return runtime::allocate_pinned(bytes); }
+  c10::DeleterFnPtr raw_deleter() const override { return &runtime::free_pinned; }
+};
+
+PinnedAllocator g_pinned_allocator;
+
+// 1.13's interface has no new streams, event or device synchronize.
+struct GuardImpl final : public GuardBase {};
+
+C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
 
 }  // namespace
 
 c10::Allocator* allocator() { return &g_allocator; }
+
+c10::Allocator* pinned_allocator() { return &g_pinned_allocator; }
 
 void register_backend() {}
 

@@ -4,6 +4,9 @@
 // primary-context question, pinned memory, storage resizes).
 #include "harness/device/vdev_platform.h"
 
+#include "harness/device/vdev_guard.h"
+#include "harness/device/vdev_runtime.h"
+
 #include <ATen/core/Generator.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -28,16 +31,37 @@ struct Allocator final : public c10::Allocator {
 };
 
 Allocator g_allocator;
+struct PinnedAllocator final : public c10::Allocator {
+  c10::DataPtr allocate(size_t bytes) override { return runtime::allocate_pinned(bytes); }
+  c10::DeleterFnPtr raw_deleter() const override { return &runtime::free_pinned; }
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    default_copy_data(dest, src, count);
+  }
+};
 
-// Host memory is already what pinning would give; random draws on the
+PinnedAllocator g_pinned_allocator;
+
+struct GuardImpl final : public GuardBase {
+  c10::Stream getNewStream(c10::Device d, int) const override {
+    return runtime::new_stream(d.has_index() ? d.index() : current_index());
+  }
+  void synchronizeEvent(void* event) const override { runtime::synchronize_event(event); }
+  void synchronizeDevice(const c10::DeviceIndex index) const override { runtime::synchronize_device(index); }
+};
+
+C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
+
+// Pinned memory is the runtime's (Note [Stream-ordered release]); random draws on the
 // device use the CPU generator, as the device's kernels are the CPU's.
 struct Hooks final : public at::PrivateUse1HooksInterface {
   const at::Generator& getDefaultGenerator(c10::DeviceIndex) const override {
     return at::detail::getDefaultCPUGenerator();
   }
   at::Device getDeviceFromPtr(void*) const override { return c10::Device(kType, current_index()); }
-  bool isPinnedPtr(const void*) const override { return false; }
-  c10::Allocator* getPinnedMemoryAllocator() const override { return c10::GetCPUAllocator(); }
+  bool isPinnedPtr(const void* p) const override {
+    return runtime::is_registered(reinterpret_cast<uintptr_t>(p), /*pinned=*/true);
+  }
+  c10::Allocator* getPinnedMemoryAllocator() const override { return pinned_allocator(); }
   bool hasPrimaryContext(c10::DeviceIndex) const override { return true; }
   void resizePrivateUse1Bytes(const c10::Storage& storage, size_t bytes) const override {
     at::native::resize_bytes_cpu(storage.unsafeGetStorageImpl(), bytes);
@@ -49,6 +73,8 @@ struct Hooks final : public at::PrivateUse1HooksInterface {
 bool names_backend() { return true; }
 
 c10::Allocator* allocator() { return &g_allocator; }
+
+c10::Allocator* pinned_allocator() { return &g_pinned_allocator; }
 
 void register_backend() {
   c10::register_privateuse1_backend("vdev");

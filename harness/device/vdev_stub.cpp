@@ -1,6 +1,11 @@
 // Compiled instead of vdev_backend.cpp when the virtual device is off
 // (DEVPARITY_WITH_VDEV): every vdev:K is then absent, with that reason.
 #include "harness/device/vdev.h"
+#include "harness/device/vdev_async.h"
+
+#include <ATen/ATen.h>
+
+#include <stdexcept>
 
 namespace devparity::vdev {
 
@@ -19,3 +24,24 @@ bool named_in_libtorch() { return false; }
 std::string description() { return "devparity was built without the virtual device"; }
 
 }  // namespace devparity::vdev
+
+namespace devparity::vdev::async {
+
+void set_enabled(bool on) {
+  if (on) throw std::runtime_error("--vdev-async: devparity was built without the virtual device");
+}
+bool enabled() { return false; }
+std::string Race::describe() const { return std::string(); }
+Session::Session(uint64_t seed) : seed_(seed) {}
+Session::~Session() = default;
+std::vector<Race> Session::finish() { return {}; }
+uint8_t Session::poison() const { return 0; }
+void host_reads(const at::Tensor&) {}
+at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype) {
+  return at::empty(sizes, at::TensorOptions().dtype(dtype));
+}
+bool is_pinned(const void*) { return false; }
+void set_site_provider(SiteProvider) {}
+Counters counters() { return {}; }
+
+}  // namespace devparity::vdev::async

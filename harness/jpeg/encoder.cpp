@@ -1,14 +1,19 @@
 #include "harness/jpeg/encoder.h"
 
-#include "harness/device/cuda_support.h"
+#include "harness/device/device.h"
+#include "harness/device/vdev_async.h"
 #include "harness/jpeg/tables.h"
 #include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/Event.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 namespace devparity::jpeg {
 namespace {
@@ -167,17 +172,31 @@ QuantizedFrame quantize(const at::Tensor& image, const at::Tensor& dct, const at
   return out;
 }
 
+// Note [Device to host hand-over]
+// The order is the whole point (pytorch/vision#8587: an event recorded before
+// the encode ordered nothing, and 4K frames came out as noise). Through the
+// device-generic interface, so CUDA and the asynchronous vdev run this code:
+//  1. the copy is enqueued on the *current* stream, the one the kernels that
+//     produced the coefficients ran on, so it starts only after them;
+//  2. it is non-blocking into pinned memory (a pageable destination would
+//     make the copy synchronous and hide a missing wait in testing);
+//  3. the event is recorded on that stream *after* the copy, so it completes
+//     only when the bytes have landed;
+//  4. the host waits on the event (polling it: 1.13's c10::Event has no
+//     synchronize) before anyone reads the buffer.
 at::Tensor hand_over(const at::Tensor& device_coefficients) {
   // Entropy coding runs on the host: this copy is the encoder's purpose.
   DEVPARITY_HOST_HANDOVER();
-  switch (device_coefficients.device().type()) {
-    case c10::DeviceType::CPU:
-      return device_coefficients.contiguous();
-    case c10::DeviceType::CUDA:
-      return cuda::copy_to_host(device_coefficients);
-    default:  // synchronous backends (the virtual device)
-      return device_coefficients.to(at::kCPU).contiguous();
-  }
+  const auto& src = device_coefficients;
+  if (src.device().is_cpu()) return src.contiguous();
+  const c10::DeviceGuard guard(src.device());
+  const c10::impl::VirtualGuardImpl device(src.device().type());
+  auto host = pinned_empty(src.sizes(), src.scalar_type(), src.device().type());
+  host.copy_(src, /*non_blocking=*/true);
+  c10::Event copied(src.device().type());
+  copied.record(device.getStream(src.device()));
+  while (!copied.query()) std::this_thread::yield();
+  return host;
 }
 
 std::vector<uint8_t> entropy_code(QuantizedFrame q, const at::Tensor& host,
@@ -187,6 +206,7 @@ std::vector<uint8_t> entropy_code(QuantizedFrame q, const at::Tensor& host,
       !host.is_contiguous() || host.numel() != q.coefficients.numel()) {
     throw std::invalid_argument("entropy_code: expected the contiguous int16 host copy of the coefficients");
   }
+  vdev::async::host_reads(host);  // Note [Race detector]: a raw read
   const int16_t* base = host.data_ptr<int16_t>();
   for (size_t c = 0; c < q.frame.components.size(); ++c) q.frame.components[c].coefficients = base + q.offsets[c];
   q.frame.quant_tables = host_quant;

@@ -49,7 +49,8 @@ QuantizedFrame quantize(const at::Tensor& image, const at::Tensor& dct, const at
                         const EncoderOptions& options);
 
 /// The explicit device-to-host hand-over of the coefficients (Note [Device to
-/// host hand-over]): a plain copy on the CPU, an ordered pinned copy on CUDA.
+/// host hand-over]): a plain copy on the CPU; elsewhere a non-blocking copy
+/// into pinned memory on the current stream, ordered by an event after it.
 at::Tensor hand_over(const at::Tensor& device_coefficients);
 
 /// Points `q.frame`'s components into `host` (from hand_over) and writes the file.

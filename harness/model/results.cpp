@@ -112,6 +112,7 @@ nlohmann::json TrialResult::to_json() const {
           {"duration_ms", duration_ms},
           {"checks", checks_json}};
   if (!baseline.empty()) j["baseline"] = baseline;
+  if (interleaving_seed) j["interleaving_seed"] = *interleaving_seed;
   return j;
 }
 
@@ -136,6 +137,7 @@ TrialResult TrialResult::from_json(const nlohmann::json& j) {
   r.message = j.value("message", "");
   r.duration_ms = j.value("duration_ms", 0.0);
   r.baseline = j.value("baseline", "");
+  if (j.contains("interleaving_seed")) r.interleaving_seed = j.at("interleaving_seed").get<uint64_t>();
   for (const auto& c : j.at("checks")) r.checks.push_back(CheckOutcome::from_json(c));
   return r;
 }

@@ -60,6 +60,9 @@ struct TrialResult {
   std::string message;            ///< the deciding check's message
   double duration_ms = 0.0;       ///< time spent in the subject
   std::vector<CheckOutcome> checks;
+  /// On the asynchronous vdev (--vdev-async): the seed its streams'
+  /// interleaving was drawn from, so that the run replays.
+  std::optional<uint64_t> interleaving_seed;
   /// Against a --baseline: "known" (the baseline's row with this id failed
   /// the same checks), "new" (any other failure or error); empty otherwise.
   std::string baseline;

@@ -128,6 +128,7 @@ class RunPass {
     Execution scratch;
     const auto& mine = group.run(trial, scratch);
     r.duration_ms = mine.duration_ms;
+    if (mine.interleaved) r.interleaving_seed = mine.interleaving_seed;
     health_.record(trial.target, mine, r.id);
     const auto* own_on_reference = group.subject_on_reference();
     auto run = run_verdict(mine, trial.target, on_reference_device,

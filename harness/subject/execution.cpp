@@ -5,6 +5,7 @@
 #include "harness/device/capabilities.h"
 #include "harness/device/cuda_support.h"
 #include "harness/device/device.h"
+#include "harness/device/vdev_async.h"
 #include "harness/subject/input.h"
 #include "harness/subject/state.h"
 #include "harness/subject/transform.h"
@@ -71,6 +72,18 @@ Finding wrong_device_output(const at::Tensor& y, const c10::Device& device) {
   return f;
 }
 
+// Note [Asynchronous virtual device]: what the race detector found, as
+// placement errors of the run.
+Finding race_finding(const vdev::async::Race& race, const c10::Device& device, uint64_t seed) {
+  Finding f;
+  f.kind = finding_kind::kUnsynchronizedAccess;
+  f.op = race.later.op.rfind("aten::", 0) == 0 ? race.later.op : std::string();
+  f.message = fmt::format("{} (interleaving seed {})", race.describe(), seed);
+  f.device = device_label(device);
+  f.source = race.later.site;
+  return f;
+}
+
 at::Tensor home(const at::Tensor& t) {
   return t.device().type() == c10::DeviceType::Meta ? t : t.to(at::kCPU);
 }
@@ -86,14 +99,29 @@ class Run {
   }
 
   Execution operator()(const at::Tensor& input, const nlohmann::json& params) {
+    // The whole run, copies in and out included, in one interleaving: the
+    // caller reading the output on its stream is part of the contract.
+    std::optional<vdev::async::Session> streams;
+    if (device_.type() == c10::DeviceType::PrivateUse1 && vdev::async::enabled()) {
+      e_.interleaved = true;
+      e_.interleaving_seed = derive_seed(options_.seed, "interleaving");
+      streams.emplace(e_.interleaving_seed);
+    }
     try {
       const auto x = prepare(input, params);
       const auto y = forward(x, params);
       if (options_.loss) backward(x, y);
       e_.output = options_.keep_on_device ? y : home(y);
+      if (streams) races(streams->finish());
       e_.ran = true;
     } catch (const std::exception& ex) {
       failed(ex);
+    }
+    if (streams) {
+      try {
+        races(streams->finish());  // after an error: what ran before it
+      } catch (const std::exception&) {
+      }
     }
     e_.findings = found_.items();
     return std::move(e_);
@@ -162,6 +190,10 @@ class Run {
     const auto grad = x.grad();
     if (!grad.defined()) throw std::runtime_error("no gradient reached the input");
     e_.gradient = home(grad);
+  }
+
+  void races(const std::vector<vdev::async::Race>& found) {
+    for (const auto& race : found) found_.add(race_finding(race, device_, e_.interleaving_seed));
   }
 
   void failed(const std::exception& ex) {

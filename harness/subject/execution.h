@@ -62,6 +62,10 @@ struct Execution {
   std::vector<Finding> findings; ///< placement findings of apply() and of the state
   int64_t ops_traced = 0;
   std::vector<DeviceDraw> device_draws;  ///< random ops that drew on the device itself
+  /// On the asynchronous vdev: the seed of the interleaving its streams ran
+  /// in (replays the run), and that there was one.
+  bool interleaved = false;
+  uint64_t interleaving_seed = 0;
   Unrounded unrounded;           ///< with ExecuteOptions::keep_unrounded, where known
   // With ExecuteOptions::loss:
   at::Tensor gradient;                    ///< the input's gradient, on the CPU or meta

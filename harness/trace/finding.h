@@ -38,6 +38,10 @@ constexpr const char* kUnregisteredTensorState = "unregistered_tensor_state";
 /// The subject's code branches on the device it runs on (`x.is_cuda`,
 /// `x.device.type == "cpu"`): each device runs different code.
 constexpr const char* kDeviceDependentCode = "device_dependent_code";
+/// Two accesses of the same memory, one a write, on two vdev streams (or a
+/// stream and the host) with no event, wait or sync ordering them: the
+/// asynchronous virtual device's race detector (device/vdev_async.h).
+constexpr const char* kUnsynchronizedAccess = "unsynchronized_access";
 /// A random op drew on the target device, from its own generator: the
 /// results differ from the CPU's by design (a note; parity is not compared).
 constexpr const char* kDeviceRandom = "device_random";

@@ -4,6 +4,7 @@
 #include "harness/device/device.h"
 #include "harness/device/device_rules.h"
 #include "harness/device/op_arguments.h"
+#include "harness/device/vdev_async.h"
 #include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>
@@ -970,6 +971,19 @@ void remember_kept(Tracer::State& s, const std::string& name, const at::Tensor& 
   remember(s, t, true, std::move(o));
 }
 
+// Where the asynchronous vdev's work is enqueued: the scopes and source line
+// of the op this thread is in (its race findings name it).
+std::string vdev_site() {
+  auto* s = g_active.load();
+  if (s == nullptr) return std::string();
+  const auto& t = frames_for(s);
+  std::string out;
+  for (const auto& scope : t.scopes()) out += (out.empty() ? "" : " > ") + scope;
+  const auto source = current_source().user;
+  if (!source.empty()) out += (out.empty() ? "" : " at ") + source;
+  return out;
+}
+
 }  // namespace
 
 void set_source_locator(SourceLocator locator) { g_locator.store(locator); }
@@ -990,6 +1004,7 @@ Tracer::Tracer(const c10::Device& target, TraceSeeds seeds) : state_(std::make_u
     if (auto* key = storage_of(t)) state_->storages[key].seeded = true;
   }
   for (const auto& [name, t] : seeds.kept_state) remember_kept(*state_, name, t);
+  vdev::async::set_site_provider(&vdev_site);
   State* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, state_.get())) {
     throw std::logic_error("a Tracer is already active (one at a time, Note [Tracer threads])");

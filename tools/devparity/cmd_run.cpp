@@ -4,6 +4,7 @@
 #include "harness/base/text.h"
 #include "harness/device/device.h"
 #include "harness/device/vdev.h"
+#include "harness/device/vdev_async.h"
 #include "harness/model/artifacts.h"
 #include "harness/report/environment.h"
 #include "harness/report/report_file.h"
@@ -184,6 +185,10 @@ void add_execution_options(CLI::App& run_app, Options& o) {
       ->check(CLI::Range(1, 16))
       ->envname("DEVPARITY_VDEV_COUNT")
       ->capture_default_str();
+  run->add_flag("--vdev-async", o.run.vdev_async,
+                "vdev streams run later, in an interleaving drawn from each trial's seed, with a race "
+                "detector: stream and event ordering bugs show without a GPU (docs/vdev-async.md)")
+      ->envname("DEVPARITY_VDEV_ASYNC");
 
   add_plugin_option(*run, o);
 }
@@ -307,6 +312,7 @@ int cmd_run(const Options& options) {
   const auto& o = options.run;
   if (o.placement != "off") Tracer::self_test();
   vdev::install(o.vdev_count);
+  if (o.vdev_async) vdev::async::set_enabled(true);
   const auto inventory = DeviceInventory::probe();
   const auto plan_options = plan_options_of(o, inventory);
 

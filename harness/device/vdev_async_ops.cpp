@@ -1,0 +1,327 @@
+// Ops, copies and fills of the asynchronous virtual device (Note
+// [Asynchronous virtual device] in vdev_async.h): what the backend's
+// kernels enqueue instead of running.
+
+#include "harness/device/vdev_async_ops.h"
+
+#include "harness/device/vdev_platform.h"
+
+#include <ATen/ATen.h>
+#include <ATen/EmptyTensor.h>
+#include <ATen/record_function.h>
+#include <c10/core/DeviceGuard.h>
+
+#include <cstring>
+
+namespace devparity::vdev::runtime {
+namespace {
+
+constexpr auto kType = c10::DeviceType::PrivateUse1;
+
+void keep(void*) {}
+
+bool on_vdev(const at::Tensor& t) { return t.defined() && t.device().type() == kType; }
+
+std::string name_of(const c10::FunctionSchema& schema) {
+  return schema.overload_name().empty() ? schema.name() : schema.name() + "." + schema.overload_name();
+}
+
+// Ops whose result the host needs now, or that draw from a generator (the
+// draw must happen in program order, as CUDA reserves its offsets at launch).
+bool needs_host(const c10::FunctionSchema& schema) {
+  for (const auto& r : schema.returns()) {
+    if (r.type()->kind() != c10::TypeKind::TensorType) return true;
+  }
+  for (const auto& a : schema.arguments()) {
+    if (a.type()->str().find("Generator") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Applies `f` to every tensor of an argument (a tensor, a list, a list of optionals).
+template <typename F>
+c10::IValue map_tensors(const c10::IValue& v, F f) {
+  if (v.isTensor()) return c10::IValue(f(v.toTensor()));
+  if (v.isTensorList()) {
+    auto list = v.toTensorList().copy();
+    for (size_t i = 0; i < list.size(); ++i) list.set(i, f(list.get(i)));
+    return c10::IValue(list);
+  }
+  if (v.isList()) {
+    auto list = v.toList().copy();
+    for (size_t i = 0; i < list.size(); ++i) {
+      const c10::IValue e = list.get(i);
+      if (e.isTensor()) list.set(i, c10::IValue(f(e.toTensor())));
+    }
+    return c10::IValue(list);
+  }
+  return v;
+}
+
+template <typename F>
+void each_tensor(const c10::IValue& v, F f) {
+  map_tensors(v, [&](const at::Tensor& t) {
+    f(t);
+    return t;
+  });
+}
+
+// A scalar the caller wrote as a number (`x * 2.0`) promotes as a number:
+// a plain 0-dim double would make a float32 product float64.
+at::Tensor keep_wrapped(const at::Tensor& from, at::Tensor to) {
+  if (from.unsafeGetTensorImpl()->is_wrapped_number()) to.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return to;
+}
+
+at::Tensor as_meta(const at::Tensor& t) {
+  if (!t.defined()) return t;
+  return keep_wrapped(t, at::empty_strided(t.sizes(), t.strides(), t.options().device(c10::kMeta)));
+}
+
+at::Tensor device_empty(const at::Tensor& like_meta, const c10::Device& device) {
+  const c10::DeviceGuard guard(device);
+  return at::detail::empty_strided_generic(like_meta.sizes(), like_meta.strides(), platform::allocator(),
+                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                           like_meta.scalar_type());
+}
+
+bool is_written(const c10::Argument& a) { return a.alias_info() != nullptr && a.alias_info()->isWrite(); }
+
+void poison(const Span& span) {
+  if (span.hi == span.lo) return;
+  std::memset(reinterpret_cast<void*>(span.lo), poison_byte(), span.hi - span.lo);
+  count_poisoned();
+}
+
+}  // namespace
+
+at::Tensor borrowed(const at::Tensor& t) {
+  if (!t.defined()) return t;
+  void* p = t.storage().data_ptr().get();
+  c10::DataPtr data(p, p, &keep, c10::Device(c10::kCPU));
+  c10::Storage storage(c10::Storage::use_byte_size_t(), t.storage().nbytes(), std::move(data), nullptr,
+                       /*resizable=*/false);
+  auto alias = at::detail::make_tensor<c10::TensorImpl>(std::move(storage),
+                                                        c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
+  auto* impl = alias.unsafeGetTensorImpl();
+  impl->set_sizes_and_strides(t.sizes(), t.strides());
+  impl->set_storage_offset(t.storage_offset());
+  impl->_set_conj(t.is_conj());
+  impl->_set_neg(t.is_neg());
+  return alias;
+}
+
+at::Tensor adopt(const at::Tensor& t) {
+  if (!on_vdev(t) || !t.has_storage() || t.storage().data_ptr().get() == nullptr ||
+      is_registered(reinterpret_cast<uintptr_t>(t.storage().data_ptr().get()), false)) {
+    return t;
+  }
+  const at::DisableRecordFunctionGuard quiet;
+  auto out = device_empty(at::empty_strided(t.sizes(), t.strides(), t.options().device(c10::kMeta)), t.device());
+  borrowed(out).copy_(borrowed(t));
+  return out;
+}
+
+void host_waits_for(const std::string& name, const c10::Stream& stream, std::vector<Span> spans) {
+  Work marker;
+  marker.name = name;
+  marker.device = std::move(spans);
+  run_through(stream, submit(stream, std::move(marker)));
+  count_host_wait();
+}
+
+namespace {
+
+// The op's outputs from its meta kernel: false where it has none (or the
+// host needs its result now).
+bool run_meta(const c10::OperatorHandle& op, const torch::jit::Stack& stack, std::vector<c10::IValue>* meta_args,
+              torch::jit::Stack* meta) {
+  const auto& schema = op.schema();
+  if (needs_host(schema)) return false;
+  const size_t first = stack.size() - schema.arguments().size();
+  try {
+    for (size_t i = first; i < stack.size(); ++i) {
+      const auto& v = stack[i];
+      meta_args->push_back(v.isDevice() ? c10::IValue(c10::Device(c10::kMeta)) : map_tensors(v, as_meta));
+    }
+    *meta = *meta_args;
+    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::Meta), meta);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+// Each output: the written argument the meta kernel returned (resized as
+// the kernel would), or fresh memory on `device`; `fresh` says which.
+std::vector<at::Tensor> device_outputs(const c10::FunctionSchema& schema, const torch::jit::Stack& stack,
+                                       const std::vector<c10::IValue>& meta_args, const torch::jit::Stack& meta,
+                                       const c10::Device& device, std::vector<bool>* fresh,
+                                       std::vector<Span>* spans) {
+  const auto& args = schema.arguments();
+  const size_t first = stack.size() - args.size();
+  std::vector<at::Tensor> outputs;
+  for (const auto& r : meta) {
+    const auto m = r.toTensor();
+    at::Tensor out;
+    for (size_t i = 0; i < args.size() && !out.defined(); ++i) {
+      const auto& mv = meta_args[i];
+      if (!is_written(args[i]) || !mv.isTensor() || !mv.toTensor().is_same(m)) continue;
+      out = stack[first + i].toTensor();
+      if (out.sizes() != m.sizes()) {
+        out.resize_(m.sizes());
+        spans->push_back(span_of(out, true));
+      }
+    }
+    fresh->push_back(!out.defined());
+    if (!out.defined()) {
+      out = device_empty(m, device);
+      spans->push_back(span_of(out, true));
+    }
+    outputs.push_back(out);
+  }
+  return outputs;
+}
+
+// The kernel's own arguments: vdev memory borrowed, host tensors copied now
+// (CUDA copies them to the device at the call), devices made the CPU.
+torch::jit::Stack host_arguments(const torch::jit::Stack& stack, size_t count) {
+  torch::jit::Stack host;
+  for (size_t i = stack.size() - count; i < stack.size(); ++i) {
+    const auto& v = stack[i];
+    if (v.isDevice()) {
+      host.emplace_back(c10::Device(c10::kCPU));
+      continue;
+    }
+    host.push_back(map_tensors(v, [](const at::Tensor& t) {
+      if (!t.defined()) return t;
+      return on_vdev(t) ? borrowed(t) : keep_wrapped(t, t.clone());
+    }));
+  }
+  return host;
+}
+
+// The host path: the stream reaches the op, then `run_now` runs it here.
+void run_when_reached(const c10::FunctionSchema& schema, torch::jit::Stack* stack, const c10::Stream& stream,
+                      std::vector<Span> spans, const std::function<void()>& run_now) {
+  const auto name = name_of(schema);
+  if (needs_host(schema)) {
+    // The host waits for the result, as CUDA's item() or nonzero does.
+    Work marker;
+    marker.name = name;
+    marker.device = std::move(spans);
+    submit(stream, std::move(marker));
+    synchronize_stream(stream);
+  } else {
+    host_waits_for(name, stream, std::move(spans));
+  }
+  run_now();
+  // Its fresh results are CPU memory: registered copies outlive their
+  // tensors while queued work reads them (Note [Stream-ordered release]).
+  for (size_t i = stack->size() - schema.returns().size(); i < stack->size(); ++i) {
+    auto& v = (*stack)[i];
+    if (v.isTensor()) v = c10::IValue(adopt(v.toTensor()));
+  }
+}
+
+}  // namespace
+
+void enqueue_op(const c10::OperatorHandle& op, torch::jit::Stack* stack, const c10::Device& device,
+                const std::function<void()>& run_now) {
+  const auto& schema = op.schema();
+  const auto& args = schema.arguments();
+  const size_t first = stack->size() - args.size();
+  const auto stream = current_stream(device.index());
+  const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
+
+  std::vector<Span> spans;
+  for (size_t i = 0; i < args.size(); ++i) {
+    each_tensor((*stack)[first + i], [&](const at::Tensor& t) {
+      if (on_vdev(t)) spans.push_back(span_of(t, is_written(args[i])));
+    });
+  }
+  std::vector<c10::IValue> meta_args;
+  torch::jit::Stack meta;
+  if (!run_meta(op, *stack, &meta_args, &meta)) {
+    run_when_reached(schema, stack, stream, std::move(spans), run_now);
+    return;
+  }
+  std::vector<bool> fresh;
+  const auto outputs = device_outputs(schema, *stack, meta_args, meta, device, &fresh, &spans);
+  auto host = host_arguments(*stack, args.size());
+  std::vector<at::Tensor> targets;
+  for (size_t i = 0; i < outputs.size(); ++i) targets.push_back(fresh[i] ? borrowed(outputs[i]) : at::Tensor());
+
+  Work work;
+  work.name = name_of(schema);
+  work.device = std::move(spans);
+  work.run = [op, host = std::move(host), targets = std::move(targets)]() mutable {
+    // A boxed out= kernel returns references into its stack, which it drops
+    // before pushing them: the arguments must live elsewhere too.
+    const auto arguments = host;
+    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), &host);
+    for (size_t i = 0; i < targets.size() && i < host.size(); ++i) {
+      if (targets[i].defined()) targets[i].copy_(host[i].toTensor());
+    }
+  };
+  torch::jit::drop(*stack, args.size());
+  for (const auto& out : outputs) stack->emplace_back(out);
+  submit(stream, std::move(work));
+}
+
+void enqueue_copy(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
+  const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
+  Work work;
+  at::Tensor source, target = on_vdev(dst) ? borrowed(dst) : dst;
+  if (on_vdev(dst)) {
+    const auto stream = current_stream(dst.device().index());
+    if (on_vdev(src)) {
+      work.name = "copy between vdev tensors";
+      if (src.device() != dst.device()) {
+        // As CUDA's peer copies: after the work queued on the source's device.
+        void* event = nullptr;
+        record_event(&event, current_stream(src.device().index()));
+        block_on_event(event, stream);
+        destroy_event(event);
+      }
+      source = borrowed(src);
+      work.device.push_back(span_of(src, false));
+    } else if (non_blocking && is_registered(reinterpret_cast<uintptr_t>(src.storage().data_ptr().get()), true)) {
+      // From pinned memory the copy reads the host buffer when it runs.
+      work.name = "copy from pinned host memory";
+      source = borrowed(src);
+      work.host.push_back(span_of(src, false));
+    } else {
+      work.name = "copy from host memory";
+      source = src.clone();  // pageable memory is staged at the call
+    }
+    work.device.push_back(span_of(dst, true));
+    work.run = [source, target]() mutable { target.copy_(source); };
+    submit(stream, std::move(work));
+    if (!non_blocking && !on_vdev(src)) synchronize_stream(stream);
+    return;
+  }
+  const auto stream = current_stream(src.device().index());
+  const bool pinned = is_registered(reinterpret_cast<uintptr_t>(dst.storage().data_ptr().get()), true);
+  work.name = pinned ? "copy to pinned host memory" : "copy to host memory";
+  source = borrowed(src);
+  target = pinned ? borrowed(dst) : dst;
+  work.device.push_back(span_of(src, false));
+  if (pinned) work.host.push_back(span_of(dst, true));
+  const bool later = non_blocking && pinned;
+  if (later) poison(span_of(dst, true));  // what the host sees until the copy lands
+  work.run = [source, target]() mutable { target.copy_(source); };
+  submit(stream, std::move(work));
+  if (!later) synchronize_stream(stream);
+}
+
+void enqueue_fill(const at::Tensor& self, const at::Scalar& value) {
+  const at::DisableRecordFunctionGuard quiet;
+  Work work;
+  work.name = "aten::fill_.Scalar";
+  work.device.push_back(span_of(self, true));
+  work.run = [target = borrowed(self), value]() mutable { target.fill_(value); };
+  submit(current_stream(self.device().index()), std::move(work));
+}
+
+}  // namespace devparity::vdev::runtime

@@ -1,0 +1,131 @@
+// The race detector (Note [Race detector] in vdev_async.h): per block of
+// memory, the last write and the reads since, each with its actor's clock
+// component; a new access races an earlier one of another actor that it
+// does not happen after, when either writes and their byte spans meet.
+
+#include "harness/device/vdev_runtime.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+
+namespace devparity::vdev::runtime {
+namespace {
+
+constexpr size_t kKeptPerBlock = 64;
+
+struct Recorded {
+  Access access;
+  std::string stream;
+};
+
+struct Found {
+  uint64_t session;
+  async::Race race;
+};
+
+std::mutex g_races_mutex;
+std::map<uintptr_t, std::vector<Recorded>> g_accesses;  // by block base
+std::vector<Found> g_found;
+std::atomic<async::SiteProvider> g_site{nullptr};
+
+bool meet(const Span& a, const Span& b) { return a.lo < b.hi && b.lo < a.hi; }
+
+bool happens_before(const Access& earlier, const Clock& clock) {
+  const auto a = static_cast<size_t>(earlier.actor);
+  return a < clock.size() && clock[a] >= earlier.seq;
+}
+
+// The same race (ops, streams, sites) is reported once per session.
+bool seen(uint64_t session, const async::Race& r) {
+  for (const auto& f : g_found) {
+    if (f.session == session && f.race.earlier.op == r.earlier.op && f.race.later.op == r.later.op &&
+        f.race.earlier.stream == r.earlier.stream && f.race.later.stream == r.later.stream &&
+        f.race.earlier.site == r.earlier.site && f.race.later.site == r.later.site) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void add_locked(async::Race race) {
+  const auto session = current_session();
+  if (!seen(session, race)) g_found.push_back({session, std::move(race)});
+}
+
+}  // namespace
+
+std::string current_site() {
+  const auto provider = g_site.load();
+  return provider == nullptr ? std::string() : provider();
+}
+
+void check_access(const Access& access, const Clock& clock, bool) {
+  if (access.span.hi == access.span.lo) return;
+  const auto stream = actor_label(access.actor);
+  bool pinned = false;
+  const auto memory = describe_memory(access.span.lo, &pinned);
+  const auto base = block_base(access.span.lo);
+  const std::lock_guard<std::mutex> lock(g_races_mutex);
+  // Kept by block, so that a lookup sees every earlier access of it.
+  auto& kept = g_accesses[base];
+  for (const auto& r : kept) {
+    const auto& e = r.access;
+    if (e.actor == access.actor || !(e.span.write || access.span.write) || !meet(e.span, access.span)) continue;
+    if (happens_before(e, clock)) continue;
+    async::Race race;
+    race.earlier = {e.op, r.stream, e.site, e.span.write};
+    race.later = {access.op, stream, access.site, access.span.write};
+    race.memory = memory.empty() ? std::string("device memory") : memory;
+    add_locked(std::move(race));
+  }
+  // A write supersedes what happened before it on the bytes it covers.
+  if (access.span.write) {
+    kept.erase(std::remove_if(kept.begin(), kept.end(),
+                              [&](const Recorded& r) {
+                                return r.access.span.lo >= access.span.lo && r.access.span.hi <= access.span.hi &&
+                                       (r.access.actor == access.actor || happens_before(r.access, clock));
+                              }),
+               kept.end());
+  }
+  kept.push_back({access, stream});
+  if (kept.size() > kKeptPerBlock) kept.erase(kept.begin());
+}
+
+void forget_accesses(uintptr_t base) {
+  const std::lock_guard<std::mutex> lock(g_races_mutex);
+  g_accesses.erase(base);
+}
+
+void add_race(async::Race race) {
+  const std::lock_guard<std::mutex> lock(g_races_mutex);
+  add_locked(std::move(race));
+}
+
+std::vector<async::Race> take_races(uint64_t session) {
+  const std::lock_guard<std::mutex> lock(g_races_mutex);
+  std::vector<async::Race> out;
+  std::vector<Found> rest;
+  for (auto& f : g_found) {
+    // Races found off any session's thread (the worker's frees) go to the next to ask.
+    if (f.session == session || f.session == 0) {
+      out.push_back(std::move(f.race));
+    } else {
+      rest.push_back(std::move(f));
+    }
+  }
+  g_found = std::move(rest);
+  return out;
+}
+
+void drop_all_races() {
+  const std::lock_guard<std::mutex> lock(g_races_mutex);
+  g_found.clear();
+  g_accesses.clear();
+}
+
+void set_site_provider_fn(async::SiteProvider provider) { g_site.store(provider); }
+
+}  // namespace devparity::vdev::runtime

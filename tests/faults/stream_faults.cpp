@@ -1,0 +1,181 @@
+// Seeded stream-ordering faults, each with its clean twin, written against
+// LibTorch's device-generic stream and event interface so that they run the
+// same on CUDA and on the asynchronous vdev (--vdev-async), where they are
+// caught without a GPU (Note [Asynchronous virtual device]):
+//  - stream_event_before_copy: a JPEG encoder records its hand-over event
+//    before the non-blocking copy of the coefficients into pinned memory, so
+//    the host codes the buffer before the bytes land (pytorch/vision#8587)
+//    -> the race detector (host read vs the copy) and, where the copy had
+//    not run, noise.
+//  - stream_pool_no_wait: work on a pool stream reads what the caller's
+//    stream made, without waiting for it -> race, wrong values sometimes.
+//  - stream_pinned_reuse: a pinned staging buffer is handed back to its pool
+//    (and written by its next user) while the non-blocking copy from it is
+//    pending -> race (host write vs the copy's read), wrong offsets sometimes.
+//  - stream_default_reads_transfer: a transfer stream copies the input; the
+//    caller's stream consumes the copy without waiting for it -> race.
+// The clean twins order the same work with events, and call record_stream
+// for memory that a stream other than its allocation stream uses, as
+// LibTorch's caching allocator requires. On devices without streams (cpu,
+// meta) both twins run the same ops in program order.
+
+#include "harness/device/device.h"
+#include "harness/subject/register.h"
+#include "harness/trace/scope.h"
+#include "harness/transforms/codec/jpeg_encode.h"
+#include "tests/faults/fault_util.h"
+
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/Event.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+
+#include <thread>
+
+namespace devparity::faults {
+namespace {
+
+bool has_streams(const c10::Device& d) {
+  return d.type() == c10::DeviceType::CUDA || d.type() == c10::DeviceType::PrivateUse1;
+}
+
+// The host waits for `event` (1.13's c10::Event has no synchronize).
+void wait_for(const c10::Event& event) {
+  while (!event.query()) std::this_thread::yield();
+}
+
+template <bool kFaulty>
+class EventBeforeCopy final : public JpegEncoderBase {
+ public:
+  EventBeforeCopy() : JpegEncoderBase(twin()) {}
+
+ protected:
+  std::vector<uint8_t> encode_one(const at::Tensor& image, const jpeg::EncoderTables& tables,
+                                  const jpeg::EncoderOptions& options) const override {
+    auto q = jpeg::quantize(image, tables.dct, tables.quant, options);
+    const auto& src = q.coefficients;
+    if (!has_streams(src.device())) return jpeg::entropy_code(q, jpeg::hand_over(src), tables.host_quant, options);
+    DEVPARITY_HOST_HANDOVER();  // the coefficients go to the host coder
+    const c10::DeviceGuard guard(src.device());
+    const c10::impl::VirtualGuardImpl impl(src.device().type());
+    auto host = pinned_empty(src.sizes(), src.scalar_type(), src.device().type());
+    c10::Event copied(src.device().type());
+    if (kFaulty) copied.record(impl.getStream(src.device()));  // before the work it should follow
+    host.copy_(src, /*non_blocking=*/true);
+    if (!kFaulty) copied.record(impl.getStream(src.device()));
+    wait_for(copied);
+    return jpeg::entropy_code(q, host, tables.host_quant, options);
+  }
+
+ private:
+  static TransformInfo twin() {
+    auto i = twin_info("stream_event_before_copy", kFaulty,
+                       "records the hand-over event before the copy to pinned memory");
+    i.family = "faults";
+    return i;
+  }
+};
+
+template <bool kFaulty>
+class PoolNoWait final : public Twin<> {
+ public:
+  PoolNoWait() : Twin("stream_pool_no_wait", kFaulty, "works on a pool stream without waiting for the caller's") {}
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
+    const auto y = x * 2.0;
+    if (!has_streams(x.device())) return y + 1.0;
+    const c10::impl::VirtualGuardImpl impl(x.device().type());
+    const auto caller = impl.getStream(x.device());
+    const auto pool = impl.getStreamFromGlobalPool(x.device());
+    at::Tensor z;
+    {
+      const c10::StreamGuard on_pool(pool);
+      if (!kFaulty) {
+        c10::Event made(x.device().type());
+        made.record(caller);
+        made.block(pool);
+      }
+      z = y + 1.0;
+    }
+    c10::Event done(x.device().type());
+    done.record(pool);
+    done.block(caller);
+    impl.recordDataPtrOnStream(z.storage().data_ptr(), caller);  // allocated on the pool, used by the caller
+    return z;
+  }
+};
+
+template <bool kFaulty>
+class PinnedReuse final : public Twin<> {
+ public:
+  PinnedReuse()
+      : Twin("stream_pinned_reuse", kFaulty, "hands its pinned staging buffer back while the copy from it is pending") {}
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
+    const int64_t channels = x.size(1);
+    // Per-channel offsets made on the host, staged through pinned memory.
+    const auto offsets = at::arange(1, channels + 1, at::TensorOptions().dtype(x.scalar_type())) * 0.125;
+    auto stage = pinned_empty({channels}, x.scalar_type(), x.device().type());
+    stage.copy_(offsets);
+    auto on_device = at::empty({channels}, x.options());
+    on_device.copy_(stage, /*non_blocking=*/true);
+    if (!kFaulty && has_streams(x.device())) {
+      const c10::impl::VirtualGuardImpl impl(x.device().type());
+      c10::Event copied(x.device().type());
+      copied.record(impl.getStream(x.device()));
+      wait_for(copied);
+    }
+    stage.zero_();  // the buffer's next user
+    return x + on_device.view({1, channels, 1, 1});
+  }
+};
+
+template <bool kFaulty>
+class DefaultReadsTransfer final : public Twin<> {
+ public:
+  DefaultReadsTransfer()
+      : Twin("stream_default_reads_transfer", kFaulty,
+             "consumes a transfer stream's copy on the caller's stream without waiting for it") {}
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
+    if (!has_streams(x.device())) return x.clone() * 0.5 + 0.25;
+    const c10::impl::VirtualGuardImpl impl(x.device().type());
+    const auto caller = impl.getStream(x.device());
+    const auto transfer = impl.getStreamFromGlobalPool(x.device());
+    at::Tensor staged;
+    {
+      const c10::StreamGuard on_transfer(transfer);
+      c10::Event ready(x.device().type());
+      ready.record(caller);
+      ready.block(transfer);
+      staged = at::empty_like(x);
+      staged.copy_(x, /*non_blocking=*/true);
+    }
+    if (!kFaulty) {
+      c10::Event copied(x.device().type());
+      copied.record(transfer);
+      copied.block(caller);
+    }
+    impl.recordDataPtrOnStream(staged.storage().data_ptr(), caller);  // allocated on the transfer stream
+    impl.recordDataPtrOnStream(x.storage().data_ptr(), transfer);     // the caller's input, read there
+    return staged * 0.5 + 0.25;
+  }
+};
+
+using FaultEventBeforeCopy = EventBeforeCopy<true>;
+using CleanEventBeforeCopy = EventBeforeCopy<false>;
+using FaultPoolNoWait = PoolNoWait<true>;
+using CleanPoolNoWait = PoolNoWait<false>;
+using FaultPinnedReuse = PinnedReuse<true>;
+using CleanPinnedReuse = PinnedReuse<false>;
+using FaultDefaultReadsTransfer = DefaultReadsTransfer<true>;
+using CleanDefaultReadsTransfer = DefaultReadsTransfer<false>;
+
+}  // namespace
+}  // namespace devparity::faults
+
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultEventBeforeCopy)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanEventBeforeCopy)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultPoolNoWait)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanPoolNoWait)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultPinnedReuse)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanPinnedReuse)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultDefaultReadsTransfer)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanDefaultReadsTransfer)
