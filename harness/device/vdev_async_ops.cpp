@@ -101,14 +101,17 @@ at::Tensor borrowed(const at::Tensor& t) {
   c10::DataPtr data(p, p, &keep, c10::Device(c10::kCPU));
   c10::Storage storage(c10::Storage::use_byte_size_t(), t.storage().nbytes(), std::move(data), nullptr,
                        /*resizable=*/false);
-  auto alias = at::detail::make_tensor<c10::TensorImpl>(std::move(storage),
-                                                        c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
-  auto* impl = alias.unsafeGetTensorImpl();
+  return view_like(t, std::move(storage), c10::DispatchKey::CPU);
+}
+
+at::Tensor view_like(const at::Tensor& t, c10::Storage storage, c10::DispatchKey key) {
+  auto view = at::detail::make_tensor<c10::TensorImpl>(std::move(storage), c10::DispatchKeySet(key), t.dtype());
+  auto* impl = view.unsafeGetTensorImpl();
   impl->set_sizes_and_strides(t.sizes(), t.strides());
   impl->set_storage_offset(t.storage_offset());
   impl->_set_conj(t.is_conj());
   impl->_set_neg(t.is_neg());
-  return alias;
+  return view;
 }
 
 at::Tensor adopt(const at::Tensor& t) {

@@ -17,6 +17,10 @@ namespace devparity::vdev::runtime {
 /// [Stream-ordered release]).
 at::Tensor borrowed(const at::Tensor& t);
 
+/// A tensor shaped as `t` (sizes, strides, offset, dtype, conj and neg bits)
+/// over `storage`, with dispatch key `key`: the backend's aliases.
+at::Tensor view_like(const at::Tensor& t, c10::Storage storage, c10::DispatchKey key);
+
 /// The boxed fallback's op, judged already, on `device`: its outputs are
 /// made now from its meta kernel and its CPU kernel is queued. Without a
 /// meta kernel (or when the host needs the result, or it draws random

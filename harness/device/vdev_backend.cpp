@@ -74,15 +74,7 @@ at::Tensor alias_on(const at::Tensor& t, c10::Device device) {
   c10::DataPtr data(source.data_ptr().get(), new c10::Storage(source), &release_storage, device);
   c10::Storage storage(c10::Storage::use_byte_size_t(), source.nbytes(), std::move(data),
                        to_device ? platform::allocator() : c10::GetCPUAllocator(), /*resizable=*/true);
-  auto alias = at::detail::make_tensor<c10::TensorImpl>(
-      std::move(storage), c10::DispatchKeySet(to_device ? c10::DispatchKey::PrivateUse1 : c10::DispatchKey::CPU),
-      t.dtype());
-  auto* impl = alias.unsafeGetTensorImpl();
-  impl->set_sizes_and_strides(t.sizes(), t.strides());
-  impl->set_storage_offset(t.storage_offset());
-  impl->_set_conj(t.is_conj());
-  impl->_set_neg(t.is_neg());
-  return alias;
+  return runtime::view_like(t, std::move(storage), to_device ? c10::DispatchKey::PrivateUse1 : c10::DispatchKey::CPU);
 }
 
 // The CPU kernels' view of a device tensor; other tensors pass unchanged.
