@@ -37,7 +37,8 @@ std::string Race::describe() const {
                      side(earlier), side(later), memory);
 }
 
-Session::Session(uint64_t seed) : seed_(seed), id_(runtime::begin_session(seed)) {}
+Session::Session(uint64_t seed, Schedule schedule)
+    : seed_(seed), id_(runtime::begin_session(seed, schedule == Schedule::kLazy)) {}
 
 Session::~Session() {
   if (finished_) return;
@@ -66,6 +67,8 @@ void host_reads(const at::Tensor& host) {
   if (!runtime::is_registered(reinterpret_cast<uintptr_t>(host.storage().data_ptr().get()), /*pinned=*/true)) return;
   runtime::host_access(runtime::span_of(host, /*write=*/false), "host read of pinned memory");
 }
+
+void synchronize_device(c10::DeviceIndex index) { runtime::synchronize_device(index); }
 
 at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype) { return runtime::pinned_tensor(sizes, dtype); }
 

@@ -63,6 +63,12 @@ struct Race {
   std::string describe() const;
 };
 
+/// How queued work is drawn to run between synchronisation points.
+enum class Schedule {
+  kDrawn,  ///< after each submit, 0 to 3 queue heads drawn from the seed (Note [Scheduler])
+  kLazy,   ///< only what a synchronisation point needs: every ordering bug's window held open
+};
+
 /// One trial's use of the asynchronous device: seeds the interleaving,
 /// collects the races its thread's work causes, and at finish() drains every
 /// stream. Sessions on several threads at once share one interleaving.
@@ -70,7 +76,7 @@ class Session {
  public:
   /// `seed` draws the interleaving; the poison byte alternates with its
   /// parity (Note [Asynchronous virtual device]).
-  explicit Session(uint64_t seed);
+  explicit Session(uint64_t seed, Schedule schedule = Schedule::kDrawn);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -90,6 +96,10 @@ class Session {
 /// The host is about to read `host`'s bytes directly (a raw pointer, no
 /// op): checked against pending copies into it (Note [Race detector]).
 void host_reads(const at::Tensor& host);
+
+/// The host waits for every stream of vdev:`index` (torch.vdev.synchronize,
+/// and 1.13, whose device guard has no synchronizeDevice).
+void synchronize_device(c10::DeviceIndex index);
 
 /// Pinned host memory for copies with vdev (CPU tensor).
 at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype);

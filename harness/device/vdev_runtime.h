@@ -74,8 +74,9 @@ void host_access(const Span& span, const std::string& op);
 bool on_worker();
 /// Runs every queued item of every stream; the host sees all of it.
 void drain_all();
-/// Sessions (async::Session): the first seeds the interleaving.
-uint64_t begin_session(uint64_t seed);
+/// Sessions (async::Session): the first seeds the interleaving and says
+/// whether work runs only when a sync needs it (`lazy`).
+uint64_t begin_session(uint64_t seed, bool lazy);
 void end_session();
 /// This thread's session id, 0 outside one.
 uint64_t current_session();

@@ -7,9 +7,11 @@
 // thread that let it run waits: the interleaving is then a function of the
 // program's calls and the session's seed, so a failure replays. After each
 // submit the scheduler runs a drawn number (0 to 3) of queue heads, each
-// from a stream drawn among those whose head may run; a host sync runs only
-// what it needs (its stream, and the streams it waits on), so ordering bugs
-// keep their window open as long as the program allows.
+// from a stream drawn among those whose head may run (none at all in the
+// lazy schedule); a host sync runs only what it needs (its stream, and the
+// streams it waits on), so ordering bugs keep their window open as long as
+// the program allows. A polled event advances its stream by one item per
+// query, as time passes on a GPU, so polling loops end in every schedule.
 
 #include "harness/device/vdev_runtime.h"
 
@@ -66,6 +68,7 @@ std::array<std::atomic<uint64_t>, kMaxActors> g_done{};  // read without the loc
 Clock g_host_clock(1, 0);
 uint64_t g_host_seq = 0;
 std::mt19937_64 g_rng;
+bool g_lazy = false;  // async::Schedule::kLazy
 std::atomic<int> g_next_pool[kMaxDevices];
 std::atomic<c10::StreamId> g_next_new{kFirstNewStream};
 std::string g_async_error;
@@ -183,6 +186,7 @@ void raise_async_error() {
 
 // The interleaving: a drawn number of queue heads from drawn streams.
 void wander() {
+  if (g_lazy) return;
   std::uniform_int_distribution<int> steps(0, 3);
   for (int n = steps(g_rng); n > 0; --n) {
     std::vector<StreamState*> ready;
@@ -260,12 +264,13 @@ uint64_t actor_done(Actor actor) {
 }
 
 uint64_t submit(const c10::Stream& stream, Work work) {
+  // Before the lock: a provider may take another lock (Python's, to read frames).
+  const auto site = current_site();
   const std::lock_guard<std::recursive_mutex> lock(g_sched);
   auto& s = state_of(stream);
   merge(s.clock, g_host_clock);  // what the host did or saw comes first
   const uint64_t seq = ++s.enqueued;
   tick(s.clock, s.actor, seq);
-  const auto site = current_site();
   for (const auto& spans : {&work.device, &work.host}) {
     for (const auto& span : *spans) {
       check_access(Access{s.actor, seq, span, work.name, site}, s.clock);
@@ -385,9 +390,10 @@ void count_poisoned() { g_poisoned.fetch_add(1); }
 void count_host_wait() { g_host_waits.fetch_add(1); }
 
 void host_access(const Span& span, const std::string& op) {
+  auto site = current_site();  // before the lock, as in submit()
   const std::lock_guard<std::recursive_mutex> lock(g_sched);
   tick(g_host_clock, kHost, ++g_host_seq);
-  check_access(Access{kHost, g_host_seq, span, op, current_site()}, g_host_clock);
+  check_access(Access{kHost, g_host_seq, span, op, std::move(site)}, g_host_clock);
 }
 
 bool on_worker() { return worker().is_worker(); }
@@ -404,11 +410,12 @@ void drain_all() {
   raise_async_error();
 }
 
-uint64_t begin_session(uint64_t seed) {
+uint64_t begin_session(uint64_t seed, bool lazy) {
   const std::lock_guard<std::recursive_mutex> lock(g_sched);
   // Concurrent sessions share the interleaving of the first.
   if (g_sessions++ == 0) {
     g_rng.seed(seed);
+    g_lazy = lazy;
     g_poison.store(seed % 2 == 0 ? 0xBE : 0x5A);
     g_async_error.clear();
   }

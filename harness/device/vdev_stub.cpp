@@ -32,11 +32,12 @@ void set_enabled(bool on) {
 }
 bool enabled() { return false; }
 std::string Race::describe() const { return std::string(); }
-Session::Session(uint64_t seed) : seed_(seed) {}
+Session::Session(uint64_t seed, Schedule) : seed_(seed) {}
 Session::~Session() = default;
 std::vector<Race> Session::finish() { return {}; }
 uint8_t Session::poison() const { return 0; }
 void host_reads(const at::Tensor&) {}
+void synchronize_device(c10::DeviceIndex) {}
 at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype) {
   return at::empty(sizes, at::TensorOptions().dtype(dtype));
 }

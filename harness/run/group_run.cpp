@@ -9,7 +9,8 @@
 
 namespace devparity {
 
-GroupRun::GroupRun(const TrialGroup& group, bool trace) : group_(group), trace_(trace) {
+GroupRun::GroupRun(const TrialGroup& group, bool trace, int interleavings)
+    : group_(group), trace_(trace), interleavings_(interleavings) {
   try {
     input_ = make_input(group.input, group.dtype, group.seed);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(group.seed);
@@ -28,6 +29,7 @@ Execution GroupRun::execute_on(const Transform& subject, const nlohmann::json& p
   options.trace = trace_;
   options.layout = group_.input.layout;
   options.seed = group_.seed;
+  options.interleavings = interleavings_;
   return execute(subject, input_, params, device, options);
 }
 

@@ -14,7 +14,8 @@ namespace devparity {
 
 class GroupRun {
  public:
-  GroupRun(const TrialGroup& group, bool trace);
+  /// `interleavings`: ExecuteOptions::interleavings for the subject's runs.
+  GroupRun(const TrialGroup& group, bool trace, int interleavings = 1);
 
   const TrialGroup& group() const { return group_; }
   /// Why the input or the parameters could not be made; empty when they were.
@@ -40,6 +41,7 @@ class GroupRun {
 
   const TrialGroup& group_;
   const bool trace_;
+  const int interleavings_;
   std::string setup_error_;
   at::Tensor input_;
   nlohmann::json params_, reference_params_;

@@ -104,7 +104,7 @@ class RunPass {
   }
 
   void run_group(size_t g) {
-    GroupRun group(plan_.groups[g], options_.placement != "off");
+    GroupRun group(plan_.groups[g], options_.placement != "off", options_.interleavings);
     const auto& trials = plan_.groups[g].trials;
     for (size_t t = 0; t < trials.size() && interrupt::signal() == 0; ++t) {
       out().on_trial_start(trials[t].id);

@@ -44,6 +44,9 @@ struct RunnerOptions {
   /// trial is reported as a timeout error and the reports are written; a
   /// stuck thread cannot be stopped). 0: no limit. Workers have their own.
   double timeout_s = 0.0;
+  /// --interleavings: on the asynchronous vdev, each trial runs under this
+  /// many interleavings (Note [Interleaving sweep]).
+  int interleavings = 1;
 };
 
 /// Runs plans.

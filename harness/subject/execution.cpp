@@ -7,6 +7,7 @@
 #include "harness/device/device.h"
 #include "harness/device/vdev_async.h"
 #include "harness/subject/input.h"
+#include "harness/subject/interleaving_sweep.h"
 #include "harness/subject/state.h"
 #include "harness/subject/transform.h"
 #include "harness/trace/replayed_draws.h"
@@ -104,8 +105,9 @@ class Run {
     std::optional<vdev::async::Session> streams;
     if (device_.type() == c10::DeviceType::PrivateUse1 && vdev::async::enabled()) {
       e_.interleaved = true;
-      e_.interleaving_seed = derive_seed(options_.seed, "interleaving");
-      streams.emplace(e_.interleaving_seed);
+      const auto interleaving = interleaving_of(options_.seed, options_.interleaving);
+      e_.interleaving_seed = interleaving.seed;
+      streams.emplace(interleaving.seed, interleaving.schedule);
     }
     try {
       const auto x = prepare(input, params);
@@ -243,7 +245,11 @@ class Run {
 
 Execution execute(const Transform& subject, const at::Tensor& input, const nlohmann::json& params,
                   const c10::Device& device, const ExecuteOptions& options) {
-  return Run(subject, device, options)(input, params);
+  auto e = Run(subject, device, options)(input, params);
+  if (e.interleaved && e.ran && options.interleaving == 0 && options.interleavings > 1) {
+    sweep_interleavings(subject, input, params, device, options, e);
+  }
+  return e;
 }
 
 at::Tensor execute_or_throw(const Transform& subject, const at::Tensor& input,

@@ -48,6 +48,11 @@ struct ExecuteOptions {
   /// Keep the values an integer output had before rounding, where the
   /// subject notes them (Note [Unrounded values]): the reference's run.
   bool keep_unrounded = false;
+  /// On the asynchronous vdev: the interleavings the subject runs under
+  /// (Note [Interleaving sweep]); 1, the trial's own interleaving alone.
+  int interleavings = 1;
+  /// Which of them this run draws: 0 is the trial's own.
+  int interleaving = 0;
 };
 
 /// One run of a subject on one device.

@@ -975,7 +975,7 @@ void remember_kept(Tracer::State& s, const std::string& name, const at::Tensor& 
 // of the op this thread is in (its race findings name it).
 std::string vdev_site() {
   auto* s = g_active.load();
-  if (s == nullptr) return std::string();
+  if (s == nullptr) return current_source().user;
   const auto& t = frames_for(s);
   std::string out;
   for (const auto& scope : t.scopes()) out += (out.empty() ? "" : " > ") + scope;
@@ -987,6 +987,8 @@ std::string vdev_site() {
 }  // namespace
 
 void set_source_locator(SourceLocator locator) { g_locator.store(locator); }
+
+void provide_vdev_sites() { vdev::async::set_site_provider(&vdev_site); }
 
 SourceLocator source_locator() { return g_locator.load(); }
 
@@ -1004,7 +1006,7 @@ Tracer::Tracer(const c10::Device& target, TraceSeeds seeds) : state_(std::make_u
     if (auto* key = storage_of(t)) state_->storages[key].seeded = true;
   }
   for (const auto& [name, t] : seeds.kept_state) remember_kept(*state_, name, t);
-  vdev::async::set_site_provider(&vdev_site);
+  provide_vdev_sites();
   State* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, state_.get())) {
     throw std::logic_error("a Tracer is already active (one at a time, Note [Tracer threads])");

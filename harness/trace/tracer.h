@@ -104,6 +104,11 @@ void set_source_locator(SourceLocator locator);
 /// The locator installed now (null when none), for a locator that defers to it.
 SourceLocator source_locator();
 
+/// Names where the asynchronous vdev's work is enqueued, for its race
+/// findings: the active trace's scopes and source line, else the source
+/// locator's (Python code run outside a trace). The tracer calls it.
+void provide_vdev_sites();
+
 /// What the tracer is told before the subject runs.
 struct TraceSeeds {
   /// The subject's input and registered state, already on the target: the

@@ -7,6 +7,7 @@
 #include "harness/base/json_source.h"
 #include "harness/base/tolerance.h"
 #include "harness/device/device.h"
+#include "harness/device/vdev_async.h"
 #include "harness/model/results.h"
 #include "harness/report/environment.h"
 #include "harness/report/report_file.h"
@@ -80,9 +81,24 @@ devparity::RunInfo run_info(const nlohmann::json& o, const devparity::PlanOption
               {"baseline", nullptr},
               {"isolate", nullptr},
               {"timeout_s", 0.0}};
+  if (o.value("vdev_async", false)) info.run["vdev_async"] = {{"interleavings", o.value("interleavings", 1)}};
   info.environment = devparity::describe_environment(inventory);
   return info;
 }
+
+// The asynchronous vdev for one audit, as it was before afterwards.
+class AsyncMode {
+ public:
+  explicit AsyncMode(bool on) : was_(devparity::vdev::async::enabled()) {
+    if (on) devparity::vdev::async::set_enabled(true);
+  }
+  ~AsyncMode() { devparity::vdev::async::set_enabled(was_); }
+  AsyncMode(const AsyncMode&) = delete;
+  AsyncMode& operator=(const AsyncMode&) = delete;
+
+ private:
+  bool was_;
+};
 
 devparity::PlanOptions plan_options(const nlohmann::json& o, const devparity::DeviceInventory& inventory) {
   devparity::PlanOptions plan;
@@ -115,8 +131,12 @@ std::string audit(const std::string& suite_json, const std::string& options_json
     add_reporters(o, report, listeners);
     devparity::RunnerOptions runner_options;
     runner_options.placement = placement;
+    runner_options.interleavings = o.value("interleavings", 1);
     devparity::Runner runner(listeners, runner_options);
-    runner.run(plan, run_info(o, plan_opts, inventory, report));
+    {
+      const AsyncMode mode(o.value("vdev_async", false));
+      runner.run(plan, run_info(o, plan_opts, inventory, report));
+    }
     const auto out = devparity::load_report(report).dump();
     if (!keep) std::remove(report.c_str());
     return out;

@@ -145,7 +145,7 @@ class AuditResult:
 
 def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=None, html=None,
           name=None, differentiable=True, random=False, checks=None, tolerance=None,
-          placement="warn", quiet=True):
+          placement="warn", quiet=True, vdev_async=False, interleavings=1):
     """Audits `fn` (a callable image -> image, or an nn.Module, moved per device) as `devparity run`
     audits a transform: parity against the reference device with per-dtype tolerances, placement,
     the gradient for floating inputs; random draws replayed per device.
@@ -155,12 +155,19 @@ def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=N
     dtypes: dtype names or torch dtypes; default: the tensors' own, else float32.
     report / junit / html: files to write; the returned AuditResult holds the report either way.
     checks: {"check": false | settings} as a case file gives them; tolerance: the parity check's.
+    vdev_async: vdev runs asynchronously, as `devparity run --vdev-async` (docs/vdev-async.md);
+    interleavings: with it, the interleavings each vdev trial runs under (Note [Interleaving sweep]).
     """
     if not callable(fn):
         raise DevparityError(f"audit(fn): expected a callable or an nn.Module, got {fn!r}")
     if placement not in ("warn", "strict", "off"):
         raise DevparityError(f"audit(placement): expected warn, strict or off, got {placement!r}")
     device_list = _device_list(devices)
+    if not isinstance(interleavings, int) or isinstance(interleavings, bool) or not 1 <= interleavings <= 1000:
+        raise DevparityError(f"audit(interleavings): expected an integer in [1, 1000], got {interleavings!r}")
+    if interleavings > 1 and not vdev_async:
+        raise DevparityError(f"audit(interleavings={interleavings}): only the asynchronous vdev has interleavings; "
+                             f"pass vdev_async=True")
     if "vdev" in device_list and installed_count() == 0:
         install()
     elif device_list == "auto" and installed_count() == 0:
@@ -184,7 +191,8 @@ def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=N
              "cases": [{"name": name, "subject": subject, "inputs": recipes, "dtypes": dtype_names,
                         "checks": case_checks}]}
     options = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
-               "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": _skipped_folders()}
+               "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": _skipped_folders(),
+               "vdev_async": bool(vdev_async), "interleavings": interleavings}
     try:
         text = _ops().audit(json.dumps(suite), json.dumps(options))
     except (RuntimeError, ValueError) as e:

@@ -32,7 +32,10 @@ def set_device(device):
 
 
 def synchronize(device=None):
-    """Every op has completed when it returns: the device is synchronous."""
+    """Waits for every stream of the device (the current one by default); in the synchronous
+    mode every op has already completed."""
+    index = current_device() if device is None else (device if isinstance(device, int) else torch.device(device).index)
+    _ops.synchronize(current_device() if index is None else index)
 
 
 def _lazy_init():

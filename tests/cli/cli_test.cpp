@@ -223,11 +223,15 @@ TEST_F(CliTest, BadCaseFileSaysWhereAndWhat) {
 
 TEST_F(CliTest, OtherUsageErrors) {
   for (const std::string args : {"run --dtypes int4", "run --filter 'nothing*'", "frobnicate", "",
-                                 "run --color sometimes", "run --seed -3"}) {
+                                 "run --color sometimes", "run --seed -3", "run --interleavings 2",
+                                 "run --vdev-async --interleavings 0"}) {
     const auto r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
   }
   EXPECT_NE(cli("run --filter 'nothing*'").err.find("no trials selected"), std::string::npos);
+  EXPECT_NE(cli("run --interleavings 2").err.find("--interleavings 2: only the asynchronous vdev has interleavings; "
+                                                  "add --vdev-async"),
+            std::string::npos);
 }
 
 TEST_F(CliTest, FailingRunExitsOne) {

@@ -14,6 +14,12 @@
 //    pending -> race (host write vs the copy's read), wrong offsets sometimes.
 //  - stream_default_reads_transfer: a transfer stream copies the input; the
 //    caller's stream consumes the copy without waiting for it -> race.
+//  - stream_undeclared_host_read: the result is copied into a persistent
+//    pinned staging buffer and read back with memcpy, without waiting for
+//    the copy. No op touches the buffer on the host, so the race detector
+//    cannot see the read; an interleaving sweep (--interleavings) sees the
+//    poison byte in some interleavings and not in others
+//    (Note [Interleaving sweep]).
 // The clean twins order the same work with events, and call record_stream
 // for memory that a stream other than its allocation stream uses, as
 // LibTorch's caching allocator requires. On devices without streams (cpu,
@@ -30,6 +36,8 @@
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
+#include <cstring>
+#include <mutex>
 #include <thread>
 
 namespace devparity::faults {
@@ -159,6 +167,37 @@ class DefaultReadsTransfer final : public Twin<> {
   }
 };
 
+template <bool kFaulty>
+class UndeclaredHostRead final : public Twin<> {
+ public:
+  UndeclaredHostRead()
+      : Twin("stream_undeclared_host_read", kFaulty,
+             "reads its pinned staging buffer with memcpy before the copy into it is known to have landed") {}
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
+    const auto y = x * 0.5 + 0.25;
+    if (!has_streams(x.device())) return y.clone();
+    DEVPARITY_HOST_HANDOVER();  // a host round trip by design
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!staging_.defined() || staging_.sizes() != y.sizes() || staging_.scalar_type() != y.scalar_type()) {
+      staging_ = pinned_empty(y.sizes(), y.scalar_type(), x.device().type());
+    }
+    staging_.copy_(y, /*non_blocking=*/true);
+    if (!kFaulty) {
+      const c10::impl::VirtualGuardImpl impl(x.device().type());
+      c10::Event copied(x.device().type());
+      copied.record(impl.getStream(x.device()));
+      wait_for(copied);
+    }
+    auto out = at::empty(y.sizes(), y.options().device(at::kCPU));
+    std::memcpy(out.data_ptr(), staging_.data_ptr(), out.nbytes());  // a raw read no op sees
+    return out.to(x.device());
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable at::Tensor staging_;  // kept between calls, as encoders keep theirs
+};
+
 using FaultEventBeforeCopy = EventBeforeCopy<true>;
 using CleanEventBeforeCopy = EventBeforeCopy<false>;
 using FaultPoolNoWait = PoolNoWait<true>;
@@ -167,6 +206,8 @@ using FaultPinnedReuse = PinnedReuse<true>;
 using CleanPinnedReuse = PinnedReuse<false>;
 using FaultDefaultReadsTransfer = DefaultReadsTransfer<true>;
 using CleanDefaultReadsTransfer = DefaultReadsTransfer<false>;
+using FaultUndeclaredHostRead = UndeclaredHostRead<true>;
+using CleanUndeclaredHostRead = UndeclaredHostRead<false>;
 
 }  // namespace
 }  // namespace devparity::faults
@@ -179,3 +220,5 @@ DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultPinnedReuse)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanPinnedReuse)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultDefaultReadsTransfer)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanDefaultReadsTransfer)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultUndeclaredHostRead)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanUndeclaredHostRead)

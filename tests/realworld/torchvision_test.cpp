@@ -49,11 +49,11 @@ class RealWorld : public ::testing::Test {
   }
 
   // Runs a corpus suite on every device; returns the report.
-  json run(const std::string& suite, int expected_exit) {
+  json run(const std::string& suite, int expected_exit, const std::string& extra = "") {
     std::string list;
     for (const auto& d : devices()) list += (list.empty() ? "" : ",") + d;
     const auto r = run_cli("run --suite " + shell_quote(testing::source_path("tests/realworld/" + suite)) +
-                               " --devices " + list + " --report r.json",
+                               " --devices " + list + " --report r.json " + extra,
                            dir_.path());
     EXPECT_EQ(r.exit_code, expected_exit) << describe(r);
     auto report = json::parse(testing::read_text(dir_.file("r.json")));
@@ -133,6 +133,31 @@ TEST_F(RealWorld, RandomTransformsCompareExactlyOnTheVirtualDevice) {
     EXPECT_EQ(parity["status"], "pass") << result["id"] << ": " << parity.dump();
     EXPECT_EQ(parity["message"], "identical to the reference") << result["id"];
   }
+}
+
+// The asynchronous vdev (docs/vdev-async.md) on the same real code, with a
+// sweep of two interleavings (the second lazy): queued work, and still no
+// race, no error finding and the CPU's bytes.
+TEST_F(RealWorld, TorchvisionTransformsPassOnTheAsynchronousVirtualDevice) {
+  if (!vdev_rows()) return;
+  const auto report = run("torchvision.json", 0, "--vdev-async --interleavings 2");
+  EXPECT_EQ(report["run"]["vdev_async"], (json{{"interleavings", 2}}));
+  int rows = 0;
+  for (const auto& result : report["results"]) {
+    if (result["device"].get<std::string>().rfind("vdev", 0) != 0) continue;
+    ++rows;
+    const auto id = result["id"].get<std::string>();
+    EXPECT_TRUE(result.contains("interleaving_seed")) << id;
+    EXPECT_NE(result["status"], "fail") << id << ": " << result["message"];
+    EXPECT_NE(result["status"], "error") << id << ": " << result["message"];
+    for (const auto& c : result["checks"]) {
+      for (const auto& f : c.value("findings", json::array())) {
+        EXPECT_NE(f["kind"], "unsynchronized_access") << id << ": " << f.dump();
+        EXPECT_NE(f["severity"], "error") << id << ": " << f.dump();
+      }
+    }
+  }
+  EXPECT_GE(rows, 80);
 }
 
 // The line of tools/make_realworld_corpus.py that holds `marker`.

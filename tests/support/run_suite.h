@@ -46,10 +46,11 @@ class Tee final : public RunListener {
 };
 
 /// Loads `suite` from a temporary file and runs it on `devices` with an
-/// inventory of `cuda_count` CUDA devices; `also` receives the events too.
+/// inventory of `cuda_count` CUDA devices; `also` receives the events too;
+/// `runner` says how the runner runs.
 inline EventRecorder run_suite(const nlohmann::json& suite, const std::string& devices = "cpu,meta",
                                int cuda_count = 0, const std::string& filter = "",
-                               RunListener* also = nullptr) {
+                               RunListener* also = nullptr, const RunnerOptions& runner = {}) {
   register_builtins();
   TempDir dir;
   const auto path = dir.write("suite.json", suite.dump(2));
@@ -66,7 +67,7 @@ inline EventRecorder run_suite(const nlohmann::json& suite, const std::string& d
   std::vector<RunListener*> listeners = {&recorder};
   if (also != nullptr) listeners.push_back(also);
   Tee tee(listeners);
-  Runner(tee).run(plan, test_run_info());
+  Runner(tee, runner).run(plan, test_run_info());
   return recorder;
 }
 

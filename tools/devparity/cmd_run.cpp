@@ -79,6 +79,7 @@ Suite torchscript_suite(const RunOptions& o, const DeviceInventory& inventory) {
 int run_worker(const RunOptions& o, const Plan& plan, ArtifactStore* artifacts) {
   RunnerOptions options;
   options.placement = o.placement;
+  options.interleavings = o.interleavings;
   if (artifacts != nullptr) artifacts->keep_existing();
   options.artifacts = artifacts;
   serve_worker(plan, o.worker, options);
@@ -189,6 +190,12 @@ void add_execution_options(CLI::App& run_app, Options& o) {
                 "vdev streams run later, in an interleaving drawn from each trial's seed, with a race "
                 "detector: stream and event ordering bugs show without a GPU (docs/vdev-async.md)")
       ->envname("DEVPARITY_VDEV_ASYNC");
+  run->add_option("--interleavings", o.run.interleavings,
+                  "With --vdev-async: run each vdev trial under N interleavings and report a result "
+                  "that differs between them (docs/vdev-async.md)")
+      ->check(CLI::Range(1, 1000))
+      ->envname("DEVPARITY_VDEV_INTERLEAVINGS")
+      ->capture_default_str();
 
   add_plugin_option(*run, o);
 }
@@ -278,6 +285,7 @@ RunInfo run_info(const Options& options, const PlanOptions& plan_options, const 
               {"isolate", or_null(o.isolate)},
               {"timeout_s", o.timeout_s}};
   if (!o.shard.empty()) info.run["shard"] = o.shard;
+  if (o.vdev_async) info.run["vdev_async"] = {{"interleavings", o.interleavings}};
   info.environment = describe_environment(inventory);
   return info;
 }
@@ -312,6 +320,10 @@ int cmd_run(const Options& options) {
   const auto& o = options.run;
   if (o.placement != "off") Tracer::self_test();
   vdev::install(o.vdev_count);
+  if (o.interleavings > 1 && !o.vdev_async) {
+    throw UsageError(fmt::format("--interleavings {}: only the asynchronous vdev has interleavings; add --vdev-async",
+                                 o.interleavings));
+  }
   if (o.vdev_async) vdev::async::set_enabled(true);
   const auto inventory = DeviceInventory::probe();
   const auto plan_options = plan_options_of(o, inventory);
@@ -340,6 +352,7 @@ int cmd_run(const Options& options) {
   runner_options.placement = o.placement;
   runner_options.artifacts = artifacts.get();
   runner_options.timeout_s = o.timeout_s;
+  runner_options.interleavings = o.interleavings;
   const auto isolate = isolated_executor(options);
   if (isolate) {
     runner_options.isolate = isolate.get();

@@ -1,0 +1,63 @@
+"""The asynchronous simulated device from Python (docs/python.md, docs/vdev-async.md)."""
+
+import json
+
+from devparity._devices import DevparityError, _ops, installed_count
+from devparity._trace import _skipped_folders
+
+
+class Race:
+    """One unsynchronized access: two accesses of the same bytes, one a write, with nothing
+    ordering them. `earlier`/`later`: {"op", "stream", "site", "write"}; `site` names the
+    user's source line where the access was enqueued."""
+
+    def __init__(self, data):
+        self.message = data["message"]
+        self.earlier = data["earlier"]
+        self.later = data["later"]
+        self.memory = data["memory"]
+        self.freed = data["freed"]
+
+    def __repr__(self):
+        return f"Race({self.message!r})"
+
+
+class AsyncRun:
+    """What `vdev_async()` saw: `races` (filled when the block ends), `seed`, `poison` (the byte
+    unwritten pinned memory holds in this interleaving)."""
+
+    def __init__(self, seed):
+        self.seed = seed
+        self.poison = None
+        self.races = []
+        self._id = None
+
+    def __enter__(self):
+        if installed_count() == 0:
+            raise DevparityError("vdev_async(): the simulated device is not installed: call devparity.install() first")
+        self._id = _ops().async_begin(self.seed, _skipped_folders())
+        return self
+
+    def __exit__(self, *exc):
+        text = _ops().async_end(self._id)
+        self._id = None
+        data = json.loads(text)
+        self.poison = data["poison"]
+        self.races = [Race(r) for r in data["races"]]
+        return False
+
+
+def vdev_async(seed=0):
+    """A block in which vdev streams run later, in an interleaving drawn from `seed`, with a race
+    detector; at its end every stream is drained and `.races` holds what was found:
+
+        with devparity.vdev_async(seed=3) as run:
+            y = model(x.to("vdev:1"))
+        assert not run.races, run.races
+
+    Only events, stream and device synchronisation, blocking copies and host-needed values
+    (item(), nonzero) order work, as on a GPU; a non-blocking copy into pinned memory holds
+    `run.poison` until its stream reaches it."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise DevparityError(f"vdev_async(seed): expected a non-negative integer, got {seed!r}")
+    return AsyncRun(seed)
