@@ -1,6 +1,9 @@
 """The asynchronous simulated device from Python (docs/python.md, docs/vdev-async.md)."""
 
 import json
+import threading
+
+_active = threading.local()
 
 from devparity._devices import DevparityError, _ops, installed_count
 from devparity._trace import _skipped_folders
@@ -35,10 +38,15 @@ class AsyncRun:
     def __enter__(self):
         if installed_count() == 0:
             raise DevparityError("vdev_async(): the simulated device is not installed: call devparity.install() first")
+        if getattr(_active, "run", None) is not None:
+            raise DevparityError(f"vdev_async(seed={self.seed}): a vdev_async(seed={_active.run.seed}) block is "
+                                 f"already open on this thread (blocks do not nest: one interleaving at a time)")
         self._id = _ops().async_begin(self.seed, _skipped_folders())
+        _active.run = self
         return self
 
     def __exit__(self, *exc):
+        _active.run = None
         text = _ops().async_end(self._id)
         self._id = None
         data = json.loads(text)

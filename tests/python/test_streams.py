@@ -120,11 +120,16 @@ def test_single_stream_code_has_no_race_and_the_same_values(vdev):
     assert not ops().async_enabled()
 
 
-def test_vdev_async_refuses_bad_seeds():
+def test_vdev_async_refuses_bad_seeds_and_nesting(vdev):
     with pytest.raises(devparity.DevparityError, match="non-negative integer"):
         devparity.vdev_async(seed=-1)
     with pytest.raises(devparity.DevparityError, match="non-negative integer"):
         devparity.vdev_async(seed="3")
+    with devparity.vdev_async(seed=1) as outer:
+        with pytest.raises(devparity.DevparityError, match="already open on this thread"):
+            with devparity.vdev_async(seed=2):
+                pass
+    assert outer.races == []
 
 
 def test_torchvision_transforms_audit_clean_in_async_mode(vdev):
