@@ -19,16 +19,33 @@ namespace devparity::jpeg {
 namespace {
 
 // Note [Exact JPEG arithmetic]
-// Every value the device part computes is an integer below 2^53 carried in
-// float64: the colour conversion and subsampling are libjpeg's fixed-point
-// formulas; the DCT matrix is scaled by 2^16 and rounded (no entry is within
-// 0.02 of a rounding tie), so A B A^T is an integer below 2^44 whatever the
-// summation order, FMA or GEMM kernel; quantization divides two such integers,
-// which rounds correctly and cannot cross an integer. No step can differ
-// between devices, so the coefficients, and the bytes, are the same on all.
+// Every value the device part computes is an integer. The colour conversion
+// and subsampling are libjpeg's fixed-point formulas in int32: the largest
+// sum is 255 * 65536 + 8421375 < 2^25, every numerator is non-negative (the
+// offsets see to it), so an arithmetic shift is libjpeg's floor division.
+// The DCT matrix is scaled by 2^16 and rounded (no entry is within 0.02 of a
+// rounding tie), so A B A^T is an integer below 2^44 whatever the summation
+// order, FMA or GEMM kernel: carried in float64, exact below 2^53.
+// Quantization divides two such integers, which rounds correctly and cannot
+// cross an integer. No step can differ between devices, so the
+// coefficients, and the bytes, are the same on all. Shifts are in place:
+// LibTorch 1.13's meta device has only the in-place shift.
 constexpr double kDctScale = 65536.0;  // 2^16; A B A^T carries 2^32
 
-at::Tensor floor_div(const at::Tensor& x, double d) { return at::floor(x / d); }
+// floor(x / 2^bits) for non-negative int32 x, in place.
+at::Tensor shift_down(at::Tensor x, int64_t bits) {
+  x.__irshift__(bits);
+  return x;
+}
+
+// libjpeg's jccolor.c in 16-bit fixed point (FIX(0.299) = 19595, ...):
+// (cr * r + cg * g + cb * b + offset) >> 16, accumulated in place.
+at::Tensor fixed_point_mix(const at::Tensor& r, const at::Tensor& g, const at::Tensor& b, int64_t cr, int64_t cg,
+                           int64_t cb, int64_t offset) {
+  auto y = r * cr;
+  y.add_(g, cg).add_(b, cb).add_(offset);
+  return shift_down(std::move(y), 16);
+}
 
 // Replicates the last row and column up to `ph` x `pw` (libjpeg pads edges so).
 at::Tensor pad_edges(const at::Tensor& plane, int64_t ph, int64_t pw) {
@@ -39,29 +56,37 @@ at::Tensor pad_edges(const at::Tensor& plane, int64_t ph, int64_t pw) {
   return p;
 }
 
-// libjpeg's h2v2 downsampling: (sum of 2x2 + bias) >> 2, bias 1, 2, 1, 2, ... by column.
+// libjpeg's h2v2 downsampling: (sum of 2x2 + bias) >> 2, bias 1, 2, 1, 2, ...
+// by column. Rows pair first (contiguous halves), then columns: a reduction
+// over two strided dimensions is ~9x slower on the CPU.
 at::Tensor downsample_2x2(const at::Tensor& plane) {
   DEVPARITY_TRACE_SCOPE("downsample");
   const int64_t h = plane.size(0) / 2, w = plane.size(1) / 2;
-  const auto sums = plane.reshape({h, 2, w, 2}).sum({1, 3});
-  const auto bias = at::remainder(at::arange(w, plane.options()), 2.0) + 1.0;
-  return floor_div(sums + bias, 4.0);
+  const auto rows = plane.reshape({h, 2, 2 * w});
+  const auto pairs = (rows.select(1, 0) + rows.select(1, 1)).reshape({h, w, 2});
+  const auto bias = at::arange(w, plane.options()).remainder(2).add_(1);
+  auto sums = pairs.select(2, 0) + bias;
+  sums.add_(pairs.select(2, 1));
+  return shift_down(std::move(sums), 2);
 }
 
-// (Hb*8, Wb*8) -> (Hb, Wb, 8, 8) blocks -> quantized (Hb*Wb*64) int16.
+// (Hb*8, Wb*8) int32 samples -> quantized coefficients of the (Hb, Wb)
+// blocks in raster order, (Hb*Wb*64) int16, each block row-major (u, v).
 at::Tensor dct_quantize(const at::Tensor& plane, const at::Tensor& dct, const at::Tensor& quant) {
   DEVPARITY_TRACE_SCOPE("dct");
   const int64_t hb = plane.size(0) / 8, wb = plane.size(1) / 8;
-  const auto blocks = (plane - 128.0).reshape({hb, 8, wb, 8}).permute({0, 2, 1, 3});
-  // F = A B A^T as two plain GEMMs over all blocks at once, (B A^T), then
-  // F^T = (B A^T)^T A^T: a batch of 8x8 products would be a slow bmm.
-  const auto ct = at::matmul(blocks, dct.t()).transpose(-1, -2);
-  const auto f = at::matmul(ct.contiguous(), dct.t()).transpose(-1, -2);  // x 2^32
-  const auto den = quant * (kDctScale * kDctScale);
-  // Round half away from zero, as libjpeg's quantizer.
-  const auto sign = (f >= 0.0).to(f.scalar_type()) * 2.0 - 1.0;
-  const auto q = at::trunc((f + sign * (den * 0.5)) / den);
-  return q.to(at::kShort).reshape({-1});
+  // F = A B A^T as two plain GEMMs over all blocks at once: first every
+  // 8-sample row of the plane times A^T in place (B A^T, no gather), then,
+  // with each block's (y, v) turned to (v, y), times A^T again: F^T per
+  // block. A batch of 8x8 products would be a slow bmm.
+  const auto rows = (plane - 128).to(at::kDouble).reshape({hb * 8 * wb, 8});
+  const auto bat = at::mm(rows, dct.t()).reshape({hb, 8, wb, 8}).permute({0, 2, 3, 1});
+  const auto ft = at::mm(bat.reshape({hb * wb * 8, 8}), dct.t()).reshape({hb, wb, 8, 8});  // (v, u) x 2^32
+  // Round half away from zero, as libjpeg's quantizer, in (v, u) order;
+  // only the int16 result is turned back to (u, v).
+  const auto den = quant.t() * (kDctScale * kDctScale);
+  auto q = at::copysign(den * 0.5, ft).add_(ft).div_(den).trunc_();
+  return q.to(at::kShort).transpose(-1, -2).reshape({-1});
 }
 
 }  // namespace
@@ -141,17 +166,18 @@ QuantizedFrame quantize(const at::Tensor& image, const at::Tensor& dct, const at
   for (int64_t r0 = 0; r0 < ph; r0 += strip_rows) {
     const int64_t rows = std::min(strip_rows, ph - r0);           // padded rows in this strip
     const int64_t have = std::max<int64_t>(0, std::min(rows, h - r0));  // image rows in it
-    // Samples 0..255 as integers: uint8 as is; floats in [0, 1] rounded half to even.
-    auto strip = image.narrow(1, r0, have).to(at::kDouble);
-    if (image.scalar_type() != at::kByte) strip = at::clamp(at::round(strip * 255.0), 0.0, 255.0);
+    // Samples 0..255 as int32: uint8 as is; floats in [0, 1] rounded half to even.
+    const auto samples = image.narrow(1, r0, have);
+    const auto strip = image.scalar_type() == at::kByte
+                           ? samples.to(at::kInt)
+                           : at::clamp(at::round(samples.to(at::kDouble) * 255.0), 0.0, 255.0).to(at::kInt);
     std::vector<at::Tensor> planes;
     if (color) {
       DEVPARITY_TRACE_SCOPE("rgb_to_ycbcr");
       const auto r = strip.select(0, 0), g = strip.select(0, 1), b = strip.select(0, 2);
-      // libjpeg's jccolor.c, 16-bit fixed point: FIX(0.299) = 19595, ...
-      planes.push_back(floor_div(19595.0 * r + 38470.0 * g + 7471.0 * b + 32768.0, 65536.0));
-      planes.push_back(floor_div(-11059.0 * r - 21709.0 * g + 32768.0 * b + 8421375.0, 65536.0));
-      planes.push_back(floor_div(32768.0 * r - 27439.0 * g - 5329.0 * b + 8421375.0, 65536.0));
+      planes.push_back(fixed_point_mix(r, g, b, 19595, 38470, 7471, 32768));
+      planes.push_back(fixed_point_mix(r, g, b, -11059, -21709, 32768, 8421375));
+      planes.push_back(fixed_point_mix(r, g, b, 32768, -27439, -5329, 8421375));
     } else {
       planes.push_back(strip.select(0, 0));
     }

@@ -8,13 +8,9 @@
 namespace devparity::jpeg {
 namespace {
 
+// Bits needed for a magnitude (0 for 0): the JPEG "size" category.
 int bit_length(int magnitude) {
-  int n = 0;
-  while (magnitude != 0) {
-    ++n;
-    magnitude >>= 1;
-  }
-  return n;
+  return magnitude == 0 ? 0 : 32 - __builtin_clz(static_cast<unsigned>(magnitude));
 }
 
 // Symbols of one block, in coding order: emit(is_ac, symbol, extra bits, extra length).
@@ -132,7 +128,7 @@ class ByteSink {
   // Entropy-coded bits, most significant first, with 0xFF stuffing.
   void bits(uint32_t value, int length) {
     if (length == 0) return;
-    acc_ = (acc_ << length) | (value & ((1u << length) - 1u));
+    acc_ = (acc_ << length) | (value & ((uint64_t{1} << length) - 1u));
     count_ += length;
     while (count_ >= 8) {
       const auto b = static_cast<uint8_t>(acc_ >> (count_ - 8));
@@ -356,8 +352,10 @@ void write_scan(ByteSink& s, const FrameData& f, const FrameHuffman& h) {
         block_symbols(block, pred[ci], [&](bool ac, uint8_t symbol, uint32_t extra, int extra_len) {
           const auto& codes = ac ? h.ac_codes[t] : h.dc_codes[t];
           if (codes.length[symbol] == 0) throw std::logic_error("symbol without a Huffman code");
-          s.bits(codes.code[symbol], codes.length[symbol]);
-          s.bits(extra, extra_len);
+          // One write of at most 16 + 11 bits: the code, then the extra bits.
+          const uint32_t mask = (1u << extra_len) - 1u;
+          s.bits((static_cast<uint32_t>(codes.code[symbol]) << extra_len) | (extra & mask),
+                 codes.length[symbol] + extra_len);
         });
       },
       [&](int n) {
