@@ -52,9 +52,10 @@ int64_t output_size(const TapTable& taps) {
   return taps.index.size(0);
 }
 
-// Shared accumulation: sum_k source_k * weight_k, in source's dtype.
+// Shared accumulation: sum_k source_k * weight_k, in source's dtype. In
+// `exact` arithmetic (integers that never round) a multiply-add is one op.
 at::Tensor accumulate(const at::Tensor& source, const TapTable& taps, const at::Tensor& weight,
-                      int64_t dim) {
+                      int64_t dim, bool exact = false) {
   const int64_t ndim = source.dim();
   const int64_t taps_count = weight.size(2);
   const int64_t out = output_size(taps);
@@ -68,12 +69,13 @@ at::Tensor accumulate(const at::Tensor& source, const TapTable& taps, const at::
     const auto src = taps.window.defined() ? padded.narrow(dim, k, out)
                                            : take_positions(source, dim, taps.index.select(1, k));
     // A separate multiply and add, in tap order, as ATen's CPU interpolation
-    // kernels evaluate them (no fused multiply-add).
-    auto term = src * tap_weight(weight, k, dim, ndim);
+    // kernels evaluate them (no fused multiply-add), unless exact.
     if (k == 0) {
-      acc = std::move(term);
+      acc = src * tap_weight(weight, k, dim, ndim);
+    } else if (exact) {
+      acc.addcmul_(src, tap_weight(weight, k, dim, ndim));
     } else {
-      acc.add_(term);
+      acc.add_(src * tap_weight(weight, k, dim, ndim));
     }
   }
   return acc;
@@ -110,25 +112,24 @@ at::Tensor fixed_point_error(const TapTable* taps_h, const TapTable* taps_w) {
   return (s_h * k_w + s_w * k_h) * (255.0 * d);
 }
 
-// Note [uint8 fixed point].
+// Note [uint8 fixed point]: the first pass in int32, the second in float64.
 at::Tensor fixed_point(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w) {
   if (!taps_h && !taps_w) return x.clone();
   DEVPARITY_TRACE_SCOPE("fixed_point");
-  at::Tensor acc = x.to(at::kDouble);
-  int shift = 0;
-  if (taps_w) {
-    check_dim(acc, 3);
-    acc = accumulate(acc, *taps_w, fixed_weights(taps_w->weight), 3);
-    shift += kFixedPointBits;
-  }
-  if (taps_h) {
-    check_dim(acc, 2);
-    acc = accumulate(acc, *taps_h, fixed_weights(taps_h->weight), 2);
+  check_dim(x, 2);
+  const TapTable* first = taps_h ? taps_h : taps_w;
+  const TapTable* second = taps_h ? taps_w : nullptr;
+  at::Tensor acc = accumulate(x.to(at::kInt), *first, fixed_weights(first->weight).to(at::kInt), first == taps_h ? 2 : 3,
+                              /*exact=*/true)
+                       .to(at::kDouble);
+  int shift = kFixedPointBits;
+  if (second) {
+    acc = accumulate(acc, *second, fixed_weights(second->weight), 3, /*exact=*/true);
     shift += kFixedPointBits;
   }
   // Adding half and scaling by a power of two are exact; floor rounds half up.
   const double unit = static_cast<double>(int64_t{1} << shift);
-  const auto rounded = at::floor((acc + unit / 2) * (1.0 / unit)).clamp(0, 255).to(at::kByte);
+  const auto rounded = acc.add(unit / 2).mul_(1.0 / unit).floor_().clamp_(0, 255).to(at::kByte);
   if (!unrounded_wanted()) return rounded;
   return note_unrounded(rounded, acc * (1.0 / unit), Rounding::kHalfUp, fixed_point_error(taps_h, taps_w));
 }

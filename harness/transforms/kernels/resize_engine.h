@@ -11,16 +11,17 @@
 ///
 /// Note [uint8 fixed point]
 /// uint8 images are filtered in integer arithmetic that is bit-exact on every
-/// device. Each weight becomes round_half_away(w * 2^20). The W pass sums
-/// pixel * weight and keeps the sum unrounded (units of 2^-20); the H pass
+/// device. Each weight becomes round_half_away(w * 2^20). The first pass sums
+/// pixel * weight and keeps the sum unrounded (units of 2^-20); the second
 /// sums again (units of 2^-40). One final rounding adds half and divides by
 /// 2^40 with floor (round half up), then saturates to 0..255.
-/// The integers are carried in float64, whose 53-bit significand holds every
-/// product and partial sum exactly (255 * 2^40 * 4 < 2^51 for kernels whose
-/// weights' absolute values sum below 2 per axis), so no operation ever
-/// rounds: the result cannot depend on the device, the summation order or
-/// fused multiply-adds, and float64 multiplies vectorise where int64 ones do
-/// not.
+/// No operation ever rounds, for kernels whose weights' absolute values sum
+/// below 2 per axis: the first pass is in int32 (|sum| < 255 * 2 * 2^20 <
+/// 2^30), the second in float64, whose 53-bit significand holds every
+/// product and partial sum (255 * 2^40 * 4 < 2^51; float64 multiplies
+/// vectorise where int64 ones do not). So the result cannot depend on the
+/// device, the summation order, fused multiply-adds, or which axis goes
+/// first: the H pass does, since rows of uint8 gather as plain copies.
 /// Unlike Pillow and PyTorch's uint8 kernels there is no uint8 intermediate
 /// between the passes: those clip bicubic overshoot after the first pass and
 /// can differ from the float result by tens of levels on noisy images. Here
