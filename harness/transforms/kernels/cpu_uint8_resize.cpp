@@ -77,11 +77,21 @@ Axis axis(const ResizeConfig& c, int64_t in, int64_t out, const at::TensorOption
   return a;
 }
 
-// One pass in integers: the value before its final shift (in output units)
-// and the rounded, clamped result.
-std::pair<at::Tensor, at::Tensor> integer_pass(const at::Tensor& x, const Axis& a, int64_t dim) {
-  const auto value = apply_float(x, a.fixed, dim) * at::pow(2.0, -a.precision);
-  return {value, at::floor(value + 0.5).clamp(0.0, 255.0)};
+// One pass in integers on uint8 samples (held as int32 or int64): the value
+// before its final shift (in output units, float64; only when asked) and
+// the rounded, clamped result. The weights are integers below 2^15 / 2 per
+// unit of the largest, so a sum is below 255 * 2^14 * K: int32 for K < 512
+// taps, int64 beyond (a huge antialiased downscale). floor(value + 0.5) is
+// (sum + 2^(p-1)) >> p with an arithmetic shift (p >= 14: weights are <= 1).
+std::pair<at::Tensor, at::Tensor> integer_pass(const at::Tensor& x, const Axis& a, int64_t dim, bool want_value) {
+  const auto type = a.fixed.weight.size(2) < 512 ? at::kInt : at::kLong;
+  const auto sum = apply_exact(x.to(type), a.fixed, a.fixed.weight.to(type), dim);
+  at::Tensor value;
+  if (want_value) value = sum.to(at::kDouble) * at::pow(2.0, -a.precision);
+  const auto p = a.precision.to(type);
+  auto rounded = sum.add(at::pow(2.0, a.precision - 1.0).to(type));
+  rounded.__irshift__(p);  // in place: LibTorch 1.13's meta has only this shift
+  return {value, rounded.clamp_(0, 255)};
 }
 
 }  // namespace
@@ -98,17 +108,19 @@ at::Tensor cpu_uint8_resize(const at::Tensor& x, const ResizeConfig& c) {
   if (in_w != c.width) w = axis(c, in_w, c.width, coords);
   if (in_h != c.height) h = axis(c, in_h, c.height, coords);
   if (!w && !h) return x.clone();
-  const auto source = x.to(at::kDouble);
-  at::Tensor before_last = source, value, y = source;
+  const bool noting = unrounded_wanted();
+  at::Tensor before_last = x, value, y = x;
   if (w) {
-    std::tie(value, y) = integer_pass(y, *w, 3);
+    std::tie(value, y) = integer_pass(y, *w, 3, noting);
   }
   if (h) {
     before_last = y;
-    std::tie(value, y) = integer_pass(y, *h, 2);
+    std::tie(value, y) = integer_pass(y, *h, 2, noting);
   }
   const auto out = y.to(at::kByte);
-  if (!unrounded_wanted()) return out;
+  if (!noting) return out;
+  const auto source = x.to(at::kDouble);
+  before_last = before_last.to(at::kDouble);
   note_unrounded(out, value, Rounding::kHalfUp);
   // The same passes with the float64 weights: on the last pass's input for
   // the weights' error, and on the source for the value without the uint8

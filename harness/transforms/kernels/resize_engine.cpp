@@ -154,6 +154,11 @@ at::Tensor apply_float(const at::Tensor& x, const TapTable& taps, int64_t dim) {
   return accumulate(x, taps, taps.weight.to(x.scalar_type()), dim);
 }
 
+at::Tensor apply_exact(const at::Tensor& x, const TapTable& taps, const at::Tensor& weight, int64_t dim) {
+  check_dim(x, dim);
+  return accumulate(x, taps, weight, dim, /*exact=*/true);
+}
+
 at::Tensor separable(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w,
                      Uint8Path path) {
   if (x.scalar_type() == at::kByte) {

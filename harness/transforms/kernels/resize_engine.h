@@ -77,6 +77,11 @@ enum class Uint8Path {
 /// Filters `x` (NCHW) along `dim` in its floating dtype.
 at::Tensor apply_float(const at::Tensor& x, const TapTable& taps, int64_t dim);
 
+/// Filters integer `x` (NCHW) along `dim` with integer `weight` (taps'
+/// shape) in x's dtype, multiply-adds fused: exact when the caller has
+/// bounded every partial sum by the dtype's range.
+at::Tensor apply_exact(const at::Tensor& x, const TapTable& taps, const at::Tensor& weight, int64_t dim);
+
 /// W pass then H pass (a null table skips its axis). Floating inputs take the
 /// float path; uint8 inputs take `path`. Returns x's dtype.
 at::Tensor separable(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w,
