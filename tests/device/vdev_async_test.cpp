@@ -5,6 +5,7 @@
 
 #include "harness/builtins.h"
 #include "harness/device/vdev.h"
+#include "tests/support/async_vdev.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/DeviceGuard.h>
@@ -18,16 +19,8 @@ namespace {
 
 constexpr auto kVdev = c10::DeviceType::PrivateUse1;
 
-class VdevAsyncTest : public ::testing::Test {
+class VdevAsyncTest : public testing::AsyncVdevTest {
  protected:
-  void SetUp() override {
-    register_builtins();
-    if (!vdev::compiled()) GTEST_SKIP() << "this build has no virtual device (DEVPARITY_WITH_VDEV)";
-    vdev::async::set_enabled(true);
-  }
-  void TearDown() override {
-    if (vdev::compiled()) vdev::async::set_enabled(false);
-  }
   const c10::Device v0_ = vdev::device(0);
   const c10::Device v1_ = vdev::device(1);
   c10::impl::VirtualGuardImpl impl_{kVdev};
