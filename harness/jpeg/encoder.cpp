@@ -11,6 +11,7 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <thread>
@@ -23,9 +24,20 @@ namespace {
 // and subsampling are libjpeg's fixed-point formulas in int32: the largest
 // sum is 255 * 65536 + 8421375 < 2^25, every numerator is non-negative (the
 // offsets see to it), so an arithmetic shift is libjpeg's floor division.
-// The DCT matrix is scaled by 2^16 and rounded (no entry is within 0.02 of a
-// rounding tie), so A B A^T is an integer below 2^44 whatever the summation
-// order, FMA or GEMM kernel: carried in float64, exact below 2^53.
+// The DCT matrix A is scaled by 2^16 and rounded (no entry is within 0.02 of
+// a rounding tie), and F = A B A^T is computed exactly, so any order of
+// summation gives the same integers. Rounding is symmetric, so A keeps the
+// cosines' symmetries exactly: A[u][7-k] = (-1)^u A[u][k], and for even u
+// the same one level down. The transform uses them as a butterfly
+// (dct_pass): sums and differences of mirrored samples, then the 4, 2 and 1
+// distinct coefficients of each row, about half the multiplies of a GEMM and
+// every step along contiguous memory but the first.
+//  - Along rows, in int32 on the samples 0..255: the level shift (- 128)
+//    changes only the DC (every other row of A sums to 0, and the butterfly
+//    cancels the constant), so it is applied to the DC's sum (- 8 * 128);
+//    every result is below 8 * 255 * 46341 < 2^26.
+//  - Along columns, sums of mirrored rows below 2^29 in int32, products and
+//    their sums in float64: integers below 2^44.5, exact below 2^53.
 // Quantization divides two such integers, which rounds correctly and cannot
 // cross an integer. No step can differ between devices, so the
 // coefficients, and the bytes, are the same on all. Shifts are in place:
@@ -70,23 +82,56 @@ at::Tensor downsample_2x2(const at::Tensor& plane) {
   return shift_down(std::move(sums), 2);
 }
 
+// One 8-point pass of F = A B A^T: out(u) = sum over k of A[u][k] in(k),
+// through the symmetries of A (Note [Exact JPEG arithmetic]). `a` holds A in
+// the dtype of the products; `dc_offset` is subtracted from the DC's sum of
+// samples. Sums stay in the input's dtype, out(u) takes the products'.
+template <typename In, typename Out>
+void dct_pass(In in, Out out, const at::Tensor& a, int64_t dc_offset) {
+  const auto coef = [&](int64_t u, int64_t k) { return a.select(0, u).narrow(0, k, 1); };
+  std::array<at::Tensor, 4> s, d;
+  for (int64_t k = 0; k < 4; ++k) {
+    s[k] = in(k) + in(7 - k);
+    d[k] = in(k) - in(7 - k);
+  }
+  auto e0 = s[0] + s[3], e1 = s[1] + s[2];
+  const auto f0 = s[0] - s[3], f1 = s[1] - s[2];
+  auto dc = e0 + e1;
+  if (dc_offset != 0) dc.sub_(dc_offset);
+  // out(u) = x * A[u][0] + sum of y * A[u][k]: views, written in place.
+  const auto row = [&](int64_t u, const at::Tensor& x, std::initializer_list<at::Tensor> ys) {
+    auto o = out(u);
+    at::mul_out(o, x, coef(u, 0));
+    int64_t k = 1;
+    for (const auto& y : ys) o.addcmul_(y, coef(u, k++));
+  };
+  row(0, dc, {});
+  row(4, e0.sub_(e1), {});
+  for (int64_t u : {2, 6}) row(u, f0, {f1});
+  for (int64_t u : {1, 3, 5, 7}) row(u, d[0], {d[1], d[2], d[3]});
+}
+
 // (Hb*8, Wb*8) int32 samples -> quantized coefficients of the (Hb, Wb)
-// blocks in raster order, (Hb*Wb*64) int16, each block row-major (u, v).
+// blocks in raster order, (Hb*Wb*64) int16, each block row-major (the
+// vertical frequency first).
 at::Tensor dct_quantize(const at::Tensor& plane, const at::Tensor& dct, const at::Tensor& quant) {
   DEVPARITY_TRACE_SCOPE("dct");
-  const int64_t hb = plane.size(0) / 8, wb = plane.size(1) / 8;
-  // F = A B A^T as two plain GEMMs over all blocks at once: first every
-  // 8-sample row of the plane times A^T in place (B A^T, no gather), then,
-  // with each block's (y, v) turned to (v, y), times A^T again: F^T per
-  // block. A batch of 8x8 products would be a slow bmm.
-  const auto rows = (plane - 128).to(at::kDouble).reshape({hb * 8 * wb, 8});
-  const auto bat = at::mm(rows, dct.t()).reshape({hb, 8, wb, 8}).permute({0, 2, 3, 1});
-  const auto ft = at::mm(bat.reshape({hb * wb * 8, 8}), dct.t()).reshape({hb, wb, 8, 8});  // (v, u) x 2^32
-  // Round half away from zero, as libjpeg's quantizer, in (v, u) order;
-  // only the int16 result is turned back to (u, v).
-  const auto den = quant.t() * (kDctScale * kDctScale);
-  auto q = at::copysign(den * 0.5, ft).add_(ft).div_(den).trunc_();
-  return q.to(at::kShort).transpose(-1, -2).reshape({-1});
+  const int64_t rows = plane.size(0), hb = rows / 8, wb = plane.size(1) / 8;
+  // Along each row's 8-sample runs, into (block row, y, u, block column) in
+  // int32: each u a plane with contiguous rows for the next pass.
+  const auto runs = plane.reshape({rows, wb, 8});
+  auto across = at::empty({hb, 8, 8, wb}, plane.options());
+  dct_pass([&](int64_t k) { return runs.select(2, k); },
+           [&](int64_t u) { return across.select(2, u).view({rows, wb}); }, dct.to(at::kInt), 8 * 128);
+  // Down each block's 8 rows, into (block row, v, u, block column) x 2^32:
+  // the block order is then a transpose of each block row.
+  auto coefficients = at::empty({hb, 8, 8, wb}, dct.options());
+  dct_pass([&](int64_t y) { return across.select(1, y); }, [&](int64_t v) { return coefficients.select(1, v); },
+           dct, 0);
+  // Round half away from zero, as libjpeg's quantizer.
+  const auto den = (quant * (kDctScale * kDctScale)).reshape({1, 8, 8, 1});
+  auto num = at::copysign(den * 0.5, coefficients).add_(coefficients);
+  return at::div(num, den, "trunc").to(at::kShort).view({hb, 64, wb}).transpose(1, 2).reshape({-1});
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "harness/jpeg/writer.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace devparity::jpeg {
 namespace {
@@ -23,23 +25,28 @@ void block_symbols(const int16_t* block, int& dc_pred, Emit&& emit) {
   const int dc_size = bit_length(diff < 0 ? -diff : diff);
   if (dc_size > 11) throw std::invalid_argument("DC difference " + std::to_string(diff) + " exceeds baseline");
   emit(false, static_cast<uint8_t>(dc_size), static_cast<uint32_t>(diff < 0 ? diff - 1 : diff), dc_size);
-  int run = 0;
+  // The AC coefficients in zigzag order, and a bit for each that is not
+  // zero: a run of zeros is then the distance between two set bits.
+  std::array<int16_t, 64> zigzag;
+  uint64_t nonzero = 0;
+#pragma GCC unroll 63
   for (int k = 1; k < 64; ++k) {
-    const int v = block[kNaturalOrder[k]];
-    if (v == 0) {
-      ++run;
-      continue;
-    }
-    while (run > 15) {
-      emit(true, 0xF0, 0, 0);  // ZRL: sixteen zeros
-      run -= 16;
-    }
+    zigzag[k] = block[kNaturalOrder[k]];
+    nonzero |= static_cast<uint64_t>(zigzag[k] != 0) << k;
+  }
+  int last = 0;
+  while (nonzero != 0) {
+    const int k = __builtin_ctzll(nonzero);
+    nonzero &= nonzero - 1;
+    int run = k - last - 1;
+    last = k;
+    for (; run > 15; run -= 16) emit(true, 0xF0, 0, 0);  // ZRL: sixteen zeros
+    const int v = zigzag[k];
     const int size = bit_length(v < 0 ? -v : v);
     if (size > 10) throw std::invalid_argument("AC coefficient " + std::to_string(v) + " exceeds baseline");
     emit(true, static_cast<uint8_t>((run << 4) | size), static_cast<uint32_t>(v < 0 ? v - 1 : v), size);
-    run = 0;
   }
-  if (run > 0) emit(true, 0x00, 0, 0);  // EOB
+  if (last < 63) emit(true, 0x00, 0, 0);  // EOB
 }
 
 // Visits every block in scan order: interleaved MCUs for several components,
@@ -115,8 +122,16 @@ void check_frame(const FrameData& f) {
 
 class ByteSink {
  public:
-  explicit ByteSink(std::vector<uint8_t>& out) : out_(out) {}
-  void byte(uint8_t b) { out_.push_back(b); }
+  explicit ByteSink(size_t capacity) : out_(capacity) {}
+  // What was written, once all is.
+  std::vector<uint8_t> take() && {
+    out_.resize(size_);
+    return std::move(out_);
+  }
+  void byte(uint8_t b) {
+    room(1);
+    out_[size_++] = b;
+  }
   void word(int w) {
     byte(static_cast<uint8_t>(w >> 8));
     byte(static_cast<uint8_t>(w & 0xFF));
@@ -125,27 +140,41 @@ class ByteSink {
     byte(0xFF);
     byte(m);
   }
-  // Entropy-coded bits, most significant first, with 0xFF stuffing.
+  // Entropy-coded bits, most significant first, with 0xFF stuffing: the
+  // `length` (at most 32) low bits of `value`, which has no other bits set.
+  // Full 32-bit words leave together unless one of their bytes is 0xFF.
   void bits(uint32_t value, int length) {
-    if (length == 0) return;
-    acc_ = (acc_ << length) | (value & ((uint64_t{1} << length) - 1u));
+    acc_ = (acc_ << length) | value;
     count_ += length;
-    while (count_ >= 8) {
-      const auto b = static_cast<uint8_t>(acc_ >> (count_ - 8));
-      out_.push_back(b);
-      if (b == 0xFF) out_.push_back(0x00);
-      count_ -= 8;
+    if (count_ < 32) return;
+    count_ -= 32;
+    const auto word = static_cast<uint32_t>(acc_ >> count_);
+    const uint32_t inverse = ~word;  // a 0xFF byte is a zero byte here
+    if (((inverse - 0x01010101u) & ~inverse & 0x80808080u) == 0) {
+      room(4);
+      for (int shift = 24; shift >= 0; shift -= 8) out_[size_++] = static_cast<uint8_t>(word >> shift);
+    } else {
+      for (int shift = 24; shift >= 0; shift -= 8) stuffed(static_cast<uint8_t>(word >> shift));
     }
-    acc_ &= (uint64_t{1} << count_) - 1;
   }
   // Pads the last byte with 1-bits, as T.81 F.1.2.3 asks before a marker.
   void align() {
-    if (count_ > 0) bits((1u << (8 - count_)) - 1u, 8 - count_);
+    if (count_ % 8 != 0) bits((1u << (8 - count_ % 8)) - 1u, 8 - count_ % 8);
+    for (; count_ > 0; count_ -= 8) stuffed(static_cast<uint8_t>(acc_ >> (count_ - 8)));
   }
 
  private:
-  std::vector<uint8_t>& out_;
-  uint64_t acc_ = 0;
+  void stuffed(uint8_t b) {
+    byte(b);
+    if (b == 0xFF) byte(0x00);
+  }
+  void room(size_t n) {
+    if (size_ + n > out_.size()) out_.resize(std::max(2 * out_.size(), size_ + n));
+  }
+
+  std::vector<uint8_t> out_;
+  size_t size_ = 0;
+  uint64_t acc_ = 0;  // the last count_ bits are pending
   int count_ = 0;
 };
 
@@ -372,13 +401,11 @@ void write_scan(ByteSink& s, const FrameData& f, const FrameHuffman& h) {
 std::vector<uint8_t> write_jpeg(const FrameData& f) {
   check_frame(f);
   const auto huffman = frame_huffman(f);
-  std::vector<uint8_t> out;
-  out.reserve(static_cast<size_t>(f.width) * f.height / 4 + 1024);
-  ByteSink s(out);
+  ByteSink s(static_cast<size_t>(f.width) * f.height / 4 + 1024);
   write_frame_header(s, f);
   write_scan_header(s, f, huffman);
   write_scan(s, f, huffman);
-  return out;
+  return std::move(s).take();
 }
 
 }  // namespace devparity::jpeg

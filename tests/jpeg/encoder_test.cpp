@@ -10,7 +10,10 @@
 #include "harness/subject/input.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
+
+#include <array>
 
 namespace devparity::jpeg {
 namespace {
@@ -96,6 +99,63 @@ TEST(EncoderTest, TheFileHoldsTheCoefficientsTheDeviceComputed) {
       }
     }
     EXPECT_EQ(differing, 0) << "component " << c;
+  }
+}
+
+// F = A B A^T with B the level-shifted block, in int64 on the host, and
+// quantized by 1: round half away from zero of F / 2^32.
+std::array<int64_t, 64> host_dct(const at::Tensor& dct, const uint8_t* block) {
+  const auto a = dct.accessor<double, 2>();
+  std::array<int64_t, 64> out{};
+  for (int v = 0; v < 8; ++v) {
+    for (int u = 0; u < 8; ++u) {
+      int64_t f = 0;
+      for (int y = 0; y < 8; ++y) {
+        for (int x = 0; x < 8; ++x) {
+          f += static_cast<int64_t>(a[v][y]) * static_cast<int64_t>(a[u][x]) * (block[y * 8 + x] - 128);
+        }
+      }
+      const int64_t magnitude = ((f < 0 ? -f : f) + (int64_t{1} << 31)) >> 32;
+      out[v * 8 + u] = f < 0 ? -magnitude : magnitude;
+    }
+  }
+  return out;
+}
+
+TEST(EncoderTest, DctIsExactAtItsBounds) {
+  // For every (v, u) the block of 0s and 255s whose coefficient there is the
+  // largest, and its opposite (the bounds of Note [Exact JPEG arithmetic]),
+  // then random blocks: at quality 100 (every quantizer 1) the encoder's
+  // coefficients are the exact transform, rounded half away from zero.
+  EncoderOptions o;
+  o.quality = 100;
+  const auto tables = make_tables(o.quality, 1);
+  const auto a = tables.dct.accessor<double, 2>();
+  std::vector<at::Tensor> blocks;
+  for (int v = 0; v < 8; ++v) {
+    for (int u = 0; u < 8; ++u) {
+      for (int sign : {1, -1}) {
+        auto b = at::empty({1, 8, 8}, at::kByte);
+        auto acc = b.accessor<uint8_t, 3>();
+        for (int y = 0; y < 8; ++y) {
+          for (int x = 0; x < 8; ++x) acc[0][y][x] = sign * a[v][y] * a[u][x] > 0 ? 255 : 0;
+        }
+        blocks.push_back(b);
+      }
+    }
+  }
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(7);
+  for (int i = 0; i < 32; ++i) blocks.push_back(at::randint(0, 256, {1, 8, 8}, gen, at::kByte));
+  // All in one image, side by side, so the strip and block order are tested too.
+  const auto image = at::cat(blocks, 2).contiguous();
+  const auto q = quantize(image, tables.dct, tables.quant, o);
+  const auto c = q.coefficients.contiguous();
+  ASSERT_EQ(c.numel(), static_cast<int64_t>(blocks.size()) * 64);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const auto expected = host_dct(tables.dct, blocks[i].contiguous().data_ptr<uint8_t>());
+    for (int k = 0; k < 64; ++k) {
+      ASSERT_EQ(c[static_cast<int64_t>(i * 64 + k)].item<int>(), expected[k]) << "block " << i << " coefficient " << k;
+    }
   }
 }
 

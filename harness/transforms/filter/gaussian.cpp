@@ -117,6 +117,7 @@ TapTable axis_taps(int64_t size, int64_t kernel, const std::vector<double>& sigm
   const int64_t front = (kernel - 1) / 2;
   t.window = resample::border_positions(size, front, size + kernel - 1, border,
                                         coords.dtype(at::kLong), &t.valid);
+  t.window_front = front;
   t.weight = gaussian_weights(kernel, sigmas, coords).unsqueeze(1);  // (Bw, 1, K)
   return t;
 }

@@ -80,6 +80,7 @@ resample::TapTable box_taps(int64_t size, int64_t kernel, Border border, const a
   resample::TapTable t;
   t.window = resample::border_positions(size, (kernel - 1) / 2, size + kernel - 1, border, coords.dtype(at::kLong),
                                         &t.valid);
+  t.window_front = (kernel - 1) / 2;
   t.weight = at::full({1, 1, kernel}, 1.0 / static_cast<double>(kernel), coords);
   return t;
 }

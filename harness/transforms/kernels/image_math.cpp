@@ -105,7 +105,7 @@ at::Tensor pad(const at::Tensor& x, int64_t top, int64_t bottom, int64_t left, i
   at::Tensor valid_rows, valid_cols;
   const auto rows = resample::border_positions(x.size(2), top, x.size(2) + top + bottom, mode, longs, &valid_rows);
   const auto cols = resample::border_positions(x.size(3), left, x.size(3) + left + right, mode, longs, &valid_cols);
-  auto out = resample::take_positions(resample::take_positions(x, 2, rows), 3, cols);
+  auto out = resample::take_window(resample::take_window(x, 2, rows, top), 3, cols, left);
   if (mode != Border::kConstant) return out;
   const auto inside = valid_rows.reshape({-1, 1}).mul(valid_cols.reshape({1, -1})).to(at::kBool);
   return out.masked_fill(inside.bitwise_not(), fill);

@@ -26,6 +26,16 @@ at::Tensor take_positions(const at::Tensor& x, int64_t dim, const at::Tensor& po
   return x.index(indices);
 }
 
+at::Tensor take_window(const at::Tensor& x, int64_t dim, const at::Tensor& window, int64_t front) {
+  const int64_t size = x.size(dim), length = window.size(0), back = length - front - size;
+  if (front < 0 || back < 0) return take_positions(x, dim, window);
+  std::vector<at::Tensor> parts;
+  if (front > 0) parts.push_back(take_positions(x, dim, window.narrow(0, 0, front)));
+  parts.push_back(x);
+  if (back > 0) parts.push_back(take_positions(x, dim, window.narrow(0, front + size, back)));
+  return parts.size() == 1 ? x.clone() : at::cat(parts, dim);
+}
+
 namespace {
 
 using at::indexing::Slice;
@@ -52,22 +62,13 @@ int64_t output_size(const TapTable& taps) {
   return taps.index.size(0);
 }
 
-// Shared accumulation: sum_k source_k * weight_k, in source's dtype. In
-// `exact` arithmetic (integers that never round) a multiply-add is one op.
-at::Tensor accumulate(const at::Tensor& source, const TapTable& taps, const at::Tensor& weight,
-                      int64_t dim, bool exact = false) {
-  const int64_t ndim = source.dim();
-  const int64_t taps_count = weight.size(2);
-  const int64_t out = output_size(taps);
-  at::Tensor padded;
-  if (taps.window.defined()) {
-    padded = take_positions(source, dim, taps.window);
-    if (taps.valid.defined()) padded = padded * along(taps.valid.to(padded.scalar_type()), dim, ndim);
-  }
+// sum_k tap(k) * weight_k along `dim` of an ndim result, in tap(k)'s dtype.
+// In `exact` arithmetic (integers that never round) a multiply-add is one op.
+template <typename Tap>
+at::Tensor weighted_sum(Tap&& tap, const at::Tensor& weight, int64_t dim, int64_t ndim, bool exact) {
   at::Tensor acc;
-  for (int64_t k = 0; k < taps_count; ++k) {
-    const auto src = taps.window.defined() ? padded.narrow(dim, k, out)
-                                           : take_positions(source, dim, taps.index.select(1, k));
+  for (int64_t k = 0; k < weight.size(2); ++k) {
+    const auto src = tap(k);
     // A separate multiply and add, in tap order, as ATen's CPU interpolation
     // kernels evaluate them (no fused multiply-add), unless exact.
     if (k == 0) {
@@ -79,6 +80,21 @@ at::Tensor accumulate(const at::Tensor& source, const TapTable& taps, const at::
     }
   }
   return acc;
+}
+
+// Shared accumulation: sum_k source_k * weight_k, in source's dtype.
+at::Tensor accumulate(const at::Tensor& source, const TapTable& taps, const at::Tensor& weight,
+                      int64_t dim, bool exact = false) {
+  const int64_t ndim = source.dim();
+  if (!taps.window.defined()) {
+    return weighted_sum([&](int64_t k) { return take_positions(source, dim, taps.index.select(1, k)); }, weight,
+                        dim, ndim, exact);
+  }
+  auto padded = taps.window_front >= 0 ? take_window(source, dim, taps.window, taps.window_front)
+                                       : take_positions(source, dim, taps.window);
+  if (taps.valid.defined()) padded = padded * along(taps.valid.to(padded.scalar_type()), dim, ndim);
+  const int64_t out = output_size(taps);
+  return weighted_sum([&](int64_t k) { return padded.narrow(dim, k, out); }, weight, dim, ndim, exact);
 }
 
 void check_dim(const at::Tensor& x, int64_t dim) {
@@ -159,13 +175,32 @@ at::Tensor apply_exact(const at::Tensor& x, const TapTable& taps, const at::Tens
   return accumulate(x, taps, weight, dim, /*exact=*/true);
 }
 
+namespace {
+
+// Float filtering, W pass first (ATen's order, which float rounding fixes).
+// Each row's W pass is the same wherever it runs, so when the H pass reads
+// fewer rows than the image has (a downscale without antialias), only those
+// rows are filtered along W, in (output, tap) order.
+at::Tensor w_then_h(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w) {
+  if (!taps_w || !taps_h) return taps_w ? apply_float(x, *taps_w, 3) : taps_h ? apply_float(x, *taps_h, 2) : x;
+  if (taps_h->window.defined() || taps_w->window.defined() || taps_h->index.numel() >= x.size(2)) {
+    return apply_float(apply_float(x, *taps_w, 3), *taps_h, 2);
+  }
+  // The H pass reads tap k of every output as a view of the filtered rows.
+  const auto y = apply_float(take_positions(x, 2, taps_h->index.reshape({-1})), *taps_w, 3);
+  DEVPARITY_TRACE_SCOPE("filter_h");
+  const auto by_tap = y.view({y.size(0), y.size(1), taps_h->index.size(0), taps_h->index.size(1), y.size(3)});
+  return weighted_sum([&](int64_t k) { return by_tap.select(3, k); }, taps_h->weight.to(x.scalar_type()), 2, 4,
+                      /*exact=*/false);
+}
+
+}  // namespace
+
 at::Tensor separable(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w,
                      Uint8Path path) {
   if (x.scalar_type() == at::kByte) {
     if (path == Uint8Path::kFixedPoint) return fixed_point(x, taps_h, taps_w);
-    at::Tensor y = x.to(at::kFloat);
-    if (taps_w) y = apply_float(y, *taps_w, 3);
-    if (taps_h) y = apply_float(y, *taps_h, 2);
+    const auto y = w_then_h(x.to(at::kFloat), taps_h, taps_w);
     // at::round is round-half-to-even, what GPU float paths do with rint.
     return note_unrounded(at::round(y).clamp(0, 255).to(at::kByte), y, Rounding::kHalfEven);
   }
@@ -173,10 +208,7 @@ at::Tensor separable(const at::Tensor& x, const TapTable* taps_h, const TapTable
     throw std::invalid_argument("resample: unsupported dtype " +
                                 std::string(c10::toString(x.scalar_type())));
   }
-  at::Tensor y = x;
-  if (taps_w) y = apply_float(y, *taps_w, 3);
-  if (taps_h) y = apply_float(y, *taps_h, 2);
-  return taps_w || taps_h ? y : x.clone();
+  return taps_w || taps_h ? w_then_h(x, taps_h, taps_w) : x.clone();
 }
 
 namespace {

@@ -42,6 +42,12 @@ namespace devparity::resample {
 /// (both of which meta runs, unlike index_select or flip).
 at::Tensor take_positions(const at::Tensor& x, int64_t dim, const at::Tensor& positions);
 
+/// take_positions for a window that border_positions(x.size(dim), front,
+/// ...) made: the positions inside the axis are the identity there, so that
+/// part is x itself, copied whole, and only the borders are gathered
+/// (gathering along the innermost dimension is ~4x slower than a copy).
+at::Tensor take_window(const at::Tensor& x, int64_t dim, const at::Tensor& window, int64_t front);
+
 /// x reversed along `dim` (take_positions with the positions backwards: meta
 /// runs it, where LibTorch 1.13 has no flip).
 at::Tensor reversed_along(const at::Tensor& x, int64_t dim);
@@ -65,6 +71,9 @@ struct TapTable {
   at::Tensor valid;
   /// (Bw, out or 1, K) floating weights; Bw is 1 or the batch size.
   at::Tensor weight;
+  /// With `window` from border_positions: its `front` (see take_window);
+  /// -1 when unknown.
+  int64_t window_front = -1;
 };
 
 /// How a uint8 image is filtered.

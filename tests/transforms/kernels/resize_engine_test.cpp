@@ -40,6 +40,31 @@ TEST(ResampleTest, BorderPositions) {
   }
 }
 
+TEST(ResampleTest, TakeWindowIsTakePositions) {
+  // Every border, windows longer and shorter on either side, an axis of one
+  // pixel; along H (advanced indexing) and W (gather). A window not made for
+  // this axis (front past it) falls back to gathering.
+  const auto x = at::arange(2 * 5 * 7, at::kFloat).reshape({1, 2, 5, 7});
+  for (auto border : {Border::kReflect, Border::kSymmetric, Border::kReplicate, Border::kCircular, Border::kConstant}) {
+    for (int64_t dim : {2, 3}) {
+      const int64_t size = x.size(dim);
+      for (auto [front, back] : std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {2, 2}, {0, 3}, {4, 0}, {9, 11}}) {
+        const auto w = border_positions(size, front, size + front + back, border, at::kLong, nullptr);
+        EXPECT_TRUE(at::equal(take_window(x, dim, w, front), take_positions(x, dim, w)))
+            << "dim " << dim << " front " << front << " back " << back;
+      }
+      const auto narrow = border_positions(size, 2, 3, border, at::kLong, nullptr);
+      EXPECT_TRUE(at::equal(take_window(x, dim, narrow, 2), take_positions(x, dim, narrow)));
+    }
+    const auto one = x.narrow(3, 0, 1);
+    const auto w = border_positions(1, 2, 5, border, at::kLong, nullptr);
+    EXPECT_TRUE(at::equal(take_window(one, 3, w, 2), take_positions(one, 3, w)));
+  }
+  const auto m = at::empty({1, 3, 4, 6}, at::TensorOptions().device(at::kMeta));
+  const auto wm = border_positions(6, 2, 10, Border::kReflect, m.options().dtype(at::kLong), nullptr);
+  EXPECT_EQ(take_window(m, 3, wm, 2).sizes(), (std::vector<int64_t>{1, 3, 4, 10}));
+}
+
 TEST(ResampleTest, AbsoluteValueRunsOnMeta) {
   const auto x = at::tensor(std::vector<double>{-2.5, 0.0, 3.0});
   EXPECT_TRUE(at::equal(absolute_value(x), x.abs()));
