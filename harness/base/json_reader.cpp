@@ -30,6 +30,8 @@ std::string range_text(int64_t lo, int64_t hi) {
   return "";
 }
 
+}  // namespace
+
 int64_t read_integer(const nlohmann::json& v, const std::string& ptr, int64_t lo, int64_t hi) {
   bool ok = v.is_number_integer();
   int64_t out = 0;
@@ -52,7 +54,11 @@ int64_t read_integer(const nlohmann::json& v, const std::string& ptr, int64_t lo
   return out;
 }
 
-}  // namespace
+uint64_t read_unsigned(const nlohmann::json& v, const std::string& ptr) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) return static_cast<uint64_t>(v.get<int64_t>());
+  throw FieldError(ptr, fmt::format("expected an integer in [0, 2^64 - 1], got {}", describe_json(v)));
+}
 
 std::string describe_json(const nlohmann::json& value) {
   if (value.is_object()) return "an object";

@@ -71,4 +71,12 @@ std::string describe_json(const nlohmann::json& value);
 /// Reads a number from a JSON value; throws FieldError at `pointer` otherwise.
 double read_number(const nlohmann::json& value, const std::string& pointer, double lo, double hi);
 
+/// Reads an integer in [lo, hi] (3.0 counts as 3); throws FieldError at
+/// `pointer` otherwise, never converting a number out of range.
+int64_t read_integer(const nlohmann::json& value, const std::string& pointer, int64_t lo, int64_t hi);
+
+/// Reads an integer in [0, 2^64 - 1], as seeds are written; throws
+/// FieldError at `pointer` otherwise.
+uint64_t read_unsigned(const nlohmann::json& value, const std::string& pointer);
+
 }  // namespace devparity

@@ -35,9 +35,10 @@ namespace {
 //  - Along rows, in int32 on the samples 0..255: the level shift (- 128)
 //    changes only the DC (every other row of A sums to 0, and the butterfly
 //    cancels the constant), so it is applied to the DC's sum (- 8 * 128);
-//    every result is below 8 * 255 * 46341 < 2^26.
-//  - Along columns, sums of mirrored rows below 2^29 in int32, products and
-//    their sums in float64: integers below 2^44.5, exact below 2^53.
+//    every result is at most 128 * max_u sum_k |A[u][k]| < 2^24.5.
+//  - Along columns, sums of up to eight of those in int32 (< 2^27.5), and
+//    products and their sums in float64: integers below 2^42, exact below
+//    2^53.
 // Quantization divides two such integers, which rounds correctly and cannot
 // cross an integer. No step can differ between devices, so the
 // coefficients, and the bytes, are the same on all. Shifts are in place:

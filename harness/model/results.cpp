@@ -1,5 +1,10 @@
 #include "harness/model/results.h"
 
+#include "harness/base/json_reader.h"
+
+#include <limits>
+#include <string>
+
 namespace devparity {
 namespace {
 
@@ -129,15 +134,22 @@ TrialResult TrialResult::from_json(const nlohmann::json& j) {
   r.reference_device = j.value("reference_device", "");
   r.reference_subject = j.value("reference_subject", "");
   r.input = j.value("input", "");
-  r.shape = j.value("shape", std::vector<int64_t>{});
-  r.seed = j.value("seed", uint64_t{0});
+  // Integers checked, not converted: a result read back from a log may hold
+  // any number there (nlohmann converts a float out of range undefinedly).
+  if (j.contains("shape")) {
+    for (size_t i = 0; i < j.at("shape").size(); ++i) {
+      r.shape.push_back(read_integer(j.at("shape").at(i), "/shape/" + std::to_string(i), 0,
+                                     std::numeric_limits<int64_t>::max()));
+    }
+  }
+  if (j.contains("seed")) r.seed = read_unsigned(j.at("seed"), "/seed");
   r.params = j.value("params", nlohmann::json::object());
   r.reference_params = j.value("reference_params", nlohmann::json::object());
   r.status = status_from(j, "status");
   r.message = j.value("message", "");
   r.duration_ms = j.value("duration_ms", 0.0);
   r.baseline = j.value("baseline", "");
-  if (j.contains("interleaving_seed")) r.interleaving_seed = j.at("interleaving_seed").get<uint64_t>();
+  if (j.contains("interleaving_seed")) r.interleaving_seed = read_unsigned(j.at("interleaving_seed"), "/interleaving_seed");
   for (const auto& c : j.at("checks")) r.checks.push_back(CheckOutcome::from_json(c));
   return r;
 }

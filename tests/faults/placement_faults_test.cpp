@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <string_view>
 
 namespace devparity {
 namespace {
@@ -27,11 +29,13 @@ EventRecorder run_case(const std::string& name, const std::string& devices = "cp
   return testing::run_suite(one, devices);
 }
 
-const CheckOutcome& placement(const EventRecorder& r, const std::string& device) {
+// By value: a std::string temporary bound to a reference parameter makes GCC
+// 14 warn that the returned reference may dangle.
+const CheckOutcome& placement(const EventRecorder& r, std::string_view device) {
   for (const auto& result : r.results) {
     if (result.device == device) return EventRecorder::check(result, "placement");
   }
-  throw std::out_of_range("no result on " + device);
+  throw std::out_of_range("no result on " + std::string(device));
 }
 
 // The finding of `kind`, which must exist.

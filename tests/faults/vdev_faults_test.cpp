@@ -8,6 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+
 namespace devparity {
 namespace {
 
@@ -32,11 +35,12 @@ class VdevFaultsTest : public ::testing::Test {
     return testing::run_suite(one, kDevices);
   }
 
-  static const TrialResult& on(const EventRecorder& r, const std::string& device) {
+  // By value: see placement() in placement_faults_test.cpp.
+  static const TrialResult& on(const EventRecorder& r, std::string_view device) {
     for (const auto& result : r.results) {
       if (result.device == device) return result;
     }
-    throw std::out_of_range(device);
+    throw std::out_of_range(std::string(device));
   }
 
   static json finding(const TrialResult& r, const std::string& kind) {

@@ -1,5 +1,6 @@
 #include "harness/base/error.h"
 #include "harness/report/environment.h"
+#include "harness/report/report_file.h"
 #include "harness/report/reporter_registry.h"
 #include "tests/support/run_suite.h"
 #include "tests/support/schema.h"
@@ -109,6 +110,29 @@ TEST(JsonReporterTest, UnwritableReportIsAnInputErrorBeforeAnyTrialRuns) {
   o.path = "/proc/devparity-cannot-write/report.json";
   auto reporter = ReporterRegistry::global().make("json", o);
   EXPECT_THROW(reporter->on_run_start(testing::test_run_info()), InputError);
+}
+
+TEST(JsonReporterTest, APartialLogsNumbersOutOfRangeAreInputErrorsNamingTheLine) {
+  // Found by ReportReaderFuzz: a seed of 6.08e21 was converted to uint64_t
+  // (undefined behaviour) instead of rejected. Seeds, interleaving seeds and
+  // shapes are checked integers.
+  const std::string header = R"({"type": "run_start", "tool": {}, "run": {}, "environment": {}})";
+  const auto result = [](const std::string& extra) {
+    return R"({"type": "result", "id": "c/cpu", "case": "c", "subject": "s", "dtype": "float32",)"
+           R"( "device": "cpu", "status": "pass", "checks": [], )" + extra + "}";
+  };
+  for (const std::string bad : {R"("seed": 6083607719607719284502)", R"("seed": -1)", R"("seed": 1.5)",
+                                R"("interleaving_seed": 1e300)", R"("shape": [1, 3, 1e30])", R"("shape": [-2])"}) {
+    try {
+      parse_report("run.json.partial", header + "\n" + result(bad) + "\n");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("run.json.partial:2:"), std::string::npos) << e.what();
+    }
+  }
+  // In range, they read back.
+  EXPECT_NO_THROW(parse_report("run.json.partial",
+                               header + "\n" + result(R"("seed": 18446744073709551615, "shape": [1, 3, 8, 8])") + "\n"));
 }
 
 TEST(JsonReporterTest, SchemaRejectsBrokenReports) {
