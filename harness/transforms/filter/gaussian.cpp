@@ -113,11 +113,7 @@ at::Tensor gaussian_weights(int64_t size, const std::vector<double>& sigmas,
 
 TapTable axis_taps(int64_t size, int64_t kernel, const std::vector<double>& sigmas,
                    Border border, const at::TensorOptions& coords) {
-  TapTable t;
-  const int64_t front = (kernel - 1) / 2;
-  t.window = resample::border_positions(size, front, size + kernel - 1, border,
-                                        coords.dtype(at::kLong), &t.valid);
-  t.window_front = front;
+  auto t = resample::centred_window(size, kernel, border, coords.dtype(at::kLong));
   t.weight = gaussian_weights(kernel, sigmas, coords).unsqueeze(1);  // (Bw, 1, K)
   return t;
 }

@@ -77,10 +77,7 @@ struct BoxConfig {
 };
 
 resample::TapTable box_taps(int64_t size, int64_t kernel, Border border, const at::TensorOptions& coords) {
-  resample::TapTable t;
-  t.window = resample::border_positions(size, (kernel - 1) / 2, size + kernel - 1, border, coords.dtype(at::kLong),
-                                        &t.valid);
-  t.window_front = (kernel - 1) / 2;
+  auto t = resample::centred_window(size, kernel, border, coords.dtype(at::kLong));
   t.weight = at::full({1, 1, kernel}, 1.0 / static_cast<double>(kernel), coords);
   return t;
 }

@@ -36,6 +36,13 @@ at::Tensor take_window(const at::Tensor& x, int64_t dim, const at::Tensor& windo
   return parts.size() == 1 ? x.clone() : at::cat(parts, dim);
 }
 
+TapTable centred_window(int64_t size, int64_t kernel, Border border, const at::TensorOptions& long_options) {
+  TapTable t;
+  t.window_front = (kernel - 1) / 2;
+  t.window = border_positions(size, t.window_front, size + kernel - 1, border, long_options, &t.valid);
+  return t;
+}
+
 namespace {
 
 using at::indexing::Slice;
@@ -90,8 +97,7 @@ at::Tensor accumulate(const at::Tensor& source, const TapTable& taps, const at::
     return weighted_sum([&](int64_t k) { return take_positions(source, dim, taps.index.select(1, k)); }, weight,
                         dim, ndim, exact);
   }
-  auto padded = taps.window_front >= 0 ? take_window(source, dim, taps.window, taps.window_front)
-                                       : take_positions(source, dim, taps.window);
+  auto padded = take_window(source, dim, taps.window, taps.window_front);
   if (taps.valid.defined()) padded = padded * along(taps.valid.to(padded.scalar_type()), dim, ndim);
   const int64_t out = output_size(taps);
   return weighted_sum([&](int64_t k) { return padded.narrow(dim, k, out); }, weight, dim, ndim, exact);
@@ -182,7 +188,8 @@ namespace {
 // fewer rows than the image has (a downscale without antialias), only those
 // rows are filtered along W, in (output, tap) order.
 at::Tensor w_then_h(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w) {
-  if (!taps_w || !taps_h) return taps_w ? apply_float(x, *taps_w, 3) : taps_h ? apply_float(x, *taps_h, 2) : x;
+  if (!taps_h) return taps_w ? apply_float(x, *taps_w, 3) : x;
+  if (!taps_w) return apply_float(x, *taps_h, 2);
   if (taps_h->window.defined() || taps_w->window.defined() || taps_h->index.numel() >= x.size(2)) {
     return apply_float(apply_float(x, *taps_w, 3), *taps_h, 2);
   }

@@ -45,7 +45,8 @@ at::Tensor take_positions(const at::Tensor& x, int64_t dim, const at::Tensor& po
 /// take_positions for a window that border_positions(x.size(dim), front,
 /// ...) made: the positions inside the axis are the identity there, so that
 /// part is x itself, copied whole, and only the borders are gathered
-/// (gathering along the innermost dimension is ~4x slower than a copy).
+/// (gathering along the innermost dimension is ~4x slower than a copy). A
+/// negative `front` (not known) gathers every position.
 at::Tensor take_window(const at::Tensor& x, int64_t dim, const at::Tensor& window, int64_t front);
 
 /// x reversed along `dim` (take_positions with the positions backwards: meta
@@ -75,6 +76,11 @@ struct TapTable {
   /// -1 when unknown.
   int64_t window_front = -1;
 };
+
+/// A centred sliding window of `kernel` taps over an axis of `size` pixels,
+/// its positions resolved by `border` (window, valid and window_front set;
+/// the caller adds the weights).
+TapTable centred_window(int64_t size, int64_t kernel, Border border, const at::TensorOptions& long_options);
 
 /// How a uint8 image is filtered.
 enum class Uint8Path {
