@@ -58,6 +58,8 @@ const Wording kWordings[] = {
      FailureKind::kDeviceMismatch},
     {"kernel_same_device", "(to be|are|be) on (the )?same device", FailureKind::kDeviceMismatch},
     {"expected_device", "Tensor on device \\S+ is not on the expected device", FailureKind::kDeviceMismatch},
+    {"generator_device", "Expected a '[^']+' device type for generator but found '[^']+'",
+     FailureKind::kDeviceMismatch},
     {"fake_tensor", "Unhandled FakeTensor Device Propagation", FailureKind::kDeviceMismatch},
     // A hard-coded "cuda" met a machine (or build) without it.
     {"no_cuda", "Cannot initialize CUDA without ATen_cuda library|Torch not compiled with CUDA enabled|"

@@ -27,7 +27,7 @@ const std::vector<std::string>& kinds() {
       finding_kind::kHostToDeviceCopy,     finding_kind::kStateOffDevice,
       finding_kind::kDeviceMismatchError,  finding_kind::kUnregisteredTensorState,
       finding_kind::kDeviceDependentCode,  finding_kind::kDeviceRandom,
-      finding_kind::kUnsynchronizedAccess};
+      finding_kind::kUnsynchronizedAccess, finding_kind::kAcceleratorRuntime};
   return all;
 }
 

@@ -93,6 +93,15 @@ DeviceInventory DeviceInventory::probe() {
   return inv;
 }
 
+std::optional<c10::Device> other_current_device(const c10::Device& device) {
+  if (!device.has_index()) return std::nullopt;
+  int count = 0;
+  if (device.type() == c10::DeviceType::PrivateUse1) count = vdev::device_count();
+  if (device.is_cuda()) count = cuda::device_count();
+  if (count < 2) return std::nullopt;
+  return c10::Device(device.type(), static_cast<c10::DeviceIndex>((device.index() + 1) % count));
+}
+
 std::string device_label(const c10::Device& device) {
   if (device.type() == c10::DeviceType::PrivateUse1) {
     return device.has_index() ? "vdev:" + std::to_string(static_cast<int>(device.index())) : "vdev";

@@ -54,6 +54,12 @@ std::string device_label(const c10::Device& device);
 /// for other types.
 at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype, c10::DeviceType type);
 
+/// Another index of `device`'s type, made current while a trial runs on
+/// `device` (Note [Current device] in trace/tracer.h): index + 1 modulo the
+/// count, so that vdev:0 runs with vdev:1 current and vdev:1 with vdev:0.
+/// Empty for devices without an index and for types with one index.
+std::optional<c10::Device> other_current_device(const c10::Device& device);
+
 /// Resolves one token. Throws UsageError naming the token when it is malformed
 /// or unknown; a well-formed but absent device comes back with absent_reason.
 DeviceTarget resolve_device(const std::string& token, const DeviceInventory& inventory);

@@ -325,11 +325,37 @@ c10::Device named_device(const c10::FunctionSchema& schema, const torch::jit::St
   return c10::Device(at::kCPU);
 }
 
+// Note [Generators on the virtual device]: CUDA's random kernels refuse a
+// generator of another device type (check_generator: "Expected a 'cuda'
+// device type for generator but found 'cpu'"), and code that hands a CPU
+// generator to a draw on the GPU fails there (diffusers #6501). The CPU
+// kernels behind the virtual device would take it: so it is refused here, as
+// CUDA refuses it.
+void check_generators(const c10::FunctionSchema& schema, const torch::jit::Stack& stack) {
+  const size_t n = schema.arguments().size();
+  std::optional<at::Generator> generator;
+  bool on_device = false;
+  for (size_t i = stack.size() - n; i < stack.size(); ++i) {
+    const auto& v = stack[i];
+    if (v.isGenerator()) {
+      generator = v.toGenerator();
+    } else if (v.isTensor()) {
+      on_device = on_device || (v.toTensor().defined() && v.toTensor().device().type() == kType);
+    } else if (v.isDevice()) {
+      on_device = on_device || v.toDevice().type() == kType;
+    }
+  }
+  if (!generator || !generator->defined() || !on_device) return;
+  TORCH_CHECK(generator->device().type() == kType, "Expected a '", c10::DeviceTypeName(kType, true),
+              "' device type for generator but found '", c10::DeviceTypeName(generator->device().type(), true), "'");
+}
+
 // Everything else: the CPU kernels on the device's memory, once CUDA's rules
 // accept the devices (Note [Shared host memory]); in asynchronous mode,
 // queued on the current stream (Note [Asynchronous virtual device]).
 void fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
+  check_generators(schema, *stack);
   const auto tensors = argument_tensors(schema, torch::jit::last(*stack, schema.arguments().size()));
   const auto verdict = judge_devices(schema, tensors);
   TORCH_CHECK(verdict.accepted, verdict.message);
@@ -411,6 +437,20 @@ void register_structured_checks() {
   }
 }
 
+// Note [Autograd on the virtual device]: CUDA's and the CPU's autograd keys
+// fall through to the kernel for ops that have no autograd kernel of their
+// own (torchvision::nms, a custom op with a CPU kernel alone); LibTorch 1.13
+// has no such fallback for AutogradPrivateUse1, so those ops raised
+// NotImplementedError on vdev outside inference_mode. Registered only where
+// LibTorch has none (2.x has its own).
+void register_autograd_fallthrough() {
+  static std::unique_ptr<torch::Library> library;
+  if (c10::Dispatcher::singleton().hasBackendFallbackForDispatchKey(c10::DispatchKey::AutogradPrivateUse1)) return;
+  library = std::make_unique<torch::Library>(torch::Library::IMPL, "_", c10::DispatchKey::AutogradPrivateUse1,
+                                             __FILE__, static_cast<uint32_t>(__LINE__));
+  library->fallback(torch::CppFunction::makeFallthrough());
+}
+
 }  // namespace
 
 void check_index(c10::DeviceIndex index) {
@@ -471,6 +511,7 @@ void install(int count) {
     platform::register_backend();
     c10::SetAllocator(kType, platform::allocator());
     register_structured_checks();
+    register_autograd_fallthrough();
   });
   g_count.store(count);
 }

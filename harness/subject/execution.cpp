@@ -14,6 +14,7 @@
 #include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/DeviceGuard.h>
 #include <fmt/format.h>
 
 #include <chrono>
@@ -62,6 +63,15 @@ Finding mismatch_finding(const ClassifiedError& err, const Finding& failed_op) {
   return f;
 }
 
+// Note [Making and meeting lines]: the line that made the tensor an error
+// met at `source`, as the tracer's foreign_device_input there names it.
+std::string stray_made_at(const std::vector<Finding>& found, const std::string& source) {
+  for (const auto& f : found) {
+    if (f.kind == finding_kind::kForeignDeviceInput && f.source == source && !f.made_at.empty()) return f.made_at;
+  }
+  return "";
+}
+
 Finding wrong_device_output(const at::Tensor& y, const c10::Device& device) {
   Finding f;
   f.kind = finding_kind::kWrongDeviceOutput;
@@ -102,6 +112,10 @@ class Run {
   Execution operator()(const at::Tensor& input, const nlohmann::json& params) {
     // The whole run, copies in and out included, in one interleaving: the
     // caller reading the output on its stream is part of the contract.
+    // Note [Current device]: another index is current, as it is for a
+    // library whose caller works on several devices.
+    c10::OptionalDeviceGuard current;
+    if (const auto other = other_current_device(device_)) current.reset_device(*other);
     std::optional<vdev::async::Session> streams;
     if (device_.type() == c10::DeviceType::PrivateUse1 && vdev::async::enabled()) {
       e_.interleaved = true;
@@ -167,13 +181,13 @@ class Run {
     }
     if (device_.is_cuda()) cuda::synchronize(device_.index());
     e_.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    if (tracer_) tracer_->returned(y);
+    const bool reported = tracer_ && tracer_->returned(y);
     stop_tracing();
     if (unrounded) e_.unrounded = unrounded->of(y);  // after the trace: its copy home is ours
     if (state_) check_state(*state_, device_, "after apply on", found_);
     if (!y.defined()) throw std::runtime_error("the subject returned an undefined tensor");
     e_.output_device = y.device();
-    if (y.device() != device_) found_.add(wrong_device_output(y, device_));
+    if (y.device() != device_ && !reported) found_.add(wrong_device_output(y, device_));
     return y;
   }
 
@@ -205,7 +219,9 @@ class Run {
     if (tracer != nullptr && e_.error.op.empty()) e_.error.op = tracer->failed_op().op;
     // A mismatch in backward is the gradient's finding, not apply()'s.
     if (!in_backward_ && e_.error.kind == FailureKind::kDeviceMismatch) {
-      found_.add(mismatch_finding(e_.error, tracer_ ? tracer_->failed_op() : Finding{}));
+      auto mismatch = mismatch_finding(e_.error, tracer_ ? tracer_->failed_op() : Finding{});
+      if (tracer_) mismatch.made_at = stray_made_at(tracer_->findings(), mismatch.source);
+      found_.add(mismatch);
     }
     // Kernels a device lacks (forward or backward) go into the run's summary.
     if (e_.error.kind == FailureKind::kUnsupported && !e_.error.op.empty()) {

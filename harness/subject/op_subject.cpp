@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -72,7 +73,9 @@ class OpState final : public TransformState {
     // as the default device, and its sources name lines.
     seeds.cpu_means_default = true;
     seeds.literals_by_line = true;
+    seeds.positive_device_data = true;  // Note [Neutral data]
     for (const auto& entry : kept_) seeds.kept_state.push_back(entry);
+    for (const auto& entry : kept_made_at_) seeds.kept_made_at.insert(entry);
   }
 
  private:
@@ -95,10 +98,18 @@ class OpState final : public TransformState {
     }
     kept_.clear();
     for (size_t i = 0; i < kept.size(); ++i) kept_.emplace_back(kept_names[i].toStringRef(), kept.get(i));
+    kept_made_at_.clear();
+    if (stack.size() > 4) {  // the optional fifth result: where each kept tensor was assigned
+      const auto sources = stack.at(4).toListRef();
+      for (size_t i = 0; i < sources.size() && i < kept.size(); ++i) {
+        if (!sources[i].toStringRef().empty()) kept_made_at_[kept_names[i].toStringRef()] = sources[i].toStringRef();
+      }
+    }
   }
 
   std::optional<c10::OperatorHandle> state_op_;
   std::vector<std::pair<std::string, at::Tensor>> kept_;
+  std::map<std::string, std::string> kept_made_at_;
 };
 
 class OpSubject final : public Described<StatefulTransform> {
@@ -166,8 +177,11 @@ class OpKind final : public SubjectKind {
         auto found = find_op(state_name);
         const auto tensors = c10::ListType::ofTensors();
         const auto strings = c10::ListType::ofStrings();
-        require_types(found, {c10::StringType::get()}, {tensors, strings, tensors, strings},
-                      "(str device) -> (Tensor[], str[], Tensor[], str[])");
+        const bool with_sources = found.schema().returns().size() == 5;
+        require_types(found, {c10::StringType::get()},
+                      with_sources ? std::vector<c10::TypePtr>{tensors, strings, tensors, strings, strings}
+                                   : std::vector<c10::TypePtr>{tensors, strings, tensors, strings},
+                      "(str device) -> (Tensor[], str[], Tensor[], str[][, str[]])");
         return found;
       });
     }

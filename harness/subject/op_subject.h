@@ -11,7 +11,8 @@
 /// copies and moves an nn.Module) and returns what it holds, so that the
 /// registered tensors are checked like any state and the tensors kept
 /// outside it (plain attributes, which `.to()` leaves behind) are traced as
-/// unregistered_tensor_state. Python operators (torch.library) are how
+/// unregistered_tensor_state; an optional fifth result, `str[] kept_made_at`,
+/// names the line that assigned each kept tensor. Python operators (torch.library) are how
 /// devparity.audit hands a callable to the runner.
 
 #include <optional>

@@ -19,13 +19,16 @@ const char* severity_name(Severity severity) {
 std::string Finding::describe() const {
   std::string where = fmt::format("{}", fmt::join(scopes, " > "));
   if (!where.empty()) where += ": ";
-  return where + message + (source.empty() ? "" : " [" + source + "]") +
+  std::string lines = source;
+  if (!made_at.empty()) lines += (lines.empty() ? "made at " : "; made at ") + made_at;
+  if (!met_at.empty()) lines += (lines.empty() ? "met at " : "; met at ") + met_at;
+  return where + message + (lines.empty() ? "" : " [" + lines + "]") +
          (count > 1 ? fmt::format(" (x{})", count) : "");
 }
 
 std::string Finding::key() const {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", kind, op, fmt::join(scopes, ">"), message, device,
-                     join_shape(shape), dtype, source);
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", kind, op, fmt::join(scopes, ">"), message, device,
+                     join_shape(shape), dtype, source, made_at, met_at);
 }
 
 nlohmann::json Finding::to_json() const {
@@ -34,6 +37,8 @@ nlohmann::json Finding::to_json() const {
                       {"message", message}, {"device", device},
                       {"count", count}};
   if (!source.empty()) j["source"] = source;
+  if (!made_at.empty()) j["made_at"] = made_at;
+  if (!met_at.empty()) j["met_at"] = met_at;
   if (!shape.empty() || !dtype.empty()) {
     j["shape"] = shape;
     j["dtype"] = dtype;

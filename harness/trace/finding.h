@@ -3,6 +3,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ constexpr const char* kDeviceDependentCode = "device_dependent_code";
 /// stream and the host) with no event, wait or sync ordering them: the
 /// asynchronous virtual device's race detector (device/vdev_async.h).
 constexpr const char* kUnsynchronizedAccess = "unsynchronized_access";
+/// Code on the cpu-only row (no accelerator runtime) called into it:
+/// pinned memory, a stream, torch.cuda's runtime (Python's
+/// devparity.without_accelerator(); DALI #2396).
+constexpr const char* kAcceleratorRuntime = "accelerator_runtime";
 /// A random op drew on the target device, from its own generator: the
 /// results differ from the CPU's by design (a note; parity is not compared).
 constexpr const char* kDeviceRandom = "device_random";
@@ -51,6 +56,15 @@ constexpr const char* kDeviceRandom = "device_random";
 /// only in strict mode; notes never do (a host transfer the subject declared
 /// with DEVPARITY_HOST_HANDOVER, still reported so a reader sees it).
 enum class Severity { kWarning, kError, kNote };
+
+/// Note [Making and meeting lines]
+/// A stray tensor has two lines: where it was made (a factory with no
+/// device, an attribute assigned in `__init__`, a `.cpu()`) and where it met
+/// device data (or was moved onto the device, or handed back). A finding's
+/// `source` is the line its kind is about (the factory's for
+/// implicit_device_factory, the meeting op's for foreign_device_input, the
+/// attribute's for unregistered_tensor_state); `made_at` and `met_at` name
+/// the other one, so that a reader never has to guess the line to change.
 
 /// One placement problem, deduplicated by everything but `count`.
 struct Finding {
@@ -63,6 +77,12 @@ struct Finding {
   std::vector<int64_t> shape;       ///< shape of the offending tensor, if any
   std::string dtype;                ///< dtype of the offending tensor, if any
   std::string source;               ///< "file.py:42" when the subject has source (TorchScript)
+  /// Note [Making and meeting lines]: where the offending tensor was made,
+  /// when that is not `source` ("model.py:12", an attribute's assignment).
+  std::string made_at;
+  /// ... and where it met device data (or was moved there, or returned),
+  /// when that is not `source`.
+  std::string met_at;
   int64_t count = 1;                ///< occurrences merged into this finding
 
   /// "jpeg > subsample > blur > gaussian_kernel: aten::arange with no device".
@@ -82,6 +102,11 @@ class FindingSet {
   void add(const Finding& finding);
   /// Adds every finding of `other`.
   void merge(const std::vector<Finding>& other);
+  /// Removes the findings `drop` selects.
+  template <typename Predicate>
+  void erase_if(Predicate drop) {
+    items_.erase(std::remove_if(items_.begin(), items_.end(), drop), items_.end());
+  }
   /// The findings.
   const std::vector<Finding>& items() const { return items_; }
 

@@ -10,6 +10,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/record_function.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,6 +28,10 @@ namespace {
 std::string base_name(const std::string& op) {
   const auto dot = op.find('.');
   return dot == std::string::npos ? op : op.substr(0, dot);
+}
+
+bool is_devparity_op(const std::string& name) {
+  return name.rfind("devparity::", 0) == 0 || name.rfind("devparity_py::", 0) == 0;
 }
 
 // Ops whose result the host must wait for (values or data-dependent shapes).
@@ -88,21 +93,51 @@ std::string op_words(const OpCall& call) {
   return fmt::format("{} (at its {})", call.op, call.kernel);
 }
 
+// Where an index-less device lands (Note [Current device]): its type's
+// current device when known.
+std::optional<c10::Device> landing(const OpCall& call, const c10::Device& given) {
+  if (given.has_index()) return given;
+  if (call.current && call.current->type() == given.type()) return call.current;
+  return std::nullopt;
+}
+
+// A device without an index (Note [Current device]): where it lands against
+// the target, or, with an inferred target, against the op's own data (a
+// factory lands where the code's guard put the current device).
+void check_indexless(const OpCall& call, const c10::Device& given, const c10::Device& target,
+                     std::vector<Finding>& out) {
+  const auto lands = landing(call, given);
+  std::optional<c10::Device> meant;
+  if (!call.target_inferred) {
+    if (target.has_index()) meant = target;
+  } else {
+    for (const auto& t : call.tensors) {
+      if (t.device.type() == given.type() && t.device.has_index()) {
+        meant = t.device;
+        break;
+      }
+    }
+    if (!lands) return;
+  }
+  if (!meant || (lands && *lands == *meant)) return;
+  out.push_back(make(finding_kind::kDeviceWithoutIndex, Severity::kError, call.op,
+                     fmt::format("{} given device '{}' without an index: it lands on the current device{}, not {}",
+                                 call.op, device_label(given), lands ? ", " + device_label(*lands) : "",
+                                 device_label(*meant)),
+                     &given));
+}
+
 // An explicit device argument that is not the target. A CPU one is host
 // work, judged where its result meets device data.
 void check_explicit_device(const OpCall& call, const c10::Device& given, const c10::Device& target,
                            std::vector<Finding>& out) {
   if (given == target || given.is_cpu()) return;
-  if (given.type() == target.type() && !given.has_index() && target.has_index()) {
-    out.push_back(make(finding_kind::kDeviceWithoutIndex, Severity::kError, call.op,
-                       fmt::format("{} given device '{}' without an index: it lands on the current "
-                                   "device, not {}",
-                                   call.op, device_label(given), device_label(target)),
-                       &given));
+  if (given.type() == target.type() && !given.has_index()) {
+    check_indexless(call, given, target, out);
     return;
   }
   if (given.type() == target.type() && given.has_index() == target.has_index() &&
-      (!given.has_index() || given.index() == target.index())) {
+      (!given.has_index() || given.index() == target.index() || call.target_inferred)) {
     return;
   }
   out.push_back(make(finding_kind::kForeignDeviceTarget, Severity::kError, call.op,
@@ -127,7 +162,10 @@ std::optional<Side> move_destination(const OpCall& call, const c10::Device& targ
   if (call.has_device_argument) {
     if (!call.device) return std::nullopt;
     if (*call.device == target) return Side::kTarget;
-    if (call.device->type() == target.type() && !call.device->has_index()) return Side::kTarget;
+    if (call.device->type() == target.type() && !call.device->has_index()) {
+      const auto lands = landing(call, *call.device);
+      return !lands || !target.has_index() || *lands == target ? Side::kTarget : Side::kForeign;
+    }
     return call.device->is_cpu() ? Side::kHost : Side::kForeign;
   }
   if (const auto* other = argument(call, "other", 1)) return side_of(*other, target);
@@ -135,7 +173,7 @@ std::optional<Side> move_destination(const OpCall& call, const c10::Device& targ
 }
 
 void classify_move(const OpCall& call, const std::string& base, const c10::Device& target,
-                   std::vector<Finding>& out) {
+                   std::vector<Finding>& out, int* blamed_tensor) {
   const bool copy_into = base == "aten::copy_";
   const TensorInfo* src = argument(call, copy_into ? "src" : "self", copy_into ? 1 : 0);
   if (src == nullptr) return;
@@ -156,6 +194,7 @@ void classify_move(const OpCall& call, const std::string& base, const c10::Devic
                                    call.op),
                        nullptr, src));
   } else if (from == Side::kHost && *dest == Side::kTarget && !src->shape.empty()) {
+    if (blamed_tensor != nullptr) *blamed_tensor = static_cast<int>(src - call.tensors.data());
     out.push_back(make(finding_kind::kHostToDeviceCopy, Severity::kWarning, call.op,
                        fmt::format("{} copies host data to {} inside the subject: a copy on every "
                                    "call (make it on the device)",
@@ -174,7 +213,7 @@ std::vector<Finding> classify(const OpCall& call, const c10::Device& target, int
   const std::string& judged = call.kernel.empty() ? call.op : call.kernel;
   const std::string base = base_name(judged);
   if (is_move(base) || base == "aten::copy_") {
-    classify_move(call, base, target, out);
+    classify_move(call, base, target, out, blamed_tensor);
     return out;
   }
   if (call.has_device_argument && call.device) check_explicit_device(call, *call.device, target, out);
@@ -237,6 +276,7 @@ std::vector<Finding> classify(const OpCall& call, const c10::Device& target, int
   for (const int i : verdict.moved) {
     const auto& t = call.tensors[i];
     if (side_of(t, target) != Side::kHost || t.shape.empty()) continue;
+    if (blamed_tensor != nullptr && *blamed_tensor < 0) *blamed_tensor = i;
     out.push_back(make(finding_kind::kHostToDeviceCopy, Severity::kWarning, call.op,
                        fmt::format("{} takes host data as '{}', which ATen copies to {} on every call "
                                    "(make it on the device)",
@@ -314,7 +354,9 @@ const OpInfo* op_info(const at::RecordFunction& fn) {
   if (it != cache.end()) return it->second;
   const auto name = fn.operator_name();
   if (!name) return nullptr;  // not a dispatcher op: its name is not stable either
-  if (name->name.rfind("devparity::", 0) == 0) return nullptr;  // devparity's own (a scope)
+  // devparity's own ops, and the operator devparity.audit() makes of a
+  // Python callable, are scopes: the callable's ops are the subject's.
+  if (is_devparity_op(name->name)) return nullptr;
   static std::mutex mutex;
   static std::unordered_map<std::string, OpInfo*> by_name;
   OpInfo* info = nullptr;
@@ -336,6 +378,8 @@ struct Origin {
   std::string source;
   std::string site;
   std::vector<std::string> scopes;
+  bool declared = false;            // made inside a declared host hand-over: host data on purpose
+  bool moved_module = true;         // kKeptState: its module was moved (Tracer::keep)
 };
 
 // What the tracer knows of one storage.
@@ -343,6 +387,8 @@ struct Record {
   std::optional<c10::weak_intrusive_ptr<c10::StorageImpl>> keep;  // holds the address while the trial lives
   bool host = false;
   bool seeded = false;                             // the subject's input or state
+  bool filled = false;                             // host data written with device data (cpu row)
+  bool provisional = false;                        // made before the target was known: neutral on the CPU
   std::shared_ptr<const Origin> origin;            // host data: how it was made
 };
 
@@ -356,13 +402,17 @@ struct Frame {
   const OpInfo* info = nullptr;
   // For outputs that need a record (ops judged, and composites):
   bool inputs_target = false;                  // any input is device data
+  bool inputs_host = false;                    // any input is host data
+  bool inputs_neutral = false;                 // any input is neutral (Note [Neutral data])
   std::shared_ptr<const Origin> host_origin;   // the first host input's origin
+  std::shared_ptr<const Origin> foreign_origin;  // ... and the first on another accelerator's
   std::optional<Side> move_to;                 // moves: where the result goes
   bool move_from_host = false;
   bool literal = false;                        // a literal's own conversion (Note [Literal sites])
   bool literal_on_host = false;                // ... of a literal written with no device
   std::shared_ptr<const Origin> factory_origin;  // factories: host data they make
   std::optional<Side> factory_side;
+  bool user_factory = false;                   // the code's own factory call (or a callee of it)
 };
 
 }  // namespace
@@ -370,8 +420,11 @@ struct Frame {
 struct Tracer::State {
   c10::Device target{c10::DeviceType::CPU};
   bool infer_target = false;  // TraceSeeds::infer_target, until inferred
+  bool target_inferred = false;  // TraceSeeds::infer_target, for good
   bool literals_by_line = false;
   bool cpu_means_default = false;
+  bool positive = false;  // TraceSeeds::positive_device_data
+  bool device_work = false;  // device data exists: marked, or given to an op
   std::set<std::string> factory_sites;
   std::set<std::string> deviceless_sites;
   std::set<std::string> host_sites;
@@ -382,6 +435,11 @@ struct Tracer::State {
   int64_t tensors = 0;
   std::vector<DeviceDraw> draws;
   std::unordered_map<const c10::StorageImpl*, Record> storages;
+  // Tensors sent home by code that names the CPU although they are on it
+  // (Tracer::mark_host): by tensor, since they share device data's storage.
+  std::unordered_map<const c10::TensorImpl*,
+                     std::pair<c10::weak_intrusive_ptr<c10::TensorImpl>, std::shared_ptr<const Origin>>>
+      homed;
 };
 
 namespace {
@@ -393,12 +451,16 @@ namespace {
 // state). So the active tracer is process-wide and each thread keeps its own
 // stack of scopes and ops. One tracer at a time.
 std::atomic<Tracer::State*> g_active{nullptr};
+std::mutex g_active_mutex;         // guards g_active_tracer's lifetime for with_active()
+Tracer* g_active_tracer = nullptr;
 std::atomic<SourceLocator> g_locator{nullptr};
 
 SourcePoint current_source() {
   const auto locate = g_locator.load();
   return locate == nullptr ? SourcePoint{} : locate();
 }
+
+thread_local int tls_handover_depth = 0;  // enter_host_handover() minus leave_host_handover()
 
 struct ThreadFrames {
   const Tracer::State* owner = nullptr;
@@ -408,6 +470,7 @@ struct ThreadFrames {
   std::vector<c10::Device> top_devices;  // devices of the running top-level op's tensors
 
   bool in_scope(const char* name) const {
+    if (tls_handover_depth > 0 && std::string(name) == kHostHandoverScope) return true;
     for (const auto& f : frames) {
       if (f.role == Role::kScope && f.name == name) return true;
     }
@@ -463,8 +526,20 @@ const Record* record_of(const Tracer::State& s, const at::Tensor& t) {
 bool is_host_data(const Tracer::State& s, const at::Tensor& t) {
   if (t.device() != s.target) return t.device().is_cpu();
   if (!s.target.is_cpu()) return false;
+  // A Python number wrapped for an op (`x + 1`) is a CPU scalar on any device.
+  if (t.unsafeGetTensorImpl()->is_wrapped_number()) return true;
   const auto* r = record_of(s, t);  // Note [Recorded storages]
   return r != nullptr && r->host;
+}
+
+// Note [Neutral data]: on the cpu row of a Python trace, a tensor the
+// tracer has no record of is neither device data nor host data.
+bool is_neutral(const Tracer::State& s, const at::Tensor& t) {
+  if (!s.positive || !s.target.is_cpu() || t.device() != s.target || t.unsafeGetTensorImpl()->is_wrapped_number()) {
+    return false;
+  }
+  const auto* r = record_of(s, t);
+  return r == nullptr || r->provisional;
 }
 
 void remember(Tracer::State& s, const at::Tensor& t, bool host, std::shared_ptr<const Origin> origin) {
@@ -473,6 +548,7 @@ void remember(Tracer::State& s, const at::Tensor& t, bool host, std::shared_ptr<
   auto& r = s.storages[key];
   r.keep = t.storage().getWeakStorageImpl();
   r.host = host;
+  r.provisional = false;
   r.origin = std::move(origin);
 }
 
@@ -496,7 +572,8 @@ std::string where(const std::string& op, const std::string& source) {
 
 // The finding that blames the maker of host data that met device data (or
 // was returned): `what` says where it ended up.
-std::optional<Finding> origin_finding(const Origin& o, const c10::Device& target, const std::string& what) {
+std::optional<Finding> origin_finding(const Origin& o, const c10::Device& target, const std::string& what,
+                                      const std::string& left_on = "the CPU") {
   Finding f;
   f.severity = Severity::kError;
   f.op = o.op;
@@ -515,9 +592,10 @@ std::optional<Finding> origin_finding(const Origin& o, const c10::Device& target
   } else if (o.made == Origin::Made::kKeptState) {
     f.kind = finding_kind::kUnregisteredTensorState;
     f.op.clear();
+    f.device = left_on == "the CPU" ? "cpu" : left_on;
     f.message = fmt::format("tensor attribute '{}' is neither a parameter nor a buffer: moving the "
-                            "module leaves it on the CPU, and {} (register it with register_buffer)",
-                            o.op, what);
+                            "module leaves it on {}, and {} (register it with register_buffer)",
+                            o.op, left_on, what);
   } else {
     return std::nullopt;
   }
@@ -593,10 +671,13 @@ std::shared_ptr<const Origin> factory_origin(const Tracer::State& s, const Threa
   return std::make_shared<const Origin>(std::move(o));
 }
 
+// Adds an op's findings, and for each blamed tensor with a known maker the
+// finding that names its maker; `verb` says what happened to it at `meeting`
+// (Note [Making and meeting lines]).
 void add_findings(Tracer::State& s, ThreadFrames& t, std::vector<Finding> found,
                   const std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>>& blamed_origins,
-                  const std::string& meeting) {
-  if (found.empty()) return;
+                  const std::string& meeting, const std::string& verb = "meets device data in") {
+  if (found.empty() && blamed_origins.empty()) return;
   // Inside a declared hand-over the host transfers are the point; they
   // stay visible as notes, and anything else is judged as usual.
   if (t.in_scope(kHostHandoverScope)) {
@@ -610,22 +691,26 @@ void add_findings(Tracer::State& s, ThreadFrames& t, std::vector<Finding> found,
   const auto scopes = t.scopes();
   const auto here = current_source();
   std::lock_guard<std::mutex> lock(s.mutex);
+  std::string made_at;
   for (const auto& [tensor, origin] : blamed_origins) {
     if (!origin) continue;
-    if (auto f = origin_finding(*origin, s.target,
-                                fmt::format("meets device data in {}", where(meeting, here.user)))) {
+    const auto left_on = tensor->device.is_cpu() ? std::string("the CPU") : device_label(tensor->device);
+    if (auto f = origin_finding(*origin, s.target, fmt::format("{} {}", verb, where(meeting, here.user)), left_on)) {
       f->shape = tensor->shape;
       f->dtype = dtype_name(tensor->dtype);
-      if (origin->made == Origin::Made::kKeptState) {  // an attribute has no line: where it is used
+      if (origin->made == Origin::Made::kKeptState) {
         f->scopes = scopes;
-        f->source = here.user;
+        if (f->source.empty()) f->source = here.user;  // no assignment line known: where it is used
       }
+      if (f->source != here.user) f->met_at = here.user;
       s.findings.add(*f);
     }
+    if (made_at.empty()) made_at = origin->source;
   }
   for (auto& f : found) {
     f.scopes = scopes;
     f.source = here.user;
+    if (f.kind == finding_kind::kForeignDeviceInput && made_at != here.user) f.made_at = made_at;
     s.findings.add(f);
   }
 }
@@ -639,15 +724,25 @@ std::vector<std::shared_ptr<const Origin>> read_tensors(Tracer::State& s, Frame&
   const auto tensors = argument_tensors(*frame.info->schema, inputs);
   std::lock_guard<std::mutex> lock(s.mutex);
   for (const auto& a : tensors) {
+    if (is_neutral(s, a.tensor)) {  // Note [Neutral data]: judged with neither side
+      frame.inputs_neutral = true;
+      continue;
+    }
     TensorInfo ti{a.tensor.device(), a.tensor.sizes().vec(), a.tensor.scalar_type(), std::string(a.argument),
                   a.output, false};
     const bool host = is_host_data(s, a.tensor);
+    // A wrapped Python number is a scalar, not data that places a result.
+    frame.inputs_host = frame.inputs_host || (host && !a.tensor.unsafeGetTensorImpl()->is_wrapped_number());
     ti.host_data = host && ti.device == s.target;
-    const auto* r = host ? record_of(s, a.tensor) : nullptr;
+    // Tensors on another accelerator have a record when they are kept state.
+    const auto* r = host || ti.device != s.target ? record_of(s, a.tensor) : nullptr;
     if (host) {
       if (!frame.host_origin && r != nullptr) frame.host_origin = r->origin;
     } else if (ti.device == s.target) {
       frame.inputs_target = true;
+      s.device_work = true;
+    } else if (!frame.foreign_origin && r != nullptr) {
+      frame.foreign_origin = r->origin;
     }
     origins.push_back(r != nullptr ? r->origin : nullptr);
     if (host && r != nullptr && r->origin) ti.origin = describe(*r->origin);
@@ -664,13 +759,16 @@ void note_factory(Tracer::State& s, ThreadFrames& t, Frame& frame, const OpCall&
   const Frame* parent = t.parent_op(frame);
   if (parent == nullptr) {
     frame.factory_origin = factory_origin(s, t, call.op, call.device, frame.factory_side);
+    frame.user_factory = true;
   } else if (parent->info != nullptr && parent->info->factory) {
     // A composite factory's callees take the subject's device argument.
     frame.factory_origin = parent->factory_origin;
     frame.factory_side = parent->factory_side;
+    frame.user_factory = parent->user_factory;
   } else {
     // A buffer a composite allocates for its result belongs with its
     // inputs' data, whatever device ATen spelled out for it.
+    if (s.positive && !parent->inputs_target && (parent->inputs_neutral || !parent->inputs_host)) return;
     frame.factory_side = parent->inputs_target ? Side::kTarget : Side::kHost;
     frame.factory_origin = parent->inputs_target ? nullptr : parent->host_origin;
   }
@@ -706,6 +804,46 @@ void note_move(Tracer::State& s, Frame& frame, OpCall& call, const std::shared_p
   }
 }
 
+// The current device of `type` (Note [Current device]): what a device
+// without an index means now; unknown for types with no guard here.
+std::optional<c10::Device> current_device(c10::DeviceType type) {
+  if (type == c10::DeviceType::CPU || type == c10::DeviceType::Meta) return std::nullopt;
+  try {
+    const auto* impl = c10::impl::getDeviceGuardImpl(type);
+    if (impl == nullptr) return std::nullopt;
+    return impl->getDevice();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Note [Kept state]: a tensor attribute that moving the module left behind
+// (on the host or another accelerator) and that forward moves onto the
+// target is the bug itself, not a copy's cost: on a real GPU the copy from
+// cuda:0 is what gave Kornia #2791 its wrong values. It is reported at the
+// attribute's line, instead of the move's host_to_device_copy.
+bool kept_state_moved(Tracer::State& s, ThreadFrames& t, const Frame& frame, const OpCall& call,
+                      const std::vector<std::shared_ptr<const Origin>>& origins, std::vector<Finding>& found,
+                      int blamed) {
+  const bool copy_into = frame.info->base == "aten::copy_";
+  const size_t src = copy_into ? 1 : 0;
+  if (src >= origins.size() || !origins[src] || origins[src]->made != Origin::Made::kKeptState ||
+      !origins[src]->moved_module) {
+    return false;
+  }
+  if (!frame.move_to || *frame.move_to != Side::kTarget) return false;
+  if (static_cast<size_t>(blamed) == src) {
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [](const Finding& f) { return f.kind == finding_kind::kHostToDeviceCopy; }),
+                found.end());
+  }
+  std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>> makers = {
+      {&call.tensors[src], origins[src]}};
+  add_findings(s, t, std::move(found), makers, op_words(call),
+               fmt::format("is copied to {} by", device_label(s.target)));
+  return true;
+}
+
 // TraceSeeds::infer_target: the first device off the CPU that an op
 // receives, as a tensor or as its device argument, is the target.
 void infer_target(Tracer::State& s, const OpInfo& info, const std::vector<c10::IValue>& inputs) {
@@ -723,6 +861,9 @@ void infer_target(Tracer::State& s, const OpInfo& info, const std::vector<c10::I
     }
   }
   if (!found) return;
+  if (!found->has_index()) {  // Note [Current device]: where it lands
+    if (const auto current = current_device(found->type())) found = current;
+  }
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.infer_target) return;
   s.target = *found;
@@ -754,13 +895,16 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
     call.has_device_argument = true;
     const auto& d = inputs[info.device_index];
     if (d.isDevice()) call.device = d.toDevice();
+    if (call.device && !call.device->has_index()) call.current = current_device(call.device->type());
   }
+  call.target_inferred = s.target_inferred;
   if (info.factory) note_factory(s, t, frame, call);
   if (info.move) note_move(s, frame, call, origins.empty() ? nullptr : origins[0]);
   if (frame.role != Role::kJudged) return;
 
   int blamed = -1;
   auto found = classify(call, s.target, &blamed);
+  if (info.move && kept_state_moved(s, t, frame, call, origins, found, blamed)) return;
   if (found.empty()) return;
   // The literal's copy to the device costs what it must.
   if (frame.literal) {
@@ -768,8 +912,11 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
                                [](const Finding& f) { return f.kind == finding_kind::kHostToDeviceCopy; }),
                 found.end());
   }
+  // A maker is named where its tensor meets device data (a move is a cost, not a meeting).
   std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>> makers;
-  if (blamed >= 0 && origins[blamed]) makers.emplace_back(&call.tensors[blamed], origins[blamed]);
+  const bool met = std::any_of(found.begin(), found.end(),
+                               [](const Finding& f) { return f.kind == finding_kind::kForeignDeviceInput; });
+  if (met && blamed >= 0 && origins[blamed]) makers.emplace_back(&call.tensors[blamed], origins[blamed]);
   add_findings(s, t, std::move(found), makers, op_words(call));
 }
 
@@ -819,6 +966,9 @@ bool new_output_on_host(const Tracer::State& s, const Frame& frame, const at::Te
     origin = frame.factory_origin;
     return *frame.factory_side == Side::kHost;
   }
+  // Note [Neutral data]: without device data, a result of neutral data is neutral (`neutral[host_mask]`
+  // is the indexed tensor's), and so is one of no data at all.
+  if (s.positive && !frame.inputs_target && (frame.inputs_neutral || !frame.inputs_host)) return false;
   const bool host = !frame.inputs_target;
   if (host) origin = frame.host_origin;
   return host;
@@ -828,7 +978,7 @@ bool new_output_on_host(const Tracer::State& s, const Frame& frame, const at::Te
 void note_device_draws(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
                        const std::vector<at::Tensor>& outs) {
   for (const auto& out : outs) {
-    if (out.device() != s.target || is_host_data(s, out)) continue;
+    if (out.device() != s.target || is_host_data(s, out) || is_neutral(s, out)) continue;
     const Frame* user = t.user_op();
     const auto source = current_source().user;
     const DeviceDraw draw{user != nullptr ? user->name : frame.name, source};
@@ -853,11 +1003,46 @@ void note_device_draws(Tracer::State& s, const ThreadFrames& t, const Frame& fra
   }
 }
 
+// An output of `frame` that is device data: computed from device data, made
+// by a factory for the target, or moved there.
+bool device_made(const Frame& frame) {
+  // A factory the code called with the CPU named is no proof: `device=x.device` and
+  // `device=sampler.low.device` read alike (the front end marks what it knows).
+  const bool for_target = frame.factory_side && *frame.factory_side == Side::kTarget && !frame.user_factory;
+  return frame.inputs_target || for_target || (frame.move_to && *frame.move_to == Side::kTarget);
+}
+
+// Host data made inside a declared hand-over is the subject's purpose.
+std::shared_ptr<const Origin> declared(const ThreadFrames& t, std::shared_ptr<const Origin> origin) {
+  if (!t.in_scope(kHostHandoverScope)) return origin;
+  auto o = origin ? std::make_shared<Origin>(*origin) : std::make_shared<Origin>();
+  o->declared = true;
+  return o;
+}
+
+// Device data copied home by `frame`'s op: where, for the finding that
+// names the line (Note [Making and meeting lines]).
+std::shared_ptr<const Origin> copied_home(const ThreadFrames& t, const Frame& frame, const SourcePoint& here) {
+  auto o = std::make_shared<Origin>();
+  o->made = Origin::Made::kCopiedHome;
+  const Frame* user = t.user_op();
+  o->op = user != nullptr ? user->name : frame.name;
+  o->source = here.user;
+  o->scopes = t.scopes();
+  return o;
+}
+
 // Records what an op judged (or a composite) made; keeps what it wrote in place.
 void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame, const at::RecordFunction& fn) {
   std::vector<at::Tensor> outs;
   for (const auto& v : last(fn.outputs(), frame.info->num_returns)) output_tensors(v, outs);
   if (outs.empty()) return;
+  // Device data going home is named by its line, asked before the lock (a
+  // Python locator takes the interpreter's lock).
+  const bool homeward = frame.inputs_target && std::any_of(outs.begin(), outs.end(), [&](const at::Tensor& o) {
+                          return o.device().is_cpu() && !s.target.is_cpu();
+                        });
+  const auto here = homeward ? current_source() : SourcePoint{};
   std::lock_guard<std::mutex> lock(s.mutex);
   for (const auto& out : outs) {
     auto* key = storage_of(out);
@@ -867,13 +1052,26 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
       if (frame.move_to && frame.info->base != "aten::copy_" && !frame.literal_on_host) {
         note_returned_input(s, frame, out, it->second);
       }
+      // A host buffer the op filled with device data (`out.copy_(x)`,
+      // `out[i] = x`): on the cpu row, a CPU result of CPU input.
+      if (it->second.host && frame.inputs_target && s.target.is_cpu()) it->second.filled = true;
       continue;
     }
     std::shared_ptr<const Origin> origin;
     if (new_output_on_host(s, frame, out, origin)) {
-      remember(s, out, true, std::move(origin));  // Note [Recorded storages]
+      if (homeward && origin && origin->made == Origin::Made::kCopiedHome && origin->source.empty()) {
+        origin = copied_home(t, frame, here);
+      }
+      remember(s, out, true, declared(t, std::move(origin)));  // Note [Recorded storages]
     } else if (origin && s.infer_target) {
       remember(s, out, false, std::move(origin));  // made before the target is known
+      s.storages[key].provisional = s.positive;
+    } else if (frame.foreign_origin && out.device() != s.target && !out.device().is_cpu()) {
+      remember(s, out, false, frame.foreign_origin);  // kept state's results stay its own
+    } else if (s.positive && !s.infer_target && out.device() == s.target && s.target.is_cpu() && device_made(frame)) {
+      // (While the target is still being inferred there is no device data on the CPU: the
+      // code named no device.)
+      remember(s, out, false, nullptr);  // Note [Neutral data]: device data is what is proven
     }
   }
   if (frame.info->random) note_device_draws(s, t, frame, outs);
@@ -898,8 +1096,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
       Frame scope;
       scope.name = fn.name();
       // devparity's own ops (the Python front's bookkeeping) are no part of the subject.
-      scope.hidden = scope.name.rfind("autograd::engine::evaluate_function", 0) == 0 ||
-                     scope.name.rfind("devparity::", 0) == 0;
+      scope.hidden = scope.name.rfind("autograd::engine::evaluate_function", 0) == 0 || is_devparity_op(scope.name);
       t.frames.push_back(std::move(scope));
       return nullptr;
     }
@@ -963,12 +1160,62 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
   }
 }
 
-void remember_kept(Tracer::State& s, const std::string& name, const at::Tensor& t) {
+void remember_kept(Tracer::State& s, const std::string& name, const at::Tensor& t, const std::string& made_at = "",
+                   bool moved = true) {
   if (!t.defined()) return;
   auto o = std::make_shared<Origin>();
   o->made = Origin::Made::kKeptState;
   o->op = name;
+  o->source = made_at;
+  o->moved_module = moved;
   remember(s, t, true, std::move(o));
+}
+
+// The findings of handing `output` back (Tracer::returned and
+// judge_received); `wrong` says whether one is a wrong_device_output.
+std::vector<Finding> hand_back(const Tracer::State& s, const at::Tensor& output, bool& wrong,
+                               bool given_device_data = false) {
+  std::vector<Finding> out;
+  wrong = false;
+  if (!output.defined()) return out;
+  const bool off_target = output.device() != s.target;
+  const auto* r = record_of(s, output);
+  auto origin = r != nullptr ? r->origin : nullptr;
+  const auto homed = s.homed.find(output.unsafeGetTensorImpl());
+  if (!off_target && homed != s.homed.end() && !homed->second.first.expired()) origin = homed->second.second;
+  const bool host = is_host_data(s, output) || (!off_target && homed != s.homed.end() && origin);
+  if (!host && !off_target) return out;
+  if (origin && origin->declared) return out;  // a declared hand-over: the point
+  // The cpu row: a host buffer filled from the input, or code that never met device data
+  // at all (a CPU decoder of host bytes), is a CPU result of CPU input.
+  const bool device_work = given_device_data || s.device_work;
+  if (!off_target && ((r != nullptr && r->filled) || (s.positive && !device_work))) return out;
+  const TensorInfo info{output.device(), output.sizes().vec(), output.scalar_type()};
+  if (origin) {
+    const auto left_on = output.device().is_cpu() ? std::string("the CPU") : device_label(output.device());
+    if (auto f = origin_finding(*origin, s.target, "the subject returns it", left_on)) {
+      f->shape = info.shape;
+      f->dtype = dtype_name(info.dtype);
+      out.push_back(*f);
+    }
+  }
+  Finding f = make(finding_kind::kWrongDeviceOutput, Severity::kError, "",
+                   off_target ? fmt::format("the subject returned its result on {}; the target is {}",
+                                            device_label(output.device()), device_label(s.target))
+                              : fmt::format("the subject returned host data, not data derived from its input or "
+                                            "made on {}: on an accelerator it would come back on the CPU",
+                                            device_label(s.target)),
+                   nullptr, &info);
+  if (origin) {
+    f.made_at = origin->source;
+    if (origin->made == Origin::Made::kCopiedHome && !origin->op.empty()) {
+      f.message += fmt::format(" ({} moved it there{})", origin->op,
+                               origin->source.empty() ? "" : " at " + origin->source);
+    }
+  }
+  out.push_back(std::move(f));
+  wrong = true;
+  return out;
 }
 
 // Where the asynchronous vdev's work is enqueued: the scopes and source line
@@ -988,6 +1235,12 @@ std::string vdev_site() {
 
 void set_source_locator(SourceLocator locator) { g_locator.store(locator); }
 
+void enter_host_handover() { ++tls_handover_depth; }
+
+void leave_host_handover() {
+  if (tls_handover_depth > 0) --tls_handover_depth;
+}
+
 void provide_vdev_sites() { vdev::async::set_site_provider(&vdev_site); }
 
 SourceLocator source_locator() { return g_locator.load(); }
@@ -998,18 +1251,27 @@ Tracer::Tracer(const c10::Device& target, TraceSeeds seeds) : state_(std::make_u
   state_->deviceless_sites = std::move(seeds.deviceless_sites);
   state_->host_sites = std::move(seeds.host_sites);
   state_->infer_target = seeds.infer_target;
+  state_->target_inferred = seeds.infer_target;
   state_->literals_by_line = seeds.literals_by_line;
   state_->cpu_means_default = seeds.cpu_means_default;
+  state_->positive = seeds.positive_device_data;
   for (const auto& t : seeds.device_data) {
     if (!t.defined()) continue;
     remember(*state_, t, false, nullptr);
     if (auto* key = storage_of(t)) state_->storages[key].seeded = true;
   }
-  for (const auto& [name, t] : seeds.kept_state) remember_kept(*state_, name, t);
+  for (const auto& [name, t] : seeds.kept_state) {
+    const auto made = seeds.kept_made_at.find(name);
+    remember_kept(*state_, name, t, made == seeds.kept_made_at.end() ? std::string() : made->second);
+  }
   provide_vdev_sites();
   State* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, state_.get())) {
     throw std::logic_error("a Tracer is already active (one at a time, Note [Tracer threads])");
+  }
+  {
+    std::lock_guard<std::mutex> lock(g_active_mutex);
+    g_active_tracer = this;
   }
   handle_ = at::addThreadLocalCallback(
       at::RecordFunctionCallback(on_start, on_end)
@@ -1021,39 +1283,109 @@ Tracer::Tracer(const c10::Device& target, TraceSeeds seeds) : state_(std::make_u
 
 Tracer::~Tracer() {
   at::removeCallback(handle_);
+  {
+    std::lock_guard<std::mutex> lock(g_active_mutex);
+    g_active_tracer = nullptr;
+  }
   g_active.store(nullptr);
 }
 
-void Tracer::keep(const std::string& name, const at::Tensor& tensor) {
+bool Tracer::with_active(const std::function<void(Tracer&)>& use) {
+  std::lock_guard<std::mutex> lock(g_active_mutex);
+  if (g_active_tracer == nullptr) return false;
+  use(*g_active_tracer);
+  return true;
+}
+
+void Tracer::keep(const std::string& name, const at::Tensor& tensor, const std::string& made_at, bool moved) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   if (!tensor.defined()) return;
   // Host data made by a factory (a module built inside the trace) is kept
   // state from now on: that is what its fix is.
   const auto* r = record_of(*state_, tensor);
-  if (r == nullptr || r->host || (r->origin && tensor.device().is_cpu())) remember_kept(*state_, name, tensor);
+  if (tensor.device() != state_->target || r == nullptr || r->host || (r->origin && tensor.device().is_cpu())) {
+    remember_kept(*state_, name, tensor, made_at, moved);
+  }
 }
 
-void Tracer::returned(const at::Tensor& output) {
-  if (!output.defined()) return;
+bool Tracer::returned(const at::Tensor& output) {
   auto& s = *state_;
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (!is_host_data(s, output)) return;
-  const auto* r = record_of(s, output);
-  const TensorInfo info{output.device(), output.sizes().vec(), output.scalar_type()};
-  if (r != nullptr && r->origin) {
-    if (auto f = origin_finding(*r->origin, s.target, "the subject returns it")) {
-      f->shape = info.shape;
-      f->dtype = dtype_name(info.dtype);
-      s.findings.add(*f);
+  bool wrong = false;
+  for (const auto& f : hand_back(s, output, wrong)) s.findings.add(f);
+  return wrong;
+}
+
+std::optional<Finding> Tracer::judge_received(const at::Tensor& output) const {
+  auto& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  bool wrong = false;
+  auto found = hand_back(s, output, wrong, /*given_device_data=*/true);
+  if (!wrong) return std::nullopt;
+  return found.back();
+}
+
+void Tracer::mark_host(const at::Tensor& tensor, HostMark how, const std::string& op, const std::string& source) {
+  if (!tensor.defined()) return;
+  auto& s = *state_;
+  auto o = std::make_shared<Origin>();
+  o->made = how == HostMark::kDefaultFactory ? Origin::Made::kDefaultFactory : Origin::Made::kCopiedHome;
+  o->op = op;
+  o->source = source;
+  o->declared = tls_handover_depth > 0;  // made inside a declared hand-over
+  std::lock_guard<std::mutex> lock(s.mutex);
+  const auto* r = record_of(s, tensor);
+  if (how == HostMark::kCopiedHome && (r == nullptr || !r->host || r->seeded)) {
+    // `.cpu()` on the CPU returns its input: the storage stays device data
+    // for the code that holds it, and this tensor goes home by its words.
+    s.homed.insert_or_assign(tensor.unsafeGetTensorImpl(),
+                             std::make_pair(c10::weak_intrusive_ptr<c10::TensorImpl>(tensor.getIntrusivePtr()),
+                                            std::shared_ptr<const Origin>(std::move(o))));
+    return;
+  }
+  if (r != nullptr && r->seeded) return;
+  if (how == HostMark::kDefaultFactory && !source.empty()) {
+    // A draw the dispatcher took for the target's is a host draw after all.
+    s.draws.erase(std::remove_if(s.draws.begin(), s.draws.end(),
+                                 [&](const DeviceDraw& d) { return d.source == source; }),
+                  s.draws.end());
+    s.findings.erase_if([&](const Finding& f) { return f.kind == finding_kind::kDeviceRandom && f.source == source; });
+  }
+  remember(s, tensor, true, std::move(o));
+}
+
+void Tracer::mark_neutral(const at::Tensor& tensor) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  if (!state_->positive) return;
+  if (auto* key = storage_of(tensor)) state_->storages.erase(key);
+}
+
+void Tracer::mark_device(const at::Tensor& tensor, bool registered) {
+  if (!tensor.defined()) return;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  const auto* r = record_of(*state_, tensor);
+  if (!registered && r != nullptr && r->host && !r->provisional) return;  // host data stays host data
+  state_->device_work = true;
+  remember(*state_, tensor, false, nullptr);
+  if (auto* key = storage_of(tensor)) state_->storages[key].seeded = true;
+}
+
+bool Tracer::holds_device_data(const at::Tensor& tensor) const {
+  if (!tensor.defined()) return false;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return tensor.device() == state_->target && !is_host_data(*state_, tensor) && !is_neutral(*state_, tensor);
+}
+
+void Tracer::add(const Finding& finding) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  // One finding per stray: the tracer's own, where it saw the same one at the same line.
+  for (const auto& f : state_->findings.items()) {
+    if (f.kind == finding.kind && f.source == finding.source && !f.source.empty() &&
+        f.kind == finding_kind::kUnregisteredTensorState) {
+      return;
     }
   }
-  if (output.device() != s.target) return;  // the runner reports the device it came back on
-  Finding f = make(finding_kind::kWrongDeviceOutput, Severity::kError, "",
-                   fmt::format("the subject returned host data, not data derived from its input or "
-                               "made on {}: on an accelerator it would come back on the CPU",
-                               device_label(s.target)),
-                   nullptr, &info);
-  s.findings.add(f);
+  state_->findings.add(finding);
 }
 
 std::vector<Finding> Tracer::findings() const {

@@ -17,6 +17,15 @@
 /// judges by the same rule: its device data and host data share the CPU, so
 /// the origin, not the device, tells them apart.
 ///
+/// Note [Neutral data]
+/// Python code on the cpu row makes CPU tensors outside the trace that an
+/// accelerator run would keep on the host too (a sampler's parameters, a
+/// helper's constants), so a tensor with no record is not device data
+/// there: it is neutral, and an op judges only its device and host operands.
+/// Device data is then recorded as it is made (TraceSeeds::
+/// positive_device_data, Python traces only: C++ subjects keep the
+/// cheaper rule of Note [Recorded storages]).
+///
 /// Note [Recorded storages]
 /// The tracer records host data only (by storage, holding a weak reference
 /// so that an address is not reused while the trial lives), and a tensor it
@@ -43,6 +52,8 @@
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -81,7 +92,24 @@ struct OpCall {
   /// The judged op's rule when the caller has it (the tracer caches it per
   /// op); null: looked up by name.
   const device_rules::OpRule* rule = nullptr;
+  /// Where an index-less device argument lands: the current device of its
+  /// type when the op ran (Note [Current device]); unknown when absent.
+  std::optional<c10::Device> current;
+  /// The target was inferred from the data, not given: an explicit device
+  /// with another index is the code's own choice (a test that uses two
+  /// devices on purpose), judged where its tensors meet.
+  bool target_inferred = false;
 };
+
+/// Note [Current device]
+/// A device without an index (`device="cuda"`, `.to("cuda")`, `.cuda()`)
+/// is the current device of its type, which a device guard or
+/// `with torch.cuda.device(i)` sets. So it is judged by where it lands: on
+/// the target it is right (the fixes of DALI #361 and torchnvjpeg #3 select
+/// the index with a guard, then allocate without one); elsewhere it is a
+/// device_without_index, whatever the code meant. The runner and the pytest
+/// plugin run every trial with another index current than the data's, so
+/// that code relying on the current device shows (execution.cpp).
 
 /// The findings of one op call made while the target is `target`: device
 /// arguments that miss the target, host data meeting device data where CUDA
@@ -109,6 +137,13 @@ SourceLocator source_locator();
 /// locator's (Python code run outside a trace). The tracer calls it.
 void provide_vdev_sites();
 
+/// DEVPARITY_HOST_HANDOVER() for front ends that cannot open a C++ scope
+/// (Python's devparity.host_handover()): between enter and leave on this
+/// thread, the code hands data to the host on purpose, as inside the scope.
+void enter_host_handover();
+/// Ends the innermost enter_host_handover() of this thread.
+void leave_host_handover();
+
 /// What the tracer is told before the subject runs.
 struct TraceSeeds {
   /// The subject's input and registered state, already on the target: the
@@ -118,6 +153,9 @@ struct TraceSeeds {
   /// TorchScript module's unregistered attributes): host data. Where one
   /// meets device data (or is returned) it is an unregistered_tensor_state.
   std::vector<std::pair<std::string, at::Tensor>> kept_state;
+  /// Where each kept tensor was assigned ("model.py:12"), by name, when
+  /// known (Python's modules): the line its finding names.
+  std::map<std::string, std::string> kept_made_at;
   /// Sites ("file.py:12:8", SourcePoint::site) of the subject's factory
   /// calls (TorchScript's `torch.tensor(...)`, `torch.zeros(...)`): a move
   /// there is the factory's own (Note [Literal sites]).
@@ -142,6 +180,12 @@ struct TraceSeeds {
   /// without one, and what factories make before the target is inferred
   /// keeps its origin for the findings that follow.
   bool cpu_means_default = false;
+  /// Note [Neutral data]: on the CPU, device data is what is proven to be
+  /// (the input, registered state, what the code made for the target or
+  /// computed from them, what the front end marks), host data what is proven
+  /// made on the host, and a tensor of neither kind is judged with neither
+  /// (Python's tensors made outside the trace: a sampler's parameters).
+  bool positive_device_data = false;
 };
 
 /// A random op that drew on the target device: its draws come from the
@@ -163,15 +207,54 @@ class Tracer {
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
 
-  /// Judges what the subject returned: host data returned from the cpu row
-  /// is a wrong_device_output, and returned host data made by a factory
-  /// names that factory. Call after the subject returned.
-  void returned(const at::Tensor& output);
+  /// Judges what the subject returned: a result off the target, and host
+  /// data returned from the cpu row, are a wrong_device_output naming the
+  /// line that made or moved it; returned host data made by a factory names
+  /// that factory. Data made inside a declared host hand-over is the
+  /// subject's purpose, and on the cpu row a host buffer filled from device
+  /// data, or any result of code that never met device data (a CPU decoder
+  /// of host bytes), is a CPU result of CPU input: none is reported. Returns
+  /// whether it reported a wrong_device_output. Call after the subject
+  /// returned.
+  bool returned(const at::Tensor& output);
 
   /// Adds a tensor the subject keeps outside registered state, as
   /// TraceSeeds::kept_state does, while the trace runs (Python's modules are
-  /// met as they are called). A tensor already seen is left as it is.
-  void keep(const std::string& name, const at::Tensor& tensor);
+  /// met as they are called); `made_at` is the line that assigned it. With
+  /// `moved` false its module was never moved: copying it onto the target is
+  /// then the module's way (a cost), and only meeting device data as it is
+  /// counts. A tensor already seen is left as it is.
+  void keep(const std::string& name, const at::Tensor& tensor, const std::string& made_at = "", bool moved = true);
+
+  /// How host data the tracer cannot see made came to be (Python tells it:
+  /// its factories pass the CPU explicitly, and `.cpu()` on the CPU is no op).
+  enum class HostMark {
+    kDefaultFactory,  ///< a factory written with no device
+    kCopiedHome,      ///< code that names the CPU moved it there (`.cpu()`)
+  };
+  /// Records `tensor` as host data made at `source` by `op`.
+  void mark_host(const at::Tensor& tensor, HostMark how, const std::string& op, const std::string& source);
+  /// Forgets what the tracer knew of `tensor`: on the cpu row of a Python
+  /// trace it is neutral from now on (Note [Neutral data]); the front end
+  /// does so for host data whose device the code reads, which manages its
+  /// placement itself (`if t.device != x.device: t = t.to(x.device)` takes
+  /// another branch on the CPU than on an accelerator).
+  void mark_neutral(const at::Tensor& tensor);
+  /// Records `tensor` as device data from now on (a test's own input, made
+  /// in its scaffolding: Note [Device data and host data]); host data stays
+  /// host data unless `registered` (a module's parameter or buffer, which is
+  /// device data whoever made it).
+  void mark_device(const at::Tensor& tensor, bool registered = false);
+  /// Whether `tensor` is device data (Note [Device data and host data]; on
+  /// the cpu row of a Python trace, proven so: Note [Neutral data]).
+  bool holds_device_data(const at::Tensor& tensor) const;
+  /// Adds a finding the front end made (Python's: a device query, an
+  /// attribute reassigned in forward).
+  void add(const Finding& finding);
+  /// The finding `returned()` would make for `output`, without adding it;
+  /// empty when there is none (the pytest plugin judges what a test
+  /// receives from the library with it).
+  std::optional<Finding> judge_received(const at::Tensor& output) const;
 
   /// The findings so far, deduplicated.
   std::vector<Finding> findings() const;
@@ -186,6 +269,11 @@ class Tracer {
   int64_t tensors_seen() const;
   /// The device findings are judged against (the inferred one, once known).
   c10::Device target() const;
+
+  /// Calls `use` with the tracer active in this process, if any: front ends
+  /// tell it what LibTorch's callbacks cannot see (Python's factories,
+  /// modules and device queries). Returns false when none is active.
+  static bool with_active(const std::function<void(Tracer&)>& use);
 
   /// Checks that callbacks see op inputs. A translation unit compiled without
   /// NDEBUG against a release LibTorch reads RecordFunction with the wrong

@@ -82,6 +82,7 @@ devparity::RunInfo run_info(const nlohmann::json& o, const devparity::PlanOption
               {"isolate", nullptr},
               {"timeout_s", 0.0}};
   if (o.value("vdev_async", false)) info.run["vdev_async"] = {{"interleavings", o.value("interleavings", 1)}};
+  if (o.contains("random_sweep")) info.run["random_sweep"] = o.at("random_sweep");
   info.environment = devparity::describe_environment(inventory);
   return info;
 }

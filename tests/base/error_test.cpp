@@ -41,6 +41,8 @@ TEST(ErrorTest, EachWordingIsClassifiedByItsStructure) {
        FailureKind::kDeviceMismatch, "kernel_same_device"},
       {"Tensor on device cpu is not on the expected device meta!", FailureKind::kDeviceMismatch,
        "expected_device"},
+      {"Expected a 'cuda' device type for generator but found 'cpu'", FailureKind::kDeviceMismatch,
+       "generator_device"},
       {"Unhandled FakeTensor Device Propagation for aten.mm.default, found two different devices cuda:0, cpu",
        FailureKind::kDeviceMismatch, "fake_tensor"},
       {"Torch not compiled with CUDA enabled", FailureKind::kDeviceMismatch, "no_cuda"},

@@ -72,16 +72,18 @@ class VdevFaultsTest : public ::testing::Test {
   }
 };
 
-TEST_F(VdevFaultsTest, TableOnTheCurrentDeviceIsCaughtOnVdev1) {
+TEST_F(VdevFaultsTest, TableOnTheCurrentDeviceIsCaughtOnBothIndices) {
   const auto r = run_case("jitter_current_device");
   expect_caught(r, "aten::index.Tensor", "vdev:1 and vdev:0");
   const auto unindexed = finding(on(r, "vdev:1"), "device_without_index");
   EXPECT_EQ(unindexed["op"], "aten::arange");
   EXPECT_EQ(unindexed["scopes"], json({"jitter"}));
-  // Latent on vdev:0, where it happens to work: reported, not crashed.
+  // vdev:0 runs with vdev:1 current (Note [Current device]): the table lands there, so the
+  // bug is no longer latent on index 0 either.
   const auto& v0 = on(r, "vdev:0");
-  EXPECT_EQ(EventRecorder::check(v0, "run").status, Status::kPass);
+  EXPECT_EQ(v0.status, Status::kFail) << v0.message;
   EXPECT_EQ(finding(v0, "device_without_index")["op"], "aten::arange");
+  EXPECT_EQ(finding(v0, "device_mismatch_error")["device"], "vdev:0 and vdev:1");
   expect_clean("jitter_current_device_clean");
 }
 
@@ -103,14 +105,15 @@ TEST_F(VdevFaultsTest, UnregisteredTableIsCaughtOnVdev1) {
   expect_clean("jitter_plain_table_clean");
 }
 
-TEST_F(VdevFaultsTest, StateLeftOnIndexZeroAfterAMoveToVdev1) {
+TEST_F(VdevFaultsTest, StateLeftOnTheCurrentIndexAfterAMoveToTheDeviceType) {
   const auto r = run_case("state_device_type_move");
   expect_caught(r, "aten::mul.Tensor", "vdev:1 and vdev:0");
   const auto off = finding(on(r, "vdev:1"), "state_off_device");
   EXPECT_EQ(off["device"], "vdev:0");
   EXPECT_NE(off["message"].get<std::string>().find("after the move to vdev:1"), std::string::npos)
       << off.dump();
-  EXPECT_EQ(on(r, "vdev:0").status, Status::kPass);
+  // With vdev:1 current, the move to the device type leaves vdev:0's state there too.
+  EXPECT_EQ(finding(on(r, "vdev:0"), "state_off_device")["device"], "vdev:1");
   expect_clean("state_device_type_move_clean");
 }
 

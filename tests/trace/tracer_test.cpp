@@ -68,6 +68,36 @@ TEST(ClassifyOpTest, DeviceTypeWithoutIndexLandsOnTheCurrentDevice) {
   EXPECT_TRUE(classify_op(factory("aten::zeros", kCuda1), kCuda1).empty());
 }
 
+TEST(ClassifyOpTest, DeviceTypeWithoutIndexIsJudgedWhereItLands) {
+  // Note [Current device]: inside a guard that selects the target, the index-less device is right.
+  auto zeros = factory("aten::zeros", kCudaNoIndex);
+  zeros.current = kCuda1;
+  EXPECT_TRUE(classify_op(zeros, kCuda1).empty());
+  zeros.current = kCuda0;
+  const auto wrong = classify_op(zeros, kCuda1);
+  EXPECT_EQ(kinds(wrong), Kinds{"device_without_index"});
+  EXPECT_NE(wrong[0].message.find("lands on the current device, cuda:0, not cuda:1"), std::string::npos)
+      << wrong[0].message;
+  // An inferred target is a guess: a factory lands where the code put the current device, and
+  // a move is judged against its own data.
+  zeros.target_inferred = true;
+  EXPECT_TRUE(classify_op(zeros, kCuda1).empty());
+  OpCall to;
+  to.op = "aten::to.dtype_layout";
+  to.has_device_argument = true;
+  to.device = kCudaNoIndex;
+  to.current = kCuda0;
+  to.target_inferred = true;
+  to.tensors = {on(kCuda1)};
+  EXPECT_EQ(kinds(classify_op(to, kCuda1)), Kinds{"device_without_index"});
+  to.tensors = {on(kCuda0)};
+  EXPECT_TRUE(classify_op(to, kCuda1).empty());
+  // Two devices used on purpose: an explicit index is the code's own choice.
+  auto ones = factory("aten::ones", kCuda0);
+  ones.target_inferred = true;
+  EXPECT_TRUE(classify_op(ones, kCuda1).empty());
+}
+
 TEST(ClassifyOpTest, ExplicitForeignDevices) {
   const auto hard_coded = classify_op(factory("aten::ones", kCuda0), kCuda1);
   EXPECT_EQ(kinds(hard_coded), Kinds{"foreign_device_target"});
@@ -247,6 +277,50 @@ TEST(TracerTest, HostSamplingIsNoFinding) {
   Tracer tracer(kMeta, device_data(m));
   (void)sample(m);
   EXPECT_TRUE(tracer.findings().empty()) << tracer.findings()[0].describe();
+}
+
+TEST(TracerTest, KeptStateCopiedOntoTheTargetIsNamedAtItsAssignment) {
+  // Note [Kept state]: the move in forward hides the bug from the op that uses the table.
+  const auto m = at::rand({1, 3, 2, 2}).to(kMeta);
+  auto seeds = device_data(m);
+  const auto table = at::ones({1, 3, 1, 1});
+  seeds.kept_state = {{"Jitter.table", table}};
+  seeds.kept_made_at = {{"Jitter.table", "jitter.py:12"}};
+  std::vector<Finding> found;
+  {
+    Tracer tracer(kMeta, seeds);
+    (void)(m * table.to(kMeta));
+    found = tracer.findings();
+  }
+  ASSERT_EQ(kinds_of(found), (Kinds{"unregistered_tensor_state"}));
+  EXPECT_EQ(found[0].source, "jitter.py:12");
+  EXPECT_NE(found[0].message.find("is copied to meta by aten::to"), std::string::npos) << found[0].message;
+  // A registered table needs no copy: no finding.
+  Tracer clean(kMeta, device_data(m));
+  (void)(m * at::ones({1, 3, 1, 1}, m.options()));
+  EXPECT_TRUE(clean.findings().empty());
+}
+
+TEST(TracerTest, HostDataTheFrontEndMarksMeetsDeviceDataOnTheCpu) {
+  // Python's device-less factories arrive with the CPU named (Note [Host data on the cpu row]).
+  const auto x = at::rand({2, 3});
+  const auto ramp = at::arange(3, at::kFloat).view({1, 3}).expand({2, 3}).contiguous();
+  TraceSeeds seeds;
+  seeds.positive_device_data = true;
+  std::vector<Finding> found;
+  {
+    Tracer tracer(kCpu, seeds);
+    tracer.mark_device(x);
+    tracer.mark_host(ramp, Tracer::HostMark::kDefaultFactory, "torch.arange", "ramp.py:4");
+    const auto neutral = at::ones({2, 3}, at::TensorOptions().device(at::kCPU));  // as Python makes it: neither
+    (void)(x + neutral);
+    (void)(neutral + ramp);
+    (void)(x + ramp);
+    found = tracer.findings();
+  }
+  EXPECT_EQ(kinds_of(found), (Kinds{"implicit_device_factory", "foreign_device_input"}));
+  EXPECT_EQ(found[0].source, "ramp.py:4");
+  EXPECT_EQ(found[1].made_at, "ramp.py:4");
 }
 
 TEST(TracerTest, ReturnedHostDataIsAWrongDeviceOutputOnTheCpu) {
