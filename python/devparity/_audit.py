@@ -7,11 +7,13 @@ second operator that also tells the runner what the copy holds: its parameters a
 (registered state) and its plain tensor attributes (kept state, which moving leaves behind).
 """
 
+import contextlib
 import copy
 import itertools
 import json
 import re
 
+from devparity import _coverage, _device_queries, _host_data, _kept, _sources
 from devparity._devices import DevparityError, installed_count, install, ops as _ops
 from devparity._trace import _skipped_folders
 
@@ -44,18 +46,40 @@ def _identifier(name):
     return text or "subject"
 
 
-def _kept(module):
-    from devparity._trace import _kept_tensors
+def _simulated_tensors(module):
+    # Tensors of `module` (parameters, buffers, plain attributes) on a device deepcopy cannot copy
+    # on torch 1.13 (its storages have no location there: "Storage device not recognized").
+    import torch
 
-    out = []
-    for prefix, sub in module.named_modules():
-        for name, tensor in _kept_tensors(sub):
-            attr = name.split(".", 1)[1]
-            out.append((f"{prefix}.{attr}" if prefix else attr, tensor))
-    return out
+    found = []
+    for sub in module.modules():
+        values = list(vars(sub).values()) + list(sub._parameters.values()) + list(sub._buffers.values())
+        for v in values:
+            items = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) else [v]
+            found.extend(t for t in items if isinstance(t, torch.Tensor) and t.device.type not in ("cpu", "cuda", "meta"))
+    return found
 
 
-def _register_subject(fn, name):
+def _copy_module(module):
+    """A deep copy of `module` that keeps every tensor where it is, simulated devices included."""
+    import torch
+
+    memo = {}
+    for t in _simulated_tensors(module):
+        if id(t) in memo:
+            continue
+        clone = t.detach().clone()
+        if isinstance(t, torch.nn.Parameter):
+            clone = torch.nn.Parameter(clone, requires_grad=t.requires_grad)
+        elif t.requires_grad and t.is_leaf:
+            clone.requires_grad_(True)
+        memo[id(t)] = clone
+    copied = copy.deepcopy(module, memo)
+    _kept.copy_lines(module, copied)
+    return copied
+
+
+def _register_subject(fn, name, sweep):
     """Defines devparity_py::<name>_<n> (and its state operator for a module); returns their names."""
     import torch
 
@@ -66,22 +90,29 @@ def _register_subject(fn, name):
 
     def run(image):
         subject = moved.get(str(image.device), fn)
-        return subject(image)
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_device_queries.watched())
+            if image.device.type == "cpu":
+                stack.enter_context(_host_data.watching())
+                if sweep.collecting:
+                    stack.enter_context(sweep.arcs)
+            return subject(image)
 
     lib.impl(op, run, "CompositeImplicitAutograd")
     if not isinstance(fn, torch.nn.Module):
         return f"devparity_py::{op}", None
 
     def state(device):
-        module = copy.deepcopy(fn).to(torch.device(device))
-        moved[str(torch.device(device))] = module
+        device = torch.device(device)
+        module = _copy_module(fn).to(device)
+        moved[str(device)] = module
         registered = list(module.named_parameters()) + list(module.named_buffers())
-        kept = _kept(module)
+        kept = _kept.qualified_left_behind(module, device)
         return ([t.detach() for _, t in registered], [n for n, _ in registered],
-                [t for _, t in kept], [n for n, _ in kept])
+                [t for _, t, _ in kept], [n for n, _, _ in kept], [line for _, _, line in kept])
 
     lib.define(f"{op}_state(str device) -> (Tensor[] registered, str[] registered_names, "
-               f"Tensor[] kept, str[] kept_names)")
+               f"Tensor[] kept, str[] kept_names, str[] kept_made_at)")
     lib.impl(f"{op}_state", state, "CompositeExplicitAutograd")
     return f"devparity_py::{op}", f"devparity_py::{op}_state"
 
@@ -127,6 +158,9 @@ class AuditResult:
         self.report = report
         self.results = report.get("results", [])
         self.failures = [r for r in self.results if r.get("status") in ("fail", "error")]
+        sweep = report.get("run", {}).get("random_sweep")
+        #: The seeds audited (audit(random=True): those the sweep kept); None without a sweep.
+        self.seeds = list(sweep["seeds"]) if sweep else None
 
     @property
     def passed(self):
@@ -143,9 +177,41 @@ class AuditResult:
         return f"AuditResult({counts})"
 
 
+class _Sweep:
+    """The random-gate sweep's state while an audit runs (Note [Random gates])."""
+
+    def __init__(self):
+        self.collecting = False
+        self.arcs = _coverage.Arcs()
+
+
+def _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds):
+    if not callable(fn):
+        raise DevparityError(f"audit(fn): expected a callable or an nn.Module, got {fn!r}")
+    if placement not in ("warn", "strict", "off"):
+        raise DevparityError(f"audit(placement): expected warn, strict or off, got {placement!r}")
+    if not isinstance(interleavings, int) or isinstance(interleavings, bool) or not 1 <= interleavings <= 1000:
+        raise DevparityError(f"audit(interleavings): expected an integer in [1, 1000], got {interleavings!r}")
+    if interleavings > 1 and not vdev_async:
+        raise DevparityError(f"audit(interleavings={interleavings}): only the asynchronous vdev has interleavings; "
+                             f"pass vdev_async=True")
+    if seeds is not None and not (
+            (isinstance(seeds, int) and not isinstance(seeds, bool) and 1 <= seeds <= 1000) or
+            (isinstance(seeds, (list, tuple)) and seeds and
+             all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in seeds))):
+        raise DevparityError(f"audit(seeds): expected a bound in [1, 1000] or a list of seeds, got {seeds!r}")
+
+
+def _run_audit(suite, options):
+    try:
+        return json.loads(_ops().audit(json.dumps(suite), json.dumps(options)))
+    except (RuntimeError, ValueError) as e:
+        raise DevparityError(str(e).splitlines()[0]) from None
+
+
 def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=None, html=None,
           name=None, differentiable=True, random=False, checks=None, tolerance=None,
-          placement="warn", quiet=True, vdev_async=False, interleavings=1):
+          placement="warn", quiet=True, vdev_async=False, interleavings=1, seeds=None):
     """Audits `fn` (a callable image -> image, or an nn.Module, moved per device) as `devparity run`
     audits a transform: parity against the reference device with per-dtype tolerances, placement,
     the gradient for floating inputs; random draws replayed per device.
@@ -157,17 +223,12 @@ def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=N
     checks: {"check": false | settings} as a case file gives them; tolerance: the parity check's.
     vdev_async: vdev runs asynchronously, as `devparity run --vdev-async` (docs/vdev-async.md);
     interleavings: with it, the interleavings each vdev trial runs under (Note [Interleaving sweep]).
+    random: the callable draws random numbers; its draws are replayed per device, and seeds are
+    swept until every random gate went both ways (Note [Random gates]): from `seed` (0 without
+    one), at most `seeds` of them (16 by default), or exactly the list `seeds`.
     """
-    if not callable(fn):
-        raise DevparityError(f"audit(fn): expected a callable or an nn.Module, got {fn!r}")
-    if placement not in ("warn", "strict", "off"):
-        raise DevparityError(f"audit(placement): expected warn, strict or off, got {placement!r}")
+    _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds)
     device_list = _device_list(devices)
-    if not isinstance(interleavings, int) or isinstance(interleavings, bool) or not 1 <= interleavings <= 1000:
-        raise DevparityError(f"audit(interleavings): expected an integer in [1, 1000], got {interleavings!r}")
-    if interleavings > 1 and not vdev_async:
-        raise DevparityError(f"audit(interleavings={interleavings}): only the asynchronous vdev has interleavings; "
-                             f"pass vdev_async=True")
     if "vdev" in device_list and installed_count() == 0:
         install()
     elif device_list == "auto" and installed_count() == 0:
@@ -176,7 +237,8 @@ def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=N
         if not torch.cuda.is_available():
             install()
     name = _identifier(name or getattr(fn, "__name__", None) or type(fn).__name__)
-    op, state = _register_subject(fn, name)
+    sweep = _Sweep()
+    op, state = _register_subject(fn, name, sweep)
     recipes, tensor_dtypes = _inputs(inputs, name)
     dtype_names = [_dtype_name(d) for d in dtypes] if dtypes else sorted(set(tensor_dtypes)) or ["float32"]
     subject = {"op": op, "name": name, "dtypes": dtype_names, "differentiable": bool(differentiable),
@@ -187,17 +249,40 @@ def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=N
     if tolerance is not None:
         case_checks["parity"] = {"tolerance": tolerance}
     case_checks.update(checks or {})
-    suite = {"suite": "devparity.audit", "description": f"devparity.audit({name})",
-             "cases": [{"name": name, "subject": subject, "inputs": recipes, "dtypes": dtype_names,
-                        "checks": case_checks}]}
+    case = {"name": name, "subject": subject, "inputs": recipes, "dtypes": dtype_names, "checks": case_checks}
     options = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
                "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": _skipped_folders(),
                "vdev_async": bool(vdev_async), "interleavings": interleavings}
-    try:
-        text = _ops().audit(json.dumps(suite), json.dumps(options))
-    except (RuntimeError, ValueError) as e:
-        raise DevparityError(str(e).splitlines()[0]) from None
-    return AuditResult(json.loads(text))
+    with _sources.scaffolding_file(_sources.caller_file(2)):
+        cases = [case]
+        if random:
+            cases, options["random_sweep"] = _random_cases(case, sweep, seed, seeds)
+            options["seed"] = None  # each case carries its own
+        suite = {"suite": "devparity.audit", "description": f"devparity.audit({name})", "cases": cases}
+        return AuditResult(_run_audit(suite, options))
+
+
+def _random_cases(case, sweep, seed, seeds):
+    # Note [Random gates]: the seeds to audit, each a case of its own; and what the sweep did.
+    first = seed if seed is not None else 0
+    if isinstance(seeds, (list, tuple)):
+        kept, tried = list(seeds), list(seeds)
+    else:
+        probe = dict(case, checks=dict(case["checks"], gradient=False, parity=False))
+
+        def run_seed(s):
+            suite = {"suite": "devparity.audit", "cases": [dict(probe, name=f"{case['name']}_seed{s}", seed=s)]}
+            _run_audit(suite, {"devices": "cpu", "placement": "off", "quiet": True, "dtypes": case["dtypes"],
+                               "skip": _skipped_folders()})
+
+        sweep.collecting = True
+        try:
+            kept, tried = _coverage.sweep(run_seed, sweep.arcs, range(first, first + (seeds or 16)))
+        finally:
+            sweep.collecting = False
+    cases = [dict(case, name=f"{case['name']}_seed{s}", seed=s) for s in kept]
+    return cases, {"seeds": kept, "tried": tried, "arcs": len(sweep.arcs.arcs),
+                   "one_sided": sweep.arcs.one_sided()}
 
 
 def compare(output, reference, tolerance=None):

@@ -5,6 +5,7 @@ import os
 import pathlib
 
 _state = {"ops": None, "count": 0}
+CPU_ONLY = "cpu-only"  # the pytest plugin's row with no accelerator runtime (Note [No accelerator])
 
 
 class DevparityError(RuntimeError):
@@ -69,6 +70,9 @@ def install(count=2):
     ops.install(count)
     _state["count"] = count
     _register_device_module(ops)
+    from devparity import _kept
+
+    _kept.record_assignments()  # Note [Kept state in Python]: the lines findings name
     # Index 1 by default, so that code assuming index 0 shows (docs/python.md).
     ops.set_device(1 if count > 1 else 0)
     return device_type()
@@ -108,7 +112,8 @@ def device_type():
 
 
 def device(spec):
-    """The torch.device for a devparity device name: "cpu", "meta", "cuda[:N]" or "vdev:K"."""
+    """The torch.device for a devparity device name: "cpu", "meta", "cuda[:N]", "vdev:K", or "vdev"
+    without an index (the current device, as users write `cuda`)."""
     import torch
 
     if isinstance(spec, torch.device):
@@ -118,17 +123,21 @@ def device(spec):
     name, _, index = spec.partition(":")
     if name in ("cpu", "meta", "cuda") and (not index or index.isdigit()):
         return torch.device(spec)
+    if spec == CPU_ONLY:  # the CPU of a machine without an accelerator (Note [No accelerator])
+        return torch.device("cpu")
     if name in ("vdev", "privateuseone"):
-        if not index.isdigit():
-            raise DevparityError(f"device '{spec}': the simulated device needs an index, e.g. 'vdev:1'")
+        if index and not index.isdigit():
+            raise DevparityError(f"device '{spec}': expected 'vdev' (the current index) or 'vdev:K'")
         if _state["count"] == 0:
             raise DevparityError(f"device '{spec}': the simulated device is not installed: "
                                  f"call devparity.install() first")
+        if not index:  # the spelling users write: the current device, as `cuda` is
+            return torch.device(device_type())
         if int(index) >= _state["count"]:
             raise DevparityError(f"device '{spec}': only {_state['count']} simulated device(s) installed "
                                  f"(vdev:0..vdev:{_state['count'] - 1})")
         return torch.device(device_type(), int(index))
-    raise DevparityError(f"unknown device '{spec}': expected cpu, meta, cuda[:N] or vdev:K")
+    raise DevparityError(f"unknown device '{spec}': expected cpu, cpu-only, meta, cuda[:N], vdev or vdev:K")
 
 
 def device_name(dev):
@@ -137,7 +146,7 @@ def device_name(dev):
 
     dev = torch.device(dev)
     if dev.type in ("privateuseone", "vdev"):
-        return f"vdev:{dev.index if dev.index is not None else 0}"
+        return "vdev" if dev.index is None else f"vdev:{dev.index}"
     return str(dev)
 
 

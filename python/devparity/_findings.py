@@ -8,11 +8,13 @@ class Finding:
 
     kind, severity ("error", "warning" or "note"), op ("aten::mul.Tensor"), message,
     devices (["vdev:1", "cpu"]), source ("path/to/file.py:42", the innermost frame of user
-    code), file and line (its parts), scopes, shape, dtype and count (occurrences merged).
+    code), file and line (its parts), made_at and met_at (the line that made the offending tensor
+    and the line where it met device data, where they are not `source`), scopes, shape, dtype and
+    count (occurrences merged).
     """
 
-    __slots__ = ("kind", "severity", "op", "message", "devices", "source", "file", "line", "scopes",
-                 "shape", "dtype", "count")
+    __slots__ = ("kind", "severity", "op", "message", "devices", "source", "file", "line", "made_at", "met_at",
+                 "scopes", "shape", "dtype", "count")
 
     def __init__(self, data):
         self.kind = data.get("kind", "")
@@ -24,6 +26,8 @@ class Finding:
         self.source = data.get("source", "")
         file, _, line = self.source.rpartition(":")
         self.file, self.line = (file, int(line)) if line.isdigit() else (self.source, None)
+        self.made_at = data.get("made_at", "")
+        self.met_at = data.get("met_at", "")
         self.scopes = list(data.get("scopes", []))
         self.shape = data.get("shape")
         self.dtype = data.get("dtype")
@@ -34,6 +38,10 @@ class Finding:
         out = {"kind": self.kind, "severity": self.severity, "op": self.op, "message": self.message,
                "device": " and ".join(self.devices), "source": self.source, "scopes": self.scopes,
                "count": self.count}
+        if self.made_at:
+            out["made_at"] = self.made_at
+        if self.met_at:
+            out["met_at"] = self.met_at
         if self.shape is not None:
             out["shape"] = self.shape
         if self.dtype is not None:
@@ -42,7 +50,8 @@ class Finding:
 
     def __str__(self):
         where = f"{self.source}: " if self.source else ""
-        return f"{where}{self.severity}: {self.kind}: {self.message}"
+        lines = "".join(f" [{label} {at}]" for label, at in (("made at", self.made_at), ("met at", self.met_at)) if at)
+        return f"{where}{self.severity}: {self.kind}: {self.message}{lines}"
 
     def __repr__(self):
         return f"Finding({self.kind!r}, {self.severity!r}, op={self.op!r}, source={self.source!r})"

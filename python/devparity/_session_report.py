@@ -30,6 +30,8 @@ def _result(entry):
              "stats": {"errors": errors, "warnings": warnings, "notes": severities.count("note"),
                        "ops_traced": entry["ops"], "mode": entry["mode"]},
              "findings": findings, "artifacts": []}
+    if entry.get("random_sweep"):  # the seeds its reruns ran under (Note [Random gates])
+        check["stats"]["random_sweep_seeds"] = entry["random_sweep"]
     path, _, test = entry["id"].partition("::")
     return {"id": entry["id"], "suite": path, "case": path, "subject": test, "variant": "", "dtype": "",
             "device": device, "resolved_device": device, "reference_device": device,

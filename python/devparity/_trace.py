@@ -1,46 +1,31 @@
 """devparity.trace(): the placement tracer around a block of Python code."""
 
-import os
+import contextlib
+import json
 
+from devparity import _device_queries, _host_data, _kept, _sources
 from devparity._devices import DevparityError, device as _device, ops as _ops
 from devparity._findings import Finding
 
 
 def _skipped_folders():
     # Frames in these are not user code: findings name the innermost frame outside them.
-    import torch
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    return [os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, here + os.sep]
+    return list(_sources.skipped_folders())
 
 
-# Where nn.Module keeps what it registers (and moves).
-_MODULE_REGISTRIES = ("_parameters", "_buffers", "_modules")
-
-
-def _kept_tensors(module):
-    # Tensors an nn.Module keeps as plain attributes (not parameters or buffers), by name.
+def _tensors_in(values):
     import torch
 
     out = []
-    for attr, value in vars(module).items():
-        if attr in _MODULE_REGISTRIES:
-            continue
-        if isinstance(value, torch.Tensor) and not isinstance(value, torch.nn.Parameter):
-            out.append((f"{type(module).__name__}.{attr}", value))
-        elif isinstance(value, (list, tuple)):
-            out.extend((f"{type(module).__name__}.{attr}[{i}]", v) for i, v in enumerate(value)
-                       if isinstance(v, torch.Tensor))
-        elif isinstance(value, dict):
-            out.extend((f"{type(module).__name__}.{attr}[{k!r}]", v) for k, v in value.items()
-                       if isinstance(v, torch.Tensor))
+    for v in values:
+        items = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) else (v,)
+        out.extend(t for t in items if isinstance(t, torch.Tensor))
     return out
 
 
 def _is_device_mismatch(error):
-    # LibTorch's "same device" error in its wordings (harness/base/error.cpp classifies the same).
-    text = str(error)
-    return isinstance(error, RuntimeError) and ("same device" in text or "device mismatch" in text.lower())
+    # LibTorch's device errors in their wordings, as harness/base/error.cpp classifies them.
+    return isinstance(error, RuntimeError) and _ops().classify_error(str(error)) == "device_mismatch"
 
 
 class Trace:
@@ -64,21 +49,58 @@ class Trace:
         except RuntimeError as e:
             raise DevparityError(str(e).splitlines()[0]) from None
         self._active = True
-        # Modules met while tracing: their plain tensor attributes are kept state,
-        # which moving a module leaves where it was made.
-        self._hook = torch.nn.modules.module.register_module_forward_pre_hook(self._on_module)
+        # Modules met while tracing: their plain tensor attributes are kept state, which moving
+        # a module leaves where it was made (Note [Kept state in Python]).
+        self._hooks = [torch.nn.modules.module.register_module_forward_pre_hook(self._on_module),
+                       torch.nn.modules.module.register_module_forward_hook(self._after_module)]
+        self._kept_before = {}
+        self._context = contextlib.ExitStack()
+        # The file that opens the trace is the caller's scaffolding (Note [Scaffolding]).
+        self._context.enter_context(_sources.scaffolding_file(_sources.caller_file(2)))
+        self._marked_modules = set()
+        self._context.enter_context(_device_queries.watched())
+        if self.target is None or self.target.type == "cpu":
+            # With no device named there is no cpu row: nothing is the test's device data.
+            self._context.enter_context(_host_data.watching(mark_inputs=self.target is not None))
+        return self
+
+    def _module_target(self, inputs):
+        import torch
+
+        if self.target is not None:
+            return self.target
+        return next((x.device for x in inputs if isinstance(x, torch.Tensor) and x.device.type != "cpu"),
+                    torch.device("cpu"))
+
+    def inputs(self, *values, registered=False):
+        """Marks the tensors among `values` (one level into lists, tuples and dicts) as the code's
+        inputs: device data on the cpu row too (Note [Neutral data]). `registered`: a module's
+        parameters and buffers, device data whoever made them."""
+        tensors = _tensors_in(values)
+        if tensors and self._active:
+            _ops().trace_mark_device(tensors, registered)
         return self
 
     def _on_module(self, module, inputs):
-        # Kept state matters where the data is not: on the CPU, host and device data share
-        # the CPU and the module works (Note [Device data and host data]).
-        import torch
-
-        if not any(isinstance(x, torch.Tensor) and x.device.type != "cpu" for x in inputs):
-            return
-        kept = [(name, t) for name, t in _kept_tensors(module) if t.device.type == "cpu"]
+        # Note [Kept state in Python]: the tensors a move to the data's device left behind.
+        target = self._module_target(inputs)
+        if target.type == "cpu" and self.target is not None and id(module) not in self._marked_modules:
+            self._marked_modules.add(id(module))  # its registered state is device data
+            self.inputs(list(module.parameters(recurse=False)), list(module.buffers(recurse=False)),
+                        registered=True)
+        kept = _kept.left_behind(module, target)
         if kept:
-            _ops().trace_keep([name for name, _ in kept], [t for _, t in kept])
+            names, tensors, lines, moved = (list(column) for column in zip(*kept))
+            _ops().trace_keep(names, tensors, lines, moved)
+        before = _kept.snapshot(module) if target.type != "cpu" else None
+        if before:
+            self._kept_before[id(module)] = (before, target)
+
+    def _after_module(self, module, inputs, output):
+        before = self._kept_before.pop(id(module), None)
+        if before is not None:
+            for finding in _kept.moved_in_forward(module, *before):
+                _ops().trace_add(json.dumps(finding))
 
     def returned(self, output):
         """Judges what the block returns: host data returned from device work is reported."""
@@ -89,9 +111,9 @@ class Trace:
         return output
 
     def __exit__(self, *exc):
-        import json
-
-        self._hook.remove()
+        for hook in self._hooks:
+            hook.remove()
+        self._context.close()
         self._active = False
         result = json.loads(_ops().trace_end())
         self.ops = result["ops"]
@@ -99,12 +121,30 @@ class Trace:
         self.findings = [Finding(f) for f in result["findings"]]
         failed = result.get("failed")
         if exc[1] is not None and failed and _is_device_mismatch(exc[1]):
+            source = failed.get("source", "")
+            made_at = next((f.made_at for f in self.findings
+                            if f.kind == "foreign_device_input" and f.source == source and f.made_at), "")
             self.findings.append(Finding({
                 "kind": "device_mismatch_error", "severity": "error", "op": failed["op"],
                 "scopes": failed.get("scopes", []), "device": failed.get("device", ""),
-                "source": failed.get("source", ""),
+                "source": source, "made_at": made_at,
                 "message": f"{failed['op']} raised: {str(exc[1]).strip().splitlines()[0]}"}))
         return False
+
+    def mismatch_under_seed(self, error, seed):
+        """Adds the device_mismatch_error `error` raised when the traced code ran again under
+        `seed` (the pytest plugin's random sweep, Note [Random gates])."""
+        where = ""
+        tb = error.__traceback__
+        while tb is not None:
+            path = tb.tb_frame.f_code.co_filename
+            if not path.startswith(tuple(_skipped_folders())) and not _sources.is_scaffolding(path):
+                where = f"{path}:{tb.tb_lineno}"
+            tb = tb.tb_next
+        _ops().trace_add(json.dumps({
+            "kind": "device_mismatch_error", "severity": "error", "source": where,
+            "message": f"under seed {seed} (torch.manual_seed) the code raised: "
+                       f"{str(error).strip().splitlines()[0]}"}))
 
     @property
     def errors(self):

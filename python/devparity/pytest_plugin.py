@@ -10,12 +10,21 @@ does nothing unless one of its options is given or DEVPARITY_VDEV=1 is set:
                                        become pytest warnings (--devparity-placement=strict: fail)
   --devparity-report=FILE              writes the session's findings in devparity's report schema
   --devparity-vdev-count=N             indices of the simulated device (default 2)
+  --devparity-random-sweep=N           with --devparity-trace: a test on the simulated device that
+                                       drew random numbers runs again under up to N more seeds, for
+                                       placement errors in branches its own seed did not take
+  --devparity-scaffolding=GLOB         more files that are the suite's own test helpers
   DEVPARITY_VDEV=1                     installs it and, without --devparity-devices, means cpu,vdev:1
+
+`vdev` without an index names the current device, as users write `cuda`. A test on vdev:K runs
+with another index current (Note [Current device]), so code that relies on the current device
+instead of its data's fails as it would on a multi-GPU machine.
 
 The simulated device is installed before the first conftest is imported (so that a device dict
 built at import sees it) and before any backward (autograd fixes its device threads then).
 """
 
+import contextlib
 import json
 import os
 import time
@@ -24,6 +33,7 @@ import warnings
 import pytest
 
 _session = {"enabled": False, "devices": [], "results": [], "started": None}
+_RERUN_PATIENCE = 2  # reruns in a row that take the code nowhere new end the sweep
 
 
 class DevparityPlacementWarning(UserWarning):
@@ -43,6 +53,11 @@ def pytest_addoption(parser):
                     help="with --devparity-trace: strict fails on warnings too")
     group.addoption("--devparity-report", default=None, metavar="FILE",
                     help="write the session's placement findings in devparity's report schema")
+    group.addoption("--devparity-random-sweep", type=int, default=8, metavar="N",
+                    help="with --devparity-trace: rerun a test on the simulated device that drew random numbers "
+                         "under up to N more seeds for placement errors its own seed did not reach (0: off)")
+    group.addoption("--devparity-scaffolding", action="append", default=[], metavar="GLOB",
+                    help="files (fnmatch globs) that are the suite's own test helpers, not the code under test")
 
 
 def _device_names(text):
@@ -73,6 +88,9 @@ def pytest_load_initial_conftests(early_config, parser, args):
     except devparity.DevparityError as e:
         raise pytest.UsageError(f"devparity: {e}") from None
     _session.update(enabled=True, devices=devices, started=time.time())
+    from devparity import _sources
+
+    _sources.set_scaffolding_globs(options.devparity_scaffolding or [])
 
 
 def pytest_configure(config):
@@ -80,8 +98,11 @@ def pytest_configure(config):
 
 
 def simulated_devices():
-    """The (name, torch.device) pairs of --devparity-devices that are simulated: for a conftest's own dict."""
-    return [(name, dev) for name, dev in _session["devices"] if name.startswith("vdev")]
+    """The (name, torch.device) pairs of --devparity-devices that devparity makes: the simulated
+    device and the cpu-only row, for a conftest's own dict."""
+    from devparity._devices import CPU_ONLY
+
+    return [(name, dev) for name, dev in _session["devices"] if name.startswith("vdev") or name == CPU_ONLY]
 
 
 def test_devices():
@@ -115,8 +136,9 @@ def _with_simulated(values):
 
     if not any((names(v) or "").split(":")[0] == "cuda" for v in values):
         return None
+    present = [names(v) for v in values]
     extra = [pytest.param(str(dev), marks=pytest.mark.devparity_vdev, id=name) for name, dev in simulated_devices()
-             if str(dev) not in [names(v) for v in values]]
+             if dev.type == "cpu" or str(dev) not in present]
     return list(values) + extra if extra else None
 
 
@@ -152,6 +174,11 @@ def pytest_generate_tests(metafunc):
 
 
 def pytest_collection_modifyitems(config, items):
+    if _session["enabled"]:
+        from devparity import _sources
+
+        # Note [Scaffolding]: files beside the test modules are the suite's own helpers.
+        _sources.add_scaffolding_dirs({os.path.dirname(str(item.fspath)) for item in items})
     if not simulated_devices():
         return
     skip = pytest.mark.skip(reason="devparity: torch.compile and dynamo do not run on the simulated device")
@@ -161,38 +188,113 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-def _test_target(item):
-    # The device the test is parametrized on, when it says; else the tracer infers it.
+def _as_device(value):
     import torch
 
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    for key in ("devparity_device", "device"):
-        value = params.get(key)
-        if isinstance(value, torch.device):
-            return value
-        if isinstance(value, str):
-            try:
-                return torch.device(value)
-            except RuntimeError:
-                return None
+    if isinstance(value, torch.device):
+        return value
+    if isinstance(value, str):
+        import devparity
+
+        try:
+            return devparity.device(value)
+        except devparity.DevparityError:
+            return None
     return None
+
+
+def _test_target(item):
+    # The device the test runs on, when it says: a device argument, or a parameter naming one.
+    funcargs = getattr(item, "funcargs", None) or {}
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    for key in ("devparity_device", "device", "device_name"):
+        for source in (funcargs, params):
+            if key in source:
+                found = _as_device(source[key])
+                if found is not None:
+                    return found
+    return None
+
+
+def _simulated_index(device):
+    return device is not None and device.type in ("vdev", "privateuseone") and device.index is not None
+
+
+def _on_cpu_only_row(item):
+    from devparity._devices import CPU_ONLY
+
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and (CPU_ONLY in callspec.id or CPU_ONLY in callspec.params.values())
+
+
+@contextlib.contextmanager
+def _row(item):
+    # The conditions of the test's row: on vdev:K another index is current (Note [Current
+    # device]); on cpu-only there is no accelerator runtime (Note [No accelerator]).
+    if not _session["enabled"]:
+        yield
+        return
+    import devparity
+
+    target = _test_target(item)
+    with contextlib.ExitStack() as stack:
+        if _simulated_index(target):
+            count = devparity.installed_count()
+            ops = devparity._devices.ops()
+            previous = ops.current_device()
+            ops.set_device((target.index + 1) % count if count > 1 else target.index)
+            stack.callback(ops.set_device, previous)
+        if _on_cpu_only_row(item):
+            from devparity._no_accelerator import without_accelerator
+
+            stack.enter_context(without_accelerator())
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    with _row(item):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    with _row(item):
+        yield
+
+
+def _draws_state():
+    import torch
+
+    return torch.default_generator.get_state()
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     if not (_session["enabled"] and item.config.getoption("devparity_trace")):
-        yield
+        with _row(item):
+            yield
         return
+    import torch
+
     import devparity
+    from devparity._received import Received
 
     strict = item.config.getoption("devparity_placement") == "strict"
     target = _test_target(item)
     tracer = devparity.trace(target, strict=strict)
     started = time.perf_counter()
-    tracer.__enter__()
-    outcome = yield
-    exc = outcome.excinfo
-    tracer.__exit__(*(exc if exc else (None, None, None)))
+    with _row(item):
+        drawn = _draws_state()
+        tracer.__enter__()
+        if target is not None:  # the test names its device: its fixtures' tensors are its inputs
+            tracer.inputs(*(getattr(item, "funcargs", None) or {}).values())
+        with Received():
+            outcome = yield
+        exc = outcome.excinfo
+        if _simulated_index(target) and not torch.equal(drawn, _draws_state()):
+            _random_sweep(item, tracer, item.config.getoption("devparity_random_sweep"))
+        tracer.__exit__(*(exc if exc else (None, None, None)))
     tracer.findings = [f for f in tracer.findings if not _scaffolding(item, f)]
     _record(item, tracer, (time.perf_counter() - started) * 1000.0)
     failing = tracer.errors
@@ -206,13 +308,58 @@ def pytest_runtest_call(item):
                     pytrace=False)
 
 
+@contextlib.contextmanager
+def _seeds_shifted(rerun):
+    # A test that seeds itself (`torch.manual_seed(0)`) would take the same branch every rerun:
+    # in rerun k its seeds are shifted by k.
+    import torch
+
+    original = torch.manual_seed
+    shifted = lambda seed: original((int(seed) + 7919 * rerun) % (2 ** 63))  # noqa: E731
+    torch.manual_seed = torch.random.manual_seed = shifted
+    try:
+        yield
+    finally:
+        torch.manual_seed = torch.random.manual_seed = original
+
+
+def _random_sweep(item, tracer, bound):
+    # Note [Random gates]: the test drew random numbers on the simulated device; other seeds may
+    # take its code through branches its own seed did not. Only placement counts in these runs:
+    # their values differ from the test's expectations by design.
+    import torch
+
+    from devparity._coverage import Arcs, sweep
+    from devparity._trace import _is_device_mismatch
+
+    arcs = Arcs()
+    state = _draws_state()
+
+    def run_seed(seed):
+        torch.manual_seed(seed)
+        try:
+            with arcs, _seeds_shifted(seed):
+                item.runtest()
+        except Exception as e:  # noqa: BLE001 - a rerun's other failures are its seed's values
+            if _is_device_mismatch(e):
+                tracer.mismatch_under_seed(e, seed)
+
+    try:
+        _, tried = sweep(run_seed, arcs, range(1, bound + 1), patience=_RERUN_PATIENCE)
+    finally:
+        torch.default_generator.set_state(state)
+    item.user_properties.append(("devparity_random_sweep", tried))
+
+
 def _scaffolding(item, finding):
     # A test moves its inputs and reads its results back (assert_close syncs): warnings whose
-    # line is in the test's own file or a conftest are the test's doing, not the library's.
+    # line is in the test's own file or its helpers are the test's doing (Note [Scaffolding]).
+    from devparity import _sources
+
     if finding.severity != "warning" or not finding.file:
         return False
     test_file = os.path.abspath(str(item.fspath))
-    return os.path.abspath(finding.file) == test_file or os.path.basename(finding.file) == "conftest.py"
+    return os.path.abspath(finding.file) == test_file or _sources.is_scaffolding(finding.file)
 
 
 def _record(item, tracer, duration_ms):
@@ -222,9 +369,10 @@ def _record(item, tracer, duration_ms):
         text = "\n".join(str(f) for f in tracer.findings)
         item.add_report_section("call", "devparity", text)
     status = "fail" if tracer.errors else "pass"
+    seeds = dict(item.user_properties).get("devparity_random_sweep")
     _session["results"].append({"id": item.nodeid, "target": tracer.target_name, "status": status,
                                 "ops": tracer.ops, "findings": findings, "duration_ms": duration_ms,
-                                "mode": "strict" if tracer.strict else "warn"})
+                                "mode": "strict" if tracer.strict else "warn", "random_sweep": seeds})
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -1,9 +1,12 @@
 """Shared setup of devparity's Python tests: the simulated device, installed once per process."""
 
+import contextlib
 import os
 import sys
 
 import pytest
+
+import devparity
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "faults", "python"))
@@ -26,3 +29,15 @@ def fault_line(cls):
         if "# FAULT:" in text:
             return inspect.getsourcefile(cls), start + offset, text.split("# FAULT:")[1].strip()
     raise AssertionError(f"{cls.__name__} marks no fault line")
+
+
+@contextlib.contextmanager
+def current_device(index):
+    """The simulated device's current index is `index` while the block runs."""
+    ops = devparity._devices.ops()
+    previous = ops.current_device()
+    ops.set_device(index)
+    try:
+        yield
+    finally:
+        ops.set_device(previous)

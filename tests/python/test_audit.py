@@ -97,3 +97,44 @@ def test_audit_errors_are_clear(vdev):
         devparity.audit(lambda x: x, [(1, 3, 4, 4)], dtypes=["int7"])
     with pytest.raises(devparity.DevparityError, match="gpu"):
         devparity.audit(lambda x: x, [(1, 3, 4, 4)], devices="cpu,gpu:3")
+
+
+def test_audit_copies_a_module_that_holds_simulated_state(vdev):
+    import torch
+
+    class Tinted(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("tint", torch.full((1, 3, 1, 1), 0.5, device="cpu"))
+            self.table = torch.ones(1, 3, 1, 1).to(devparity.device("vdev:0"))  # made on vdev:0
+
+        def forward(self, x):
+            return x * self.tint * self.table
+
+    result = devparity.audit(Tinted().to(devparity.device("vdev:0")), [(1, 3, 4, 4)], devices="vdev:0,vdev:1")
+    by_device = {r["device"]: r for r in result.results}
+    assert by_device["vdev:0"]["status"] == "pass", by_device["vdev:0"]["message"]
+    kept = [f for c in by_device["vdev:1"]["checks"] for f in c.get("findings", [])
+            if f["kind"] == "unregistered_tensor_state"]
+    assert kept and kept[0]["device"] == "vdev:0", by_device["vdev:1"]
+
+
+def test_a_random_audit_sweeps_seeds_until_the_gate_went_both_ways(vdev):
+    import torch
+
+    class RareGate(torch.nn.Module):
+        def forward(self, x):
+            fire = torch.rand(x.shape[0]) < 0.25
+            if not fire.any():
+                return x
+            ramp = torch.linspace(0, 1, x.shape[-1])  # made on the CPU, and only here
+            return torch.where(fire.view(-1, 1, 1, 1).to(x.device), x + ramp, x)
+
+    result = devparity.audit(RareGate(), [(1, 3, 4, 4)], devices="cpu,vdev:1", random=True)
+    sweep = result.report["run"]["random_sweep"]
+    assert len(sweep["tried"]) > 1 and result.seeds == sweep["seeds"] and not sweep["one_sided"], sweep
+    assert not result.passed
+    kinds = {f["kind"] for r in result.failures for c in r["checks"] for f in c.get("findings", [])}
+    assert "implicit_device_factory" in kinds, kinds
+    fixed = devparity.audit(RareGate(), [(1, 3, 4, 4)], devices="cpu,vdev:1", random=True, seeds=[0])
+    assert fixed.seeds == [0]

@@ -55,11 +55,24 @@ def test_mixing_devices_raises_cudas_error(vdev):
         torch.ones(3).to(vdev) + torch.ones(3)
 
 
-@pytest.mark.parametrize("spec, words", [("vdev", "needs an index"), ("vdev:7", "only 2 simulated"),
+@pytest.mark.parametrize("spec, words", [("vdev:x", "expected 'vdev'"), ("vdev:7", "only 2 simulated"),
                                          ("gpu:0", "unknown device"), (3, "expected a device name")])
 def test_bad_device_names(vdev, spec, words):
     with pytest.raises(devparity.DevparityError, match=words):
         devparity.device(spec)
+
+
+def test_the_index_less_spelling_is_the_current_device(vdev):
+    import torch
+
+    from conftest import current_device
+
+    dev = devparity.device("vdev")
+    assert dev.index is None and dev.type == vdev.type and devparity.device_name(dev) == "vdev"
+    for index in (0, 1):
+        with current_device(index):
+            assert torch.zeros(2, device=dev).device.index == index
+    assert devparity.device("cpu-only") == torch.device("cpu")
 
 
 def test_bad_counts():
@@ -79,3 +92,27 @@ def test_a_torch_it_was_not_built_for_is_refused(tmp_path):
     assert r.returncode != 0
     assert "built against torch 0.9.0" in r.stderr and "rebuild devparity" in r.stderr, r.stderr
     assert "Segmentation" not in r.stderr
+
+
+def test_an_op_with_a_cpu_kernel_alone_runs_on_vdev_outside_inference_mode(vdev):
+    import torch
+    import torchvision
+
+    lib = torch.library.Library("devparity_test_cpu_only", "DEF")
+    lib.define("double_it(Tensor x) -> Tensor")
+    lib.impl("double_it", lambda x: x * 2, "CPU")
+    x = torch.arange(3.0).to(vdev)
+    out = torch.ops.devparity_test_cpu_only.double_it(x)  # autograd falls through to the kernel, as on CUDA
+    assert out.device == vdev and out.cpu().tolist() == [0.0, 2.0, 4.0]
+    boxes = torch.tensor([[0.0, 0.0, 4.0, 4.0], [0.5, 0.5, 4.0, 4.0], [5.0, 5.0, 9.0, 9.0]]).to(vdev)
+    keep = torchvision.ops.nms(boxes, torch.tensor([0.9, 0.8, 0.7]).to(vdev), 0.5)
+    assert keep.device == vdev and keep.cpu().tolist() == [0, 2]
+
+
+def test_a_cpu_generator_is_refused_for_a_draw_on_vdev_as_cuda_refuses_it(vdev):
+    import torch
+
+    with pytest.raises(RuntimeError, match="device type for generator but found 'cpu'"):
+        torch.randn(3, generator=torch.Generator().manual_seed(0), device=vdev)
+    torch.manual_seed(0)
+    assert torch.randn(3, device=vdev).device == vdev  # the default generator serves vdev

@@ -3,7 +3,7 @@
 import pytest
 
 import devparity
-from conftest import fault_line
+from conftest import current_device, fault_line
 from placement_twins import TWINS
 
 
@@ -74,7 +74,7 @@ def test_torchvision_runs_on_vdev_without_errors(vdev, name):
 def test_python_faults_are_caught_at_their_line(vdev, faulty, clean):
     file, line, kind = fault_line(faulty)
     x = image(vdev)
-    with devparity.trace() as t:
+    with current_device(0), devparity.trace() as t:  # as the plugin runs vdev:1 (Note [Current device])
         try:
             faulty().to(vdev)(x)
         except RuntimeError as e:
@@ -82,7 +82,7 @@ def test_python_faults_are_caught_at_their_line(vdev, faulty, clean):
     caught = [f for f in t.errors if f.kind == kind]
     assert caught, f"{faulty.__name__}: no {kind} among {[str(f) for f in t.findings]}"
     assert (caught[0].file, caught[0].line) == (file, line), str(caught[0])
-    with devparity.trace() as t:
+    with current_device(0), devparity.trace() as t:
         clean().to(vdev)(x)
     assert t.errors == [], [str(f) for f in t.errors]
 
@@ -122,3 +122,86 @@ def test_traces_do_not_nest(vdev):
     with devparity.trace() as t:  # the outer one ended cleanly
         pass
     assert t.findings == []
+
+
+def test_a_device_query_in_library_code_is_reported_at_its_line(vdev):
+    import torch
+
+    from placement_twins import one_hot_where_cuda_is
+
+    file, line, kind = fault_line(one_hot_where_cuda_is)
+    targets = torch.tensor([[0], [2]]).to(vdev)
+    with pytest.raises(RuntimeError, match="same device"):
+        with devparity.trace(vdev) as t:
+            one_hot_where_cuda_is(targets, 3)
+    queried = [f for f in t.findings if f.kind == kind]
+    assert queried and queried[0].severity == "warning" and (queried[0].file, queried[0].line) == (file, line)
+    with devparity.trace("cpu") as t:
+        torch.cuda.is_available()  # the test's own question is no finding
+    assert t.findings == []
+
+
+def test_a_cpu_result_of_cpu_input_is_clean_and_a_host_result_of_device_data_is_not():
+    import torch
+
+    from placement_twins import decode_bytes, decode_bytes_declared
+
+    data = torch.frombuffer(bytearray(range(8)), dtype=torch.uint8)  # bytes: host data by nature
+    with devparity.trace("cpu") as t:
+        t.returned(decode_bytes(data))
+    assert t.errors == [], [str(f) for f in t.errors]
+    image = torch.rand(1, 3, 2, 2)
+    file, line, kind = fault_line(decode_bytes)
+    with devparity.trace("cpu") as t:
+        t.inputs(image)  # the caller's image: device data on the cpu row (made outside, it is neutral)
+        t.returned(decode_bytes(image))
+    wrong = [f for f in t.errors if f.kind == kind]
+    assert wrong and wrong[0].made_at == f"{file}:{line}", [str(f) for f in t.findings]
+    with devparity.trace("cpu") as t:  # declared: a hand-over's host result is its purpose
+        t.inputs(image)
+        t.returned(decode_bytes_declared(image))
+    assert t.errors == [], [str(f) for f in t.errors]
+
+
+def test_without_an_accelerator_the_runtime_is_refused_and_reported(vdev):
+    import torch
+
+    from placement_twins import pinned_staging
+
+    file, line, kind = fault_line(pinned_staging)
+    with devparity.trace("cpu") as t, devparity.without_accelerator():
+        assert not torch.cuda.is_available() and torch.cuda.device_count() == 0
+        with pytest.raises(devparity.NoAcceleratorError, match="pin_memory"):
+            pinned_staging((2, 2))
+        with pytest.raises(devparity.NoAcceleratorError):
+            torch.zeros(2, device=vdev)
+    refused = [f for f in t.errors if f.kind == kind]
+    assert refused and (refused[0].file, refused[0].line) == (file, line), [str(f) for f in t.findings]
+    torch.zeros(2, device=vdev)  # the runtime is back after the block
+
+
+def test_kept_state_of_a_module_never_moved(vdev):
+    import torch
+
+    from placement_twins import PlainAttributeGain
+
+    class CopiesPerCall(torch.nn.Module):
+        # Kornia's Normalize: host constants by design, copied to the data's device on each call.
+        def __init__(self):
+            super().__init__()
+            self.mean = torch.tensor([0.5, 0.4, 0.3]).view(1, 3, 1, 1)
+
+        def forward(self, x):
+            return x - self.mean.to(x)
+
+    x = image(vdev)
+    with devparity.trace(vdev) as t:
+        CopiesPerCall()(x)
+    assert t.errors == [] and {f.kind for f in t.warnings} == {"host_to_device_copy"}, [str(f) for f in t.findings]
+    # Never moved, used as it is: the table is left on the CPU all the same.
+    file, line, kind = fault_line(PlainAttributeGain)
+    with pytest.raises(RuntimeError, match="same device"):
+        with devparity.trace(vdev) as t:
+            PlainAttributeGain()(x)
+    kept = [f for f in t.errors if f.kind == kind]
+    assert kept and (kept[0].file, kept[0].line) == (file, line), [str(f) for f in t.findings]

@@ -1,9 +1,12 @@
 """Seeded placement faults written in Python, each with its clean twin (tests/python/test_trace.py).
 
-Each faulty module marks the line its finding must name with `# FAULT: <kind>`.
+Each faulty module marks the line its finding must name with `# FAULT: <kind>`: the line that
+made the stray tensor (an attribute's assignment, a factory) or used it wrongly.
 """
 
 import torch
+
+from devparity import host_handover as devparity_host_handover
 
 
 class PlainAttributeGain(torch.nn.Module):
@@ -11,10 +14,10 @@ class PlainAttributeGain(torch.nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.gain = torch.tensor([0.9, 1.0, 1.1]).view(1, 3, 1, 1)
+        self.gain = torch.tensor([0.9, 1.0, 1.1]).view(1, 3, 1, 1)  # FAULT: unregistered_tensor_state
 
     def forward(self, x):
-        return x * self.gain  # FAULT: unregistered_tensor_state
+        return x * self.gain
 
 
 class BufferGain(torch.nn.Module):
@@ -55,7 +58,8 @@ class DeviceMatrix(torch.nn.Module):
 
 
 class IndexlessMove(torch.nn.Module):
-    """Moves its state with device="vdev" (the type without an index): it lands on the current device."""
+    """Moves its state with device="vdev" (the type without an index): it lands on the current device,
+    which is not the data's where another index is current."""
 
     def __init__(self):
         super().__init__()
@@ -77,3 +81,33 @@ class IndexedMove(torch.nn.Module):
 
 TWINS = [(PlainAttributeGain, BufferGain), (DevicelessRamp, DeviceRamp), (HostMatrix, DeviceMatrix),
          (IndexlessMove, IndexedMove)]
+
+
+# Python-only twins (tests/python/test_trace.py).
+
+def one_hot_where_cuda_is(targets, classes):
+    """Picks its device by asking what the machine has (ClassyVision #69's bug)."""
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # FAULT: device_dependent_code
+    return torch.zeros(targets.shape[0], classes, device=device).scatter_(1, targets.long(), 1.0)
+
+
+def decode_bytes(data):
+    """A CPU decoder: host bytes in, a host image out, made with no device (torchvision #7391's kernel)."""
+    if data.device.type != "cpu":
+        raise RuntimeError("Input tensor should be on CPU")
+    image = torch.empty(3, 2, 2, dtype=torch.uint8)  # FAULT: wrong_device_output
+    return image.copy_(torch.tensor(list(range(12)), dtype=torch.uint8).view(3, 2, 2))
+
+
+@devparity_host_handover()
+def decode_bytes_declared(data):
+    """The same decoder, declared a host hand-over: its host image is its purpose."""
+    if data.device.type != "cpu":
+        raise RuntimeError("Input tensor should be on CPU")
+    image = torch.empty(3, 2, 2, dtype=torch.uint8)
+    return image.copy_(torch.tensor(list(range(12)), dtype=torch.uint8).view(3, 2, 2))
+
+
+def pinned_staging(shape):
+    """A CPU path that pins its buffer (DALI #2396): it needs the accelerator runtime."""
+    return torch.empty(shape).pin_memory()  # FAULT: accelerator_runtime

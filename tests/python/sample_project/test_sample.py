@@ -42,3 +42,10 @@ def test_gain_listed_devices(device):
 def test_ramp_on_devparity_device(devparity_device):
     x = torch.zeros(1, 1, 1, 3, device=devparity_device)
     assert horizontal_ramp(x).device == x.device
+
+
+def test_another_index_is_current(device):
+    # devparity runs a test on vdev:K with another index current, as on a two-GPU machine.
+    if device.type in ("cpu", "cuda") or device.index is None:
+        return
+    assert getattr(torch, device.type).current_device() != device.index

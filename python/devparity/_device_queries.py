@@ -1,0 +1,56 @@
+"""Device queries in traced code: `torch.cuda.is_available()` and its kin.
+
+Note [Device queries]
+Code that picks its device by asking whether CUDA is available (`torch.cuda.is_available()`,
+Kornia's `get_cuda_device_if_available()`) takes the CPU path beside the simulated device and never
+meets device data, so its bugs hide from every CPU-only run. While a trace runs these queries are
+wrapped: each call from the code under audit is a `device_dependent_code` warning naming its line.
+A test directs such code to the simulated device by patching the helper it calls (docs/python.md).
+"""
+
+import contextlib
+import json
+
+from devparity import _sources
+
+_QUERIES = (("cuda", "is_available"), ("cuda", "device_count"))
+
+
+def _wrap(original, name, report):
+    def query(*args, **kwargs):
+        frame = _sources.user_frame(2)
+        if frame is not None and not _sources.is_scaffolding(frame.f_code.co_filename):
+            report(name, f"{frame.f_code.co_filename}:{frame.f_lineno}")
+        return original(*args, **kwargs)
+
+    query.__wrapped__ = original
+    query.__name__ = getattr(original, "__name__", name)
+    return query
+
+
+def _report(name, where):
+    from devparity._devices import ops
+
+    ops().trace_add(json.dumps({
+        "kind": "device_dependent_code", "severity": "warning", "op": "", "source": where,
+        "message": f"{name}() asks which device this machine has: the code takes the CPU's path beside "
+                   f"the simulated device, so no CPU-only run can vouch for the path a GPU machine takes "
+                   f"(direct it to the device under test; docs/python.md)"}))
+
+
+@contextlib.contextmanager
+def watched():
+    """Wraps the device queries while the block runs (Note [Device queries])."""
+    import torch
+
+    saved = []
+    for module_name, attr in _QUERIES:
+        module = getattr(torch, module_name)
+        original = getattr(module, attr)
+        saved.append((module, attr, original))
+        setattr(module, attr, _wrap(original, f"torch.{module_name}.{attr}", _report))
+    try:
+        yield
+    finally:
+        for module, attr, original in saved:
+            setattr(module, attr, original)

@@ -1,0 +1,183 @@
+"""Host data on the cpu row: what Python code makes on the host, seen where it is written.
+
+Note [Host data on the cpu row]
+On an accelerator a factory called with no device makes a CPU tensor, and `.cpu()` moves data
+home; the tracer sees both at the dispatcher. On the cpu row it cannot: Python passes the default
+device (the CPU) explicitly, so `torch.arange(n)` and `torch.arange(n, device=x.device)` arrive
+alike, and `.cpu()` of a CPU tensor is no op. A TorchFunctionMode sees the call as written and
+tells the tracer: a factory written with no device in the library's code makes host data, and a
+`.cpu()` / `.to("cpu")` there sends its result home. What the test's own code (Note
+[Scaffolding]) makes on its device (`device=device`) or moves there (`.to(device)`) is its input:
+device data. What it makes with no device stays neutral: on an accelerator it would be a CPU
+tensor the test hands the library as a parameter. Host data whose `.device` the library reads
+becomes neutral too: such code manages its placement (`if t.device != x.device: t = t.to(...)`)
+and takes another branch on the CPU than on an accelerator. Active only while a trace on the
+CPU runs (the cost is one Python call per torch call).
+"""
+
+import contextlib
+import weakref
+
+from devparity import _sources
+
+# Factories with a device parameter the code may leave out. `frombuffer` and `from_numpy` have
+# none: bytes and arrays are host data by nature, and code that means the device moves them.
+_FACTORY_NAMES = ("arange", "empty", "empty_strided", "eye", "full", "linspace", "logspace", "ones", "rand",
+                  "randint", "randn", "randperm", "scalar_tensor", "tensor", "zeros", "tril_indices",
+                  "triu_indices", "as_tensor", "asarray")
+
+
+def _factories():
+    import torch
+
+    return {getattr(torch, n): n for n in _FACTORY_NAMES if hasattr(torch, n)}
+
+
+def _device_named(args, kwargs):
+    # The device a `.to(...)` call names (the first device-like argument), or None.
+    import torch
+
+    device = kwargs.get("device")
+    if device is None:
+        for a in args[1:]:
+            if isinstance(a, (str, torch.device)):
+                device = a
+                break
+    if device is None:
+        return None
+    try:
+        return torch.device(device)
+    except (RuntimeError, TypeError):
+        return None
+
+
+def _names_cpu(args, kwargs):
+    device = _device_named(args, kwargs)
+    return device is not None and device.type == "cpu"
+
+
+def _names_device(args, kwargs):
+    return _device_named(args, kwargs) is not None
+
+
+def _line_names_cpu(frame):
+    import linecache
+
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+    return "'cpu'" in line or '"cpu"' in line or ".cpu(" in line
+
+
+def _has_tensor(args):
+    import torch
+
+    return any(isinstance(a, torch.Tensor) for a in args)
+
+
+# Tensors made from bytes or arrays (frombuffer, from_numpy, which no TorchFunctionMode sees): host
+# data by nature. On the cpu row a test's `.to(device)` of one returns it unchanged, and it stays
+# what it was: a CPU decoder of bytes gets CPU input there, as on the GPU row it gets device bytes
+# it refuses.
+_FROM_HOST = ("frombuffer", "from_numpy")
+_by_nature = {}  # id -> weakref (a WeakSet would compare tensors with ==)
+
+
+def _note(tensor):
+    key = id(tensor)
+    _by_nature[key] = weakref.ref(tensor, lambda _, key=key: _by_nature.pop(key, None))
+
+
+def _host_by_nature(tensor):
+    ref = _by_nature.get(id(tensor))
+    return ref is not None and ref() is tensor
+
+
+@contextlib.contextmanager
+def _noting_host_tensors():
+    import torch
+
+    saved = [(name, getattr(torch, name)) for name in _FROM_HOST if hasattr(torch, name)]
+
+    def noted(original):
+        def make(*args, **kwargs):
+            out = original(*args, **kwargs)
+            _note(out)
+            return out
+
+        make.__wrapped__ = original
+        return make
+
+    for name, original in saved:
+        setattr(torch, name, noted(original))
+    try:
+        yield
+    finally:
+        for name, original in saved:
+            setattr(torch, name, original)
+
+
+def make_mode(mark_inputs=True):
+    """A TorchFunctionMode that reports host data written in the library's code to the active
+    tracer (Note [Host data on the cpu row]), and, with `mark_inputs`, what the test's own code
+    makes or moves onto its device as device data; None where torch has no modes."""
+    import torch
+
+    try:
+        from torch.overrides import TorchFunctionMode
+    except ImportError:
+        return None
+    from devparity._devices import ops
+
+    factories = _factories()
+    moves = {torch.Tensor.cpu: "aten::_to_copy", torch.Tensor.to: "aten::to"}
+    device_of = torch.Tensor.device.__get__
+    marked = {}  # id -> weakref of the host data this mode marked
+    op_library = ops()
+
+    class HostData(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            if func == device_of and args:
+                # Code that reads where its host data is manages that placement itself.
+                ref = marked.get(id(args[0]))
+                if ref is not None and ref() is args[0]:
+                    op_library.trace_mark_neutral(args[0])
+                    del marked[id(args[0])]
+                return out
+            if not isinstance(out, torch.Tensor):
+                return out
+            name = factories.get(func)
+            if name is not None and not _has_tensor(args):
+                frame = _sources.user_frame(2)
+                test = frame is not None and _sources.is_scaffolding(frame.f_code.co_filename)
+                if test and mark_inputs and kwargs.get("device") is not None:
+                    op_library.trace_mark_device([out])  # the test's input, on its device (Note [Scaffolding])
+                elif frame is not None and not test and kwargs.get("device") is None:
+                    op_library.trace_mark_host(out, "default_factory", f"torch.{name}",
+                                               f"{frame.f_code.co_filename}:{frame.f_lineno}")
+                    marked[id(out)] = weakref.ref(out)
+            elif func in moves and out.device.type == "cpu":
+                frame = _sources.user_frame(2)
+                if frame is not None and _sources.is_scaffolding(frame.f_code.co_filename):
+                    if mark_inputs and func is torch.Tensor.to and _names_device(args, kwargs) and \
+                            not _host_by_nature(out):
+                        op_library.trace_mark_device([out])  # the test moves its input to the device
+                # `.to(device)` reads like `.to("cpu")` here: only code that names the CPU goes home.
+                elif frame is not None and (func is torch.Tensor.cpu or (_names_cpu(args, kwargs) and
+                                                                         _line_names_cpu(frame))):
+                    op_library.trace_mark_host(out, "copied_home", moves[func],
+                                               f"{frame.f_code.co_filename}:{frame.f_lineno}")
+            return out
+
+    return HostData()
+
+
+@contextlib.contextmanager
+def watching(active=True, mark_inputs=True):
+    """Reports host data written in Python while the block runs (when `active`)."""
+    mode = make_mode(mark_inputs) if active else None
+    if mode is None:
+        yield
+        return
+    with _noting_host_tensors(), mode:
+        yield

@@ -1,0 +1,130 @@
+"""A machine with no accelerator: the `cpu-only` row.
+
+Note [No accelerator]
+Code meant to run on the CPU alone can still call into the accelerator runtime: DALI #2396's CPU
+pipeline pinned its host buffers, which needs CUDA, so it failed only for users without a GPU. On a
+GPU machine, and on 2.x beside the simulated device (which serves `pin_memory()` as the process's
+accelerator), the call succeeds and the bug hides. Inside `without_accelerator()` (the pytest
+plugin's `cpu-only` row) the process behaves as a CPU-only one: pinning memory, `.cuda()`, moving to
+an accelerator, creating streams or events, and torch.cuda's runtime calls raise as they would
+there, and under a trace each call is an `accelerator_runtime` error naming its line. Queries
+(`torch.cuda.is_available()`, `device_count()`) answer as a CPU-only machine does. What it does not
+cover: native code that reaches the CUDA runtime by itself, without torch's Python API.
+"""
+
+import contextlib
+import json
+
+from devparity import _sources
+
+# torch.cuda calls that need the runtime (queries answer instead; see _ANSWERS).
+_CUDA_CALLS = ("current_device", "set_device", "synchronize", "Stream", "Event", "device", "stream",
+               "current_stream", "default_stream", "init", "memory_allocated", "empty_cache", "get_device_name",
+               "get_device_properties", "mem_get_info")
+_ANSWERS = {"is_available": False, "device_count": 0}
+_ACCELERATOR_CALLS = ("current_accelerator", "current_device_index", "set_device_index", "synchronize",
+                      "current_stream", "set_stream")
+
+
+class NoAcceleratorError(RuntimeError):
+    """What a CPU-only machine says when code asks for the accelerator runtime."""
+
+
+def _refuse(name):
+    frame = _sources.user_frame(3)
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else ""
+    from devparity._devices import installed_count, ops
+
+    if installed_count():
+        ops().trace_add(json.dumps({
+            "kind": "accelerator_runtime", "severity": "error", "op": name, "source": where,
+            "message": f"{name} needs an accelerator runtime, and this row has none (cpu-only): on a machine "
+                       f"without a GPU it fails"}))
+    raise NoAcceleratorError(f"{name}: no accelerator on this machine (devparity's cpu-only row"
+                             f"{', at ' + where if where else ''})")
+
+
+def _refusing(name):
+    def refused(*args, **kwargs):
+        _refuse(name)
+
+    return refused
+
+
+def _answering(value):
+    def answer(*args, **kwargs):
+        return value
+
+    return answer
+
+
+def _patches():
+    import torch
+
+    out = [(torch.Tensor, "pin_memory", _refusing("Tensor.pin_memory")),
+           (torch.Tensor, "cuda", _refusing("Tensor.cuda"))]
+    out += [(torch.cuda, name, _refusing(f"torch.cuda.{name}")) for name in _CUDA_CALLS if hasattr(torch.cuda, name)]
+    out += [(torch.cuda, name, _answering(value)) for name, value in _ANSWERS.items()]
+    accelerator = getattr(torch, "accelerator", None)
+    if accelerator is not None:
+        out += [(accelerator, name, _refusing(f"torch.accelerator.{name}"))
+                for name in _ACCELERATOR_CALLS if hasattr(accelerator, name)]
+        if hasattr(accelerator, "is_available"):
+            out.append((accelerator, "is_available", _answering(False)))
+        if hasattr(accelerator, "device_count"):
+            out.append((accelerator, "device_count", _answering(0)))
+    for name in ("Stream", "Event"):
+        if hasattr(torch, name):
+            out.append((torch, name, _refusing(f"torch.{name}")))
+    return out
+
+
+def _mode():
+    # Factories asked for pinned memory, and moves to an accelerator, seen as written.
+    import torch
+
+    try:
+        from torch.overrides import TorchFunctionMode
+    except ImportError:
+        return None
+
+    class NoAccelerator(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if kwargs.get("pin_memory"):
+                _refuse(f"torch.{getattr(func, '__name__', 'factory')}(pin_memory=True)")
+            device = kwargs.get("device")
+            if device is None and getattr(func, "__name__", "") == "to":
+                device = next((a for a in args[1:] if isinstance(a, (str, torch.device))), None)
+            if device is not None:
+                try:
+                    kind = torch.device(device).type
+                except (RuntimeError, TypeError):
+                    kind = "cpu"
+                if kind not in ("cpu", "meta"):
+                    _refuse(f"{getattr(func, '__name__', 'op')}(device={str(device)!r})")
+            return func(*args, **kwargs)
+
+    return NoAccelerator()
+
+
+@contextlib.contextmanager
+def without_accelerator():
+    """Runs the block as on a machine with no accelerator (Note [No accelerator])."""
+    saved = []
+    for owner, name, replacement in _patches():
+        saved.append((owner, name, name in vars(owner), vars(owner).get(name)))
+        setattr(owner, name, replacement)
+    mode = _mode()
+    try:
+        if mode is None:
+            yield
+        else:
+            with mode:
+                yield
+    finally:
+        for owner, name, own, original in reversed(saved):
+            if own:
+                setattr(owner, name, original)
+            else:  # inherited (torch.Tensor's C methods): the class's own entry goes
+                delattr(owner, name)

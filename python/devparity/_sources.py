@@ -1,0 +1,172 @@
+"""Where Python code is: the library's line, an attribute's assignment, a test's scaffolding.
+
+Findings name lines of the code under audit, not torch's or devparity's own, and not the test's
+scaffolding (Note [Scaffolding]). These helpers are the Python side of the op library's source
+locator (python/csrc/python_frames.h), for what Python sees and LibTorch's callbacks do not.
+"""
+
+import ast
+import contextlib
+import fnmatch
+import functools
+import inspect
+import os
+import sys
+import textwrap
+
+_HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+# Note [Scaffolding]
+# A test suite's own code moves inputs to the device, builds expected values and reads results
+# back: a conftest, a `test_*.py` or `*_test.py` file, a package named `testing` (a library's test
+# helpers), any file beside a collected test module (torchvision's test/common_utils.py), the file
+# that opened a trace or an audit, and whatever the user lists (--devparity-scaffolding=GLOB).
+# Tensors it makes are the test's inputs, device data on every row (the cpu row included); its own
+# syncs and copies are not the library's findings. Code under test kept in a folder of its own is
+# the library's, even inside a tests/ tree.
+_SCAFFOLD_DIRS = ("testing",)
+_extra_globs = []
+_extra_dirs = set()
+
+
+_extra_files = []
+
+
+def set_scaffolding_globs(globs):
+    """Path globs (fnmatch) whose files are scaffolding, replacing the previous ones."""
+    _extra_globs[:] = list(globs)
+    _is_scaffolding.cache_clear()
+
+
+def add_scaffolding(globs):
+    """Declares files (fnmatch globs, e.g. "*/tests/helpers/*.py") the test suite's own code: the
+    tensors they make are the test's inputs, and their syncs and copies are not the library's
+    findings (Note [Scaffolding]). The pytest plugin's --devparity-scaffolding does the same."""
+    if isinstance(globs, str):
+        globs = [globs]
+    _extra_globs.extend(g for g in globs if g not in _extra_globs)
+    _is_scaffolding.cache_clear()
+
+
+def add_scaffolding_dirs(dirs):
+    """Files directly in these folders are scaffolding (the folders of collected test modules)."""
+    _extra_dirs.update(os.path.normpath(d) for d in dirs)
+    _is_scaffolding.cache_clear()
+
+
+@contextlib.contextmanager
+def scaffolding_file(path):
+    """`path` is scaffolding while the block runs (the file that opened a trace or an audit)."""
+    _extra_files.append(path)
+    try:
+        yield
+    finally:
+        _extra_files.remove(path)
+
+
+def is_scaffolding(path):
+    """True for files of a test suite's scaffolding (Note [Scaffolding])."""
+    return bool(path) and (path in _extra_files or _is_scaffolding(path))
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_scaffolding(path):
+    name = os.path.basename(path)
+    if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
+        return True
+    parts = os.path.normpath(path).split(os.sep)[:-1]
+    if any(p in _SCAFFOLD_DIRS for p in parts) or os.path.dirname(os.path.normpath(path)) in _extra_dirs:
+        return True
+    return any(fnmatch.fnmatch(path, g) for g in _extra_globs)
+
+
+@functools.lru_cache(maxsize=1)
+def skipped_folders():
+    """Folders whose frames are not user code: torch's and devparity's."""
+    import torch
+
+    return (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, _HERE)
+
+
+def _skipped(path):
+    return path.startswith(skipped_folders()) or path.startswith("<")
+
+
+def user_frame(depth=1):
+    """The innermost frame outside torch and devparity (None when there is none)."""
+    frame = sys._getframe(depth)
+    while frame is not None and _skipped(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+def caller_file(depth=1):
+    """The file of the innermost frame outside torch and devparity ("" when none)."""
+    frame = user_frame(depth + 1)
+    return frame.f_code.co_filename if frame is not None else ""
+
+
+def caller_line(depth=1):
+    """"file.py:42" of the innermost frame outside torch and devparity ("" when none)."""
+    frame = user_frame(depth + 1)
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else ""
+
+
+def _empty(node):
+    # `{}`, `[]`, `()`, `None`, `dict()`: a placeholder, not state.
+    if isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        return not (getattr(node, "keys", None) or getattr(node, "elts", None))
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("dict", "list") \
+        and not node.args and not node.keywords
+
+
+def _assignments(cls):
+    # {attr: [(method, line, empty)]} of `self.attr = ...` (and `self.attr: T = ...`) in cls's own
+    # body; `empty` when the value is a placeholder literal.
+    try:
+        lines, start = inspect.getsourcelines(cls)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return {}
+    found = {}
+    for method in ast.walk(tree):
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for node in ast.walk(method):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+            value = getattr(node, "value", None)
+            for target in targets:
+                for t in ast.walk(target):
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
+                        found.setdefault(t.attr, []).append(
+                            (method.name, start + node.lineno - 1, value is not None and _empty(value)))
+    return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _class_assignments(cls):
+    try:
+        path = inspect.getsourcefile(cls)
+    except TypeError:
+        return None, {}
+    return path, _assignments(cls)
+
+
+def assignment_line(obj, attr):
+    """("file.py:12", in_constructor) of the line that gives `self.<attr>` its value in obj's class
+    or a base: the constructor's first assignment of something other than a placeholder (`{}`,
+    `None`) when there is one, else the first assignment; ("", False) when there is none."""
+    for cls in type(obj).__mro__:
+        if cls.__module__ in ("builtins",) or cls.__module__.startswith("torch."):
+            continue
+        path, found = _class_assignments(cls)
+        sites = found.get(attr)
+        if not sites or path is None:
+            continue
+        init = [line for method, line, empty in sites if method == "__init__" and not empty]
+        return (f"{path}:{init[0]}", True) if init else (f"{path}:{sites[0][1]}", False)
+    return "", False
