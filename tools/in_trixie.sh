@@ -109,6 +109,14 @@ mkdir -p "$cache/ccache-$flavour" "$root/var/cache/devparity-ccache"
 mount --bind "$cache/ccache-$flavour" "$root/var/cache/devparity-ccache" &&
   mounted+=("$root/var/cache/devparity-ccache")
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# The shared data beside the clone (../shared: the Kornia releases, the CUDA goldens), read-only.
+shared_env=()
+if [ -d "$clone/../shared" ]; then
+  mkdir -p "$root/shared"
+  mount --bind "$clone/../shared" "$root/shared" && mounted+=("$root/shared") &&
+    mount -o remount,bind,ro "$root/shared" 2>/dev/null || true
+  shared_env=(DEVPARITY_SHARED=/shared)
+fi
 
 # This clone's files replace the root's copy; its build/ stays.
 mkdir -p "$root/src"
@@ -123,5 +131,5 @@ fi
 echo "in_trixie: running in the $flavour root: ${command[*]}"
 chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CCACHE_DIR=/var/cache/devparity-ccache \
-  ${CI:+CI="$CI"} ${CTEST_PARALLEL_LEVEL:+CTEST_PARALLEL_LEVEL="$CTEST_PARALLEL_LEVEL"} \
+  ${CI:+CI="$CI"} ${CTEST_PARALLEL_LEVEL:+CTEST_PARALLEL_LEVEL="$CTEST_PARALLEL_LEVEL"} "${shared_env[@]}" \
   /bin/sh -c 'cd /src && exec "$@"' in_trixie "${command[@]}"

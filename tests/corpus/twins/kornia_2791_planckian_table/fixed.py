@@ -1,0 +1,22 @@
+import torch
+
+
+def planckian_coeffs():
+    return torch.tensor([[1.0, 0.5], [0.9, 0.6], [0.8, 0.75], [0.7, 0.9], [0.6, 1.0]])
+
+
+class PlanckianJitter(torch.nn.Module):
+    def __init__(self, select_from=None):
+        super().__init__()
+        pl = planckian_coeffs()
+        if select_from is not None:
+            self.register_buffer("pl", pl[select_from])
+        else:
+            self.register_buffer("pl", pl)
+
+    def forward(self, input):
+        idx = torch.arange(input.shape[0]) % self.pl.shape[0]
+        coeffs = self.pl[idx.tolist()]
+        r = input[:, 0] * coeffs[:, 0, None, None]
+        b = input[:, 2] * coeffs[:, 1, None, None]
+        return torch.stack([r, input[:, 1], b], 1).clamp(max=1.0)
