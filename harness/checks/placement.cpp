@@ -45,9 +45,7 @@ PlacementSetting read_setting(const nlohmann::json& setting) {
     ObjectReader levels(*severity, reader.pointer("severity"));
     for (const auto& kind : kinds()) {
       if (!levels.has(kind)) continue;
-      const auto level = levels.string(kind, std::nullopt, {"error", "warning", "note"});
-      out.severity[kind] = level == "error" ? Severity::kError : level == "warning" ? Severity::kWarning
-                                                                                    : Severity::kNote;
+      out.severity[kind] = *severity_from_name(levels.string(kind, std::nullopt, {"error", "warning", "note"}));
     }
     levels.finish();
   }

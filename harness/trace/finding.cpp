@@ -16,6 +16,13 @@ const char* severity_name(Severity severity) {
   return "error";
 }
 
+std::optional<Severity> severity_from_name(const std::string& name) {
+  for (const auto s : {Severity::kError, Severity::kWarning, Severity::kNote}) {
+    if (name == severity_name(s)) return s;
+  }
+  return std::nullopt;
+}
+
 std::string Finding::describe() const {
   std::string where = fmt::format("{}", fmt::join(scopes, " > "));
   if (!where.empty()) where += ": ";

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,8 @@ struct Finding {
 
 /// "error", "warning" or "note".
 const char* severity_name(Severity severity);
+/// The severity severity_name() calls `name`; empty for any other text.
+std::optional<Severity> severity_from_name(const std::string& name);
 
 /// Findings with duplicates merged (counts summed), in first-seen order.
 class FindingSet {

@@ -571,9 +571,9 @@ std::string where(const std::string& op, const std::string& source) {
 }
 
 // The finding that blames the maker of host data that met device data (or
-// was returned): `what` says where it ended up.
+// was returned): `what` says where it ended up; `left_on`, where kept state was.
 std::optional<Finding> origin_finding(const Origin& o, const c10::Device& target, const std::string& what,
-                                      const std::string& left_on = "the CPU") {
+                                      const c10::Device& left_on = c10::Device(c10::DeviceType::CPU)) {
   Finding f;
   f.severity = Severity::kError;
   f.op = o.op;
@@ -592,10 +592,10 @@ std::optional<Finding> origin_finding(const Origin& o, const c10::Device& target
   } else if (o.made == Origin::Made::kKeptState) {
     f.kind = finding_kind::kUnregisteredTensorState;
     f.op.clear();
-    f.device = left_on == "the CPU" ? "cpu" : left_on;
+    f.device = device_label(left_on);
     f.message = fmt::format("tensor attribute '{}' is neither a parameter nor a buffer: moving the "
                             "module leaves it on {}, and {} (register it with register_buffer)",
-                            o.op, left_on, what);
+                            o.op, left_on.is_cpu() ? std::string("the CPU") : device_label(left_on), what);
   } else {
     return std::nullopt;
   }
@@ -694,8 +694,8 @@ void add_findings(Tracer::State& s, ThreadFrames& t, std::vector<Finding> found,
   std::string made_at;
   for (const auto& [tensor, origin] : blamed_origins) {
     if (!origin) continue;
-    const auto left_on = tensor->device.is_cpu() ? std::string("the CPU") : device_label(tensor->device);
-    if (auto f = origin_finding(*origin, s.target, fmt::format("{} {}", verb, where(meeting, here.user)), left_on)) {
+    if (auto f = origin_finding(*origin, s.target, fmt::format("{} {}", verb, where(meeting, here.user)),
+                                tensor->device)) {
       f->shape = tensor->shape;
       f->dtype = dtype_name(tensor->dtype);
       if (origin->made == Origin::Made::kKeptState) {
@@ -817,6 +817,14 @@ std::optional<c10::Device> current_device(c10::DeviceType type) {
   }
 }
 
+// Removes the host_to_device_copy findings: the copy is what the code must
+// do (a literal's), or another finding says what is wrong with it.
+void drop_copies(std::vector<Finding>& found) {
+  found.erase(std::remove_if(found.begin(), found.end(),
+                             [](const Finding& f) { return f.kind == finding_kind::kHostToDeviceCopy; }),
+              found.end());
+}
+
 // Note [Kept state]: a tensor attribute that moving the module left behind
 // (on the host or another accelerator) and that forward moves onto the
 // target is the bug itself, not a copy's cost: on a real GPU the copy from
@@ -832,11 +840,7 @@ bool kept_state_moved(Tracer::State& s, ThreadFrames& t, const Frame& frame, con
     return false;
   }
   if (!frame.move_to || *frame.move_to != Side::kTarget) return false;
-  if (static_cast<size_t>(blamed) == src) {
-    found.erase(std::remove_if(found.begin(), found.end(),
-                               [](const Finding& f) { return f.kind == finding_kind::kHostToDeviceCopy; }),
-                found.end());
-  }
+  if (static_cast<size_t>(blamed) == src) drop_copies(found);
   std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>> makers = {
       {&call.tensors[src], origins[src]}};
   add_findings(s, t, std::move(found), makers, op_words(call),
@@ -907,11 +911,7 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
   if (info.move && kept_state_moved(s, t, frame, call, origins, found, blamed)) return;
   if (found.empty()) return;
   // The literal's copy to the device costs what it must.
-  if (frame.literal) {
-    found.erase(std::remove_if(found.begin(), found.end(),
-                               [](const Finding& f) { return f.kind == finding_kind::kHostToDeviceCopy; }),
-                found.end());
-  }
+  if (frame.literal) drop_copies(found);
   // A maker is named where its tensor meets device data (a move is a cost, not a meeting).
   std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>> makers;
   const bool met = std::any_of(found.begin(), found.end(),
@@ -1192,8 +1192,7 @@ std::vector<Finding> hand_back(const Tracer::State& s, const at::Tensor& output,
   if (!off_target && ((r != nullptr && r->filled) || (s.positive && !device_work))) return out;
   const TensorInfo info{output.device(), output.sizes().vec(), output.scalar_type()};
   if (origin) {
-    const auto left_on = output.device().is_cpu() ? std::string("the CPU") : device_label(output.device());
-    if (auto f = origin_finding(*origin, s.target, "the subject returns it", left_on)) {
+    if (auto f = origin_finding(*origin, s.target, "the subject returns it", output.device())) {
       f->shape = info.shape;
       f->dtype = dtype_name(info.dtype);
       out.push_back(*f);
@@ -1378,12 +1377,12 @@ bool Tracer::holds_device_data(const at::Tensor& tensor) const {
 
 void Tracer::add(const Finding& finding) {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  // One finding per stray: the tracer's own, where it saw the same one at the same line.
-  for (const auto& f : state_->findings.items()) {
-    if (f.kind == finding.kind && f.source == finding.source && !f.source.empty() &&
-        f.kind == finding_kind::kUnregisteredTensorState) {
-      return;
-    }
+  // One finding per stray attribute: the tracer's own, where it saw it at the same line.
+  const auto& seen = state_->findings.items();
+  if (finding.kind == finding_kind::kUnregisteredTensorState && !finding.source.empty() &&
+      std::any_of(seen.begin(), seen.end(),
+                  [&](const Finding& f) { return f.kind == finding.kind && f.source == finding.source; })) {
+    return;
   }
   state_->findings.add(finding);
 }

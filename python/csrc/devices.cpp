@@ -3,6 +3,7 @@
 // CPython extension and no libtorch_python link: the same artifact works for
 // any Python that runs the torch it was built against. This file: the
 // simulated device; trace.cpp and audit.cpp add their fragments.
+#include "harness/device/device.h"
 #include "harness/device/vdev.h"
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
@@ -31,6 +32,14 @@ void set_device(int64_t index) {
   guard().setDevice(c10::Device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(index)));
 }
 
+// The index made current while code runs on simulated device `index`: the
+// runner's rule (Note [Current device]), for the pytest plugin's rows.
+int64_t other_current_index(int64_t index) {
+  const c10::Device device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(index));
+  const auto other = devparity::other_current_device(device);
+  return other ? other->index() : index;
+}
+
 }  // namespace
 
 TORCH_LIBRARY(devparity, m) {
@@ -39,4 +48,5 @@ TORCH_LIBRARY(devparity, m) {
   m.def("named_in_libtorch() -> bool", &named_in_libtorch);
   m.def("current_device() -> int", &current_device);
   m.def("set_device(int index) -> ()", &set_device);
+  m.def("other_current_index(int index) -> int", &other_current_index);
 }

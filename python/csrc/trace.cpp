@@ -108,10 +108,9 @@ void trace_add(const std::string& finding_json) {
   const auto j = nlohmann::json::parse(finding_json);
   devparity::Finding f;
   f.kind = j.at("kind").get<std::string>();
-  const auto severity = j.value("severity", std::string("error"));
-  f.severity = severity == "warning" ? devparity::Severity::kWarning
-               : severity == "note"  ? devparity::Severity::kNote
-                                     : devparity::Severity::kError;
+  const auto severity = devparity::severity_from_name(j.value("severity", std::string("error")));
+  TORCH_CHECK_VALUE(severity, "trace_add: unknown severity in ", finding_json);
+  f.severity = *severity;
   f.op = j.value("op", std::string());
   f.message = j.at("message").get<std::string>();
   f.source = j.value("source", std::string());

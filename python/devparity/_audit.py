@@ -14,8 +14,8 @@ import json
 import re
 
 from devparity import _coverage, _device_queries, _host_data, _kept, _sources
+from devparity._arguments import tensors_in
 from devparity._devices import DevparityError, installed_count, install, ops as _ops
-from devparity._trace import _skipped_folders
 
 _library = {"lib": None}
 _counter = itertools.count()
@@ -49,14 +49,10 @@ def _identifier(name):
 def _simulated_tensors(module):
     # Tensors of `module` (parameters, buffers, plain attributes) on a device deepcopy cannot copy
     # on torch 1.13 (its storages have no location there: "Storage device not recognized").
-    import torch
-
     found = []
     for sub in module.modules():
         values = list(vars(sub).values()) + list(sub._parameters.values()) + list(sub._buffers.values())
-        for v in values:
-            items = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) else [v]
-            found.extend(t for t in items if isinstance(t, torch.Tensor) and t.device.type not in ("cpu", "cuda", "meta"))
+        found.extend(t for t in tensors_in(values) if t.device.type not in ("cpu", "cuda", "meta"))
     return found
 
 
@@ -251,7 +247,7 @@ def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=N
     case_checks.update(checks or {})
     case = {"name": name, "subject": subject, "inputs": recipes, "dtypes": dtype_names, "checks": case_checks}
     options = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
-               "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": _skipped_folders(),
+               "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": list(_sources.skipped_folders()),
                "vdev_async": bool(vdev_async), "interleavings": interleavings}
     with _sources.scaffolding_file(_sources.caller_file(2)):
         cases = [case]
@@ -273,7 +269,7 @@ def _random_cases(case, sweep, seed, seeds):
         def run_seed(s):
             suite = {"suite": "devparity.audit", "cases": [dict(probe, name=f"{case['name']}_seed{s}", seed=s)]}
             _run_audit(suite, {"devices": "cpu", "placement": "off", "quiet": True, "dtypes": case["dtypes"],
-                               "skip": _skipped_folders()})
+                               "skip": list(_sources.skipped_folders())})
 
         sweep.collecting = True
         try:

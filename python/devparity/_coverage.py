@@ -13,8 +13,6 @@ runs every seed it may. audit(random=True) and the pytest plugin's reruns use it
 
 import ast
 import functools
-import os
-import sysconfig
 
 from devparity import _sources
 from devparity._settrace import SysTrace
@@ -72,7 +70,7 @@ class Arcs(SysTrace):
 
     def __enter__(self):
         # torch's, devparity's and the standard library's own branches are not the code's gates.
-        self._skip = _sources.skipped_folders() + (sysconfig.get_paths()["stdlib"] + os.sep,)
+        self._skip = _sources.skipped_folders() + (_sources.stdlib_folder(),)
         self._last = {}
         return super().__enter__()
 

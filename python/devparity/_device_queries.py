@@ -9,9 +9,10 @@ A test directs such code to the simulated device by patching the helper it calls
 """
 
 import contextlib
-import json
 
 from devparity import _sources
+from devparity._findings import add_to_trace
+from devparity._patching import patched
 
 _QUERIES = (("cuda", "is_available"), ("cuda", "device_count"))
 
@@ -20,7 +21,7 @@ def _wrap(original, name, report):
     def query(*args, **kwargs):
         frame = _sources.user_frame(2)
         if frame is not None and not _sources.is_scaffolding(frame.f_code.co_filename):
-            report(name, f"{frame.f_code.co_filename}:{frame.f_lineno}")
+            report(name, _sources.line_of(frame))
         return original(*args, **kwargs)
 
     query.__wrapped__ = original
@@ -29,13 +30,11 @@ def _wrap(original, name, report):
 
 
 def _report(name, where):
-    from devparity._devices import ops
-
-    ops().trace_add(json.dumps({
+    add_to_trace({
         "kind": "device_dependent_code", "severity": "warning", "op": "", "source": where,
         "message": f"{name}() asks which device this machine has: the code takes the CPU's path beside "
                    f"the simulated device, so no CPU-only run can vouch for the path a GPU machine takes "
-                   f"(direct it to the device under test; docs/python.md)"}))
+                   f"(direct it to the device under test; docs/python.md)"})
 
 
 @contextlib.contextmanager
@@ -43,14 +42,7 @@ def watched():
     """Wraps the device queries while the block runs (Note [Device queries])."""
     import torch
 
-    saved = []
-    for module_name, attr in _QUERIES:
-        module = getattr(torch, module_name)
-        original = getattr(module, attr)
-        saved.append((module, attr, original))
-        setattr(module, attr, _wrap(original, f"torch.{module_name}.{attr}", _report))
-    try:
+    owners = [(getattr(torch, module_name), module_name, attr) for module_name, attr in _QUERIES]
+    with patched((owner, attr, _wrap(getattr(owner, attr), f"torch.{module_name}.{attr}", _report))
+                 for owner, module_name, attr in owners):
         yield
-    finally:
-        for module, attr, original in saved:
-            setattr(module, attr, original)

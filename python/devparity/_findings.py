@@ -1,6 +1,16 @@
 """Placement findings as Python objects: what devparity.trace() and the pytest plugin report."""
 
+import json
+
 SEVERITIES = ("error", "warning", "note")
+
+
+def add_to_trace(finding):
+    """Adds `finding` (a dict in the report's finding shape) to the active trace: what Python sees
+    and LibTorch's callbacks do not (a device query, a value the test receives)."""
+    from devparity._devices import ops
+
+    ops().trace_add(json.dumps(finding))
 
 
 class Finding:

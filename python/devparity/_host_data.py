@@ -19,6 +19,8 @@ import contextlib
 import weakref
 
 from devparity import _sources
+from devparity._arguments import device_named
+from devparity._patching import patched
 
 # Factories with a device parameter the code may leave out. `frombuffer` and `from_numpy` have
 # none: bytes and arrays are host data by nature, and code that means the device moves them.
@@ -33,31 +35,13 @@ def _factories():
     return {getattr(torch, n): n for n in _FACTORY_NAMES if hasattr(torch, n)}
 
 
-def _device_named(args, kwargs):
-    # The device a `.to(...)` call names (the first device-like argument), or None.
-    import torch
-
-    device = kwargs.get("device")
-    if device is None:
-        for a in args[1:]:
-            if isinstance(a, (str, torch.device)):
-                device = a
-                break
-    if device is None:
-        return None
-    try:
-        return torch.device(device)
-    except (RuntimeError, TypeError):
-        return None
-
-
 def _names_cpu(args, kwargs):
-    device = _device_named(args, kwargs)
+    device = device_named(args, kwargs)
     return device is not None and device.type == "cpu"
 
 
 def _names_device(args, kwargs):
-    return _device_named(args, kwargs) is not None
+    return device_named(args, kwargs) is not None
 
 
 def _line_names_cpu(frame):
@@ -95,8 +79,6 @@ def _host_by_nature(tensor):
 def _noting_host_tensors():
     import torch
 
-    saved = [(name, getattr(torch, name)) for name in _FROM_HOST if hasattr(torch, name)]
-
     def noted(original):
         def make(*args, **kwargs):
             out = original(*args, **kwargs)
@@ -106,13 +88,8 @@ def _noting_host_tensors():
         make.__wrapped__ = original
         return make
 
-    for name, original in saved:
-        setattr(torch, name, noted(original))
-    try:
+    with patched((torch, name, noted(getattr(torch, name))) for name in _FROM_HOST if hasattr(torch, name)):
         yield
-    finally:
-        for name, original in saved:
-            setattr(torch, name, original)
 
 
 def make_mode(mark_inputs=True):
@@ -154,7 +131,7 @@ def make_mode(mark_inputs=True):
                     op_library.trace_mark_device([out])  # the test's input, on its device (Note [Scaffolding])
                 elif frame is not None and not test and kwargs.get("device") is None:
                     op_library.trace_mark_host(out, "default_factory", f"torch.{name}",
-                                               f"{frame.f_code.co_filename}:{frame.f_lineno}")
+                                               _sources.line_of(frame))
                     marked[id(out)] = weakref.ref(out)
             elif func in moves and out.device.type == "cpu":
                 frame = _sources.user_frame(2)
@@ -166,7 +143,7 @@ def make_mode(mark_inputs=True):
                 elif frame is not None and (func is torch.Tensor.cpu or (_names_cpu(args, kwargs) and
                                                                          _line_names_cpu(frame))):
                     op_library.trace_mark_host(out, "copied_home", moves[func],
-                                               f"{frame.f_code.co_filename}:{frame.f_lineno}")
+                                               _sources.line_of(frame))
             return out
 
     return HostData()

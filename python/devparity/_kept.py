@@ -78,10 +78,7 @@ def record_assignments():
             except TypeError:
                 lines = None
             if lines is not None and name not in lines:
-                caller = sys._getframe(1)
-                frame = _sources.user_frame(2)
-                where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else ""
-                lines[name] = (where, _in_forward(self, caller))
+                lines[name] = (_sources.caller_line(2), _in_forward(self, sys._getframe(1)))
         original(self, name, value)
 
     __setattr__.__wrapped__ = original

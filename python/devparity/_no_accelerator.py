@@ -13,9 +13,11 @@ cover: native code that reaches the CUDA runtime by itself, without torch's Pyth
 """
 
 import contextlib
-import json
 
 from devparity import _sources
+from devparity._arguments import device_named
+from devparity._findings import add_to_trace
+from devparity._patching import patched
 
 # torch.cuda calls that need the runtime (queries answer instead; see _ANSWERS).
 _CUDA_CALLS = ("current_device", "set_device", "synchronize", "Stream", "Event", "device", "stream",
@@ -31,15 +33,14 @@ class NoAcceleratorError(RuntimeError):
 
 
 def _refuse(name):
-    frame = _sources.user_frame(3)
-    where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else ""
-    from devparity._devices import installed_count, ops
+    where = _sources.caller_line(3)
+    from devparity._devices import installed_count
 
     if installed_count():
-        ops().trace_add(json.dumps({
+        add_to_trace({
             "kind": "accelerator_runtime", "severity": "error", "op": name, "source": where,
             "message": f"{name} needs an accelerator runtime, and this row has none (cpu-only): on a machine "
-                       f"without a GPU it fails"}))
+                       f"without a GPU it fails"})
     raise NoAcceleratorError(f"{name}: no accelerator on this machine (devparity's cpu-only row"
                              f"{', at ' + where if where else ''})")
 
@@ -81,8 +82,6 @@ def _patches():
 
 def _mode():
     # Factories asked for pinned memory, and moves to an accelerator, seen as written.
-    import torch
-
     try:
         from torch.overrides import TorchFunctionMode
     except ImportError:
@@ -93,16 +92,9 @@ def _mode():
             kwargs = kwargs or {}
             if kwargs.get("pin_memory"):
                 _refuse(f"torch.{getattr(func, '__name__', 'factory')}(pin_memory=True)")
-            device = kwargs.get("device")
-            if device is None and getattr(func, "__name__", "") == "to":
-                device = next((a for a in args[1:] if isinstance(a, (str, torch.device))), None)
-            if device is not None:
-                try:
-                    kind = torch.device(device).type
-                except (RuntimeError, TypeError):
-                    kind = "cpu"
-                if kind not in ("cpu", "meta"):
-                    _refuse(f"{getattr(func, '__name__', 'op')}(device={str(device)!r})")
+            device = device_named(args, kwargs, positional=getattr(func, "__name__", "") == "to")
+            if device is not None and device.type not in ("cpu", "meta"):
+                _refuse(f"{getattr(func, '__name__', 'op')}(device={str(device)!r})")
             return func(*args, **kwargs)
 
     return NoAccelerator()
@@ -111,20 +103,5 @@ def _mode():
 @contextlib.contextmanager
 def without_accelerator():
     """Runs the block as on a machine with no accelerator (Note [No accelerator])."""
-    saved = []
-    for owner, name, replacement in _patches():
-        saved.append((owner, name, name in vars(owner), vars(owner).get(name)))
-        setattr(owner, name, replacement)
-    mode = _mode()
-    try:
-        if mode is None:
-            yield
-        else:
-            with mode:
-                yield
-    finally:
-        for owner, name, own, original in reversed(saved):
-            if own:
-                setattr(owner, name, original)
-            else:  # inherited (torch.Tensor's C methods): the class's own entry goes
-                delattr(owner, name)
+    with patched(_patches()), (_mode() or contextlib.nullcontext()):
+        yield

@@ -14,25 +14,17 @@ CPU bytes) are not reported: the tracer knows them as the CPU's own results.
 import json
 
 from devparity import _sources
+from devparity._arguments import tensors_in
+from devparity._findings import add_to_trace
 from devparity._settrace import SysTrace
-
-
-def _tensors(value):
-    import torch
-
-    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else (value,)
-    return [t for t in items if isinstance(t, torch.Tensor)]
 
 
 class Received(SysTrace):
     """Judges the values library calls hand back to scaffolding frames while the block runs."""
 
     def __init__(self):
-        import os
-        import sysconfig
-
         self._scaffolding = {}  # code object -> whether it is the test's
-        self._stdlib = sysconfig.get_paths()["stdlib"] + os.sep
+        self._stdlib = _sources.stdlib_folder()
         self.reported = 0
 
     def _is_library_call(self, code):
@@ -48,17 +40,15 @@ class Received(SysTrace):
     def _given_device_data(self, frame):
         from devparity._devices import ops
 
-        tensors = []
-        for value in frame.f_locals.values():
-            tensors.extend(_tensors(value))
+        tensors = tensors_in(frame.f_locals.values())
         return bool(tensors) and ops().trace_holds_device_data(tensors)
 
     def _judge(self, frame, value):
         from devparity._devices import ops
 
         caller = frame.f_back
-        where = f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else ""
-        for tensor in _tensors(value):
+        where = _sources.line_of(caller)
+        for tensor in tensors_in([value]):
             text = ops().trace_received(tensor)
             if not text:
                 continue
@@ -66,7 +56,7 @@ class Received(SysTrace):
             finding["met_at"] = where
             finding["source"] = finding.get("made_at") or where
             finding["message"] += f"; the test receives it from {frame.f_code.co_name}() at {where}"
-            ops().trace_add(json.dumps(finding))
+            add_to_trace(finding)
             self.reported += 1
 
     def _callee(self, given):

@@ -27,8 +27,6 @@ _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _SCAFFOLD_DIRS = ("testing",)
 _extra_globs = []
 _extra_dirs = set()
-
-
 _extra_files = []
 
 
@@ -88,6 +86,14 @@ def skipped_folders():
     return (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, _HERE)
 
 
+@functools.lru_cache(maxsize=1)
+def stdlib_folder():
+    """The standard library's folder: its helpers (copy.deepcopy) are neither the code's nor the test's."""
+    import sysconfig
+
+    return sysconfig.get_paths()["stdlib"] + os.sep
+
+
 def _skipped(path):
     return path.startswith(skipped_folders()) or path.startswith("<")
 
@@ -106,10 +112,14 @@ def caller_file(depth=1):
     return frame.f_code.co_filename if frame is not None else ""
 
 
+def line_of(frame):
+    """"file.py:42" of `frame` ("" for None)."""
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else ""
+
+
 def caller_line(depth=1):
     """"file.py:42" of the innermost frame outside torch and devparity ("" when none)."""
-    frame = user_frame(depth + 1)
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else ""
+    return line_of(user_frame(depth + 1))
 
 
 def _empty(node):

@@ -5,8 +5,8 @@ import threading
 
 _active = threading.local()
 
+from devparity import _sources
 from devparity._devices import DevparityError, _ops, installed_count
-from devparity._trace import _skipped_folders
 
 
 class Race:
@@ -41,7 +41,7 @@ class AsyncRun:
         if getattr(_active, "run", None) is not None:
             raise DevparityError(f"vdev_async(seed={self.seed}): a vdev_async(seed={_active.run.seed}) block is "
                                  f"already open on this thread (blocks do not nest: one interleaving at a time)")
-        self._id = _ops().async_begin(self.seed, _skipped_folders())
+        self._id = _ops().async_begin(self.seed, list(_sources.skipped_folders()))
         _active.run = self
         return self
 

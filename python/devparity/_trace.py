@@ -4,23 +4,9 @@ import contextlib
 import json
 
 from devparity import _device_queries, _host_data, _kept, _sources
+from devparity._arguments import tensors_in
 from devparity._devices import DevparityError, device as _device, ops as _ops
-from devparity._findings import Finding
-
-
-def _skipped_folders():
-    # Frames in these are not user code: findings name the innermost frame outside them.
-    return list(_sources.skipped_folders())
-
-
-def _tensors_in(values):
-    import torch
-
-    out = []
-    for v in values:
-        items = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) else (v,)
-        out.extend(t for t in items if isinstance(t, torch.Tensor))
-    return out
+from devparity._findings import Finding, add_to_trace
 
 
 def _is_device_mismatch(error):
@@ -45,7 +31,7 @@ class Trace:
         ops = _ops()
         target = "" if self.target is None else str(self.target)
         try:
-            ops.trace_begin(target, _skipped_folders())
+            ops.trace_begin(target, list(_sources.skipped_folders()))
         except RuntimeError as e:
             raise DevparityError(str(e).splitlines()[0]) from None
         self._active = True
@@ -76,7 +62,7 @@ class Trace:
         """Marks the tensors among `values` (one level into lists, tuples and dicts) as the code's
         inputs: device data on the cpu row too (Note [Neutral data]). `registered`: a module's
         parameters and buffers, device data whoever made them."""
-        tensors = _tensors_in(values)
+        tensors = tensors_in(values)
         if tensors and self._active:
             _ops().trace_mark_device(tensors, registered)
         return self
@@ -100,7 +86,7 @@ class Trace:
         before = self._kept_before.pop(id(module), None)
         if before is not None:
             for finding in _kept.moved_in_forward(module, *before):
-                _ops().trace_add(json.dumps(finding))
+                add_to_trace(finding)
 
     def returned(self, output):
         """Judges what the block returns: host data returned from device work is reported."""
@@ -138,13 +124,13 @@ class Trace:
         tb = error.__traceback__
         while tb is not None:
             path = tb.tb_frame.f_code.co_filename
-            if not path.startswith(tuple(_skipped_folders())) and not _sources.is_scaffolding(path):
+            if not path.startswith(_sources.skipped_folders()) and not _sources.is_scaffolding(path):
                 where = f"{path}:{tb.tb_lineno}"
             tb = tb.tb_next
-        _ops().trace_add(json.dumps({
+        add_to_trace({
             "kind": "device_mismatch_error", "severity": "error", "source": where,
             "message": f"under seed {seed} (torch.manual_seed) the code raised: "
-                       f"{str(error).strip().splitlines()[0]}"}))
+                       f"{str(error).strip().splitlines()[0]}"})
 
     @property
     def errors(self):

@@ -239,10 +239,9 @@ def _row(item):
     target = _test_target(item)
     with contextlib.ExitStack() as stack:
         if _simulated_index(target):
-            count = devparity.installed_count()
             ops = devparity._devices.ops()
             previous = ops.current_device()
-            ops.set_device((target.index + 1) % count if count > 1 else target.index)
+            ops.set_device(ops.other_current_index(target.index))
             stack.callback(ops.set_device, previous)
         if _on_cpu_only_row(item):
             from devparity._no_accelerator import without_accelerator
@@ -314,13 +313,12 @@ def _seeds_shifted(rerun):
     # in rerun k its seeds are shifted by k.
     import torch
 
+    from devparity._patching import patched
+
     original = torch.manual_seed
     shifted = lambda seed: original((int(seed) + 7919 * rerun) % (2 ** 63))  # noqa: E731
-    torch.manual_seed = torch.random.manual_seed = shifted
-    try:
+    with patched([(torch, "manual_seed", shifted), (torch.random, "manual_seed", shifted)]):
         yield
-    finally:
-        torch.manual_seed = torch.random.manual_seed = original
 
 
 def _random_sweep(item, tracer, bound):

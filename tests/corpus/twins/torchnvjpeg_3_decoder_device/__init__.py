@@ -10,8 +10,6 @@ BUG = {"id": "torchnvjpeg-3", "project": "torchnvjpeg", "issue": "https://github
 
 
 def scenario(lib, device):
-    import torch
-
     if device.type == "cpu" or device.index is None:
         return None  # the decoder is for accelerators with an index
     decoder = lib.Decoder(device_id=device.index)
@@ -22,8 +20,6 @@ def scenario(lib, device):
 
 def two_decoders(lib, count):
     """The project's multi-GPU test: one decoder per device, each decoding onto its own."""
-    import torch
-
     images = [lib.Decoder(device_id=i).decode(bytes(range(18)), (3, 2, 3)) for i in range(count)]
     for i, image in enumerate(images):
         assert image.device.index == i

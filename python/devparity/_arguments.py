@@ -1,0 +1,29 @@
+"""What the arguments of a Python call hold: the tensors in them, the device they name."""
+
+
+def tensors_in(values):
+    """The tensors among `values`, looking one level into lists, tuples and dicts (a module's list
+    attribute, a function's dict of parameters)."""
+    import torch
+
+    out = []
+    for v in values:
+        items = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) else (v,)
+        out.extend(t for t in items if isinstance(t, torch.Tensor))
+    return out
+
+
+def device_named(args, kwargs, positional=True):
+    """The torch.device a call names: its `device=` keyword, or with `positional` the first device-like
+    argument after self (`.to("cpu")`, `.to(x.device)`); None when it names none or none valid."""
+    import torch
+
+    device = kwargs.get("device")
+    if device is None and positional:
+        device = next((a for a in args[1:] if isinstance(a, (str, torch.device))), None)
+    if device is None:
+        return None
+    try:
+        return torch.device(device)
+    except (RuntimeError, TypeError):
+        return None
