@@ -13,10 +13,11 @@ from devparity._devices import DevparityError, device, device_name, device_type,
 from devparity._findings import Finding
 from devparity._handover import host_handover
 from devparity._no_accelerator import NoAcceleratorError, without_accelerator
+from devparity._python_layer import UnsupportedOnSimulatedDevice
 from devparity._sources import add_scaffolding
 from devparity._streams import AsyncRun, Race, vdev_async
 from devparity._trace import Trace, trace
 
 __all__ = ["AsyncRun", "AuditResult", "DevparityError", "Finding", "NoAcceleratorError", "Race", "Trace", "add_scaffolding", "audit",
            "compare", "device", "device_name", "device_type", "host_handover", "install", "installed_count", "trace",
-           "vdev_async", "without_accelerator"]
+           "UnsupportedOnSimulatedDevice", "vdev_async", "without_accelerator"]

@@ -70,7 +70,11 @@ def install(count=2):
     ops.install(count)
     _state["count"] = count
     _register_device_module(ops)
-    from devparity import _kept
+    import torch
+
+    from devparity import _kept, _python_layer
+
+    _python_layer.install(torch.device(device_type(), 0))  # Note [Python layer]
 
     _kept.record_assignments()  # Note [Kept state in Python]: the lines findings name
     # Index 1 by default, so that code assuming index 0 shows (docs/python.md).

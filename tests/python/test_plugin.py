@@ -86,3 +86,15 @@ def test_the_index_less_and_the_cpu_only_rows_and_the_current_device():
         assert outcomes[f"test_sample.py::test_another_index_is_current[{row}]"] == "PASSED", row
     assert outcomes["test_sample.py::test_channel_gain[vdev]"] == "FAILED"
     assert outcomes["test_sample.py::test_channel_gain[cpu-only]"] == "PASSED"
+
+
+def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace():
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--device=cpu,vdev:1", "--devparity-trace",
+                               "-k", "dlpack or draws_then_skips or test_ramp")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert outcomes["test_sample.py::test_exports_through_dlpack[cpu]"] == "PASSED"
+    assert re.search(r"^SKIPPED \[1\] test_sample.py:\d+: devparity: DLPack has no device type", run.stdout, re.M), run.stdout
+    # A test that drew random numbers and skipped: its reruns skip too, and the trace ends with
+    # it, so the tests after it trace as usual.
+    assert outcomes["test_sample.py::test_ramp[vdev:1]"] == "PASSED", run.stdout
+    assert "already active" not in run.stdout
