@@ -350,6 +350,22 @@ void check_generators(const c10::FunctionSchema& schema, const torch::jit::Stack
               "' device type for generator but found '", c10::DeviceTypeName(generator->device().type(), true), "'");
 }
 
+// The op's results on the stack, each tensor (and each of a list) passed
+// through `home`.
+template <typename Home>
+void rehome_results(const c10::FunctionSchema& schema, torch::jit::Stack* stack, const Home& home) {
+  const auto n = schema.returns().size();
+  for (size_t i = stack->size() - n; i < stack->size(); ++i) {
+    auto& v = (*stack)[i];
+    if (v.isTensor()) {
+      v = c10::IValue(home(v.toTensor()));
+    } else if (v.isTensorList()) {
+      auto list = v.toTensorList();
+      for (size_t j = 0; j < list.size(); ++j) list.set(j, home(list.get(j)));
+    }
+  }
+}
+
 bool is_view(const c10::FunctionSchema& schema) {
   const auto& returns = schema.returns();
   return std::any_of(returns.begin(), returns.end(), [](const c10::Argument& r) {
@@ -382,16 +398,7 @@ void view_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, const
     }
     return t;
   };
-  const auto n = schema.returns().size();
-  for (size_t i = stack->size() - n; i < stack->size(); ++i) {
-    auto& v = (*stack)[i];
-    if (v.isTensor()) {
-      v = c10::IValue(home(v.toTensor()));
-    } else if (v.isTensorList()) {
-      auto list = v.toTensorList();
-      for (size_t j = 0; j < list.size(); ++j) list.set(j, home(list.get(j)));
-    }
-  }
+  rehome_results(schema, stack, home);
 }
 
 // An accepted op on the host now or, in asynchronous mode, queued on the
@@ -459,23 +466,21 @@ void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, const 
   const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
   for (const auto& w : written) write_back(w);
   const bool on_device = op_device && op_device->type() == kType;
-  const auto& returns = schema.returns();
-  const auto results = stack->size() - returns.size();
   auto home = [&](const at::Tensor& t) {
     for (const auto& w : written) {
       if (t.is_same(w.alias)) return w.original;
     }
     return on_device ? device_alias(t, *op_device) : t;
   };
-  for (size_t i = 0; i < returns.size(); ++i) {
-    auto& v = (*stack)[results + i];
-    if (v.isTensor()) {
-      v = c10::IValue(home(v.toTensor()));
-    } else if (v.isTensorList()) {
-      auto list = v.toTensorList();
-      for (size_t j = 0; j < list.size(); ++j) list.set(j, home(list.get(j)));
-    }
-  }
+  rehome_results(schema, stack, home);
+}
+
+// An ATen operator by its name in native_functions ("cat", "linalg_eigvals.out");
+// none when this LibTorch lacks it.
+c10::optional<c10::OperatorHandle> aten_op(const std::string& name) {
+  const auto dot = name.find('.');
+  return c10::Dispatcher::singleton().findSchema(
+      {"aten::" + name.substr(0, dot), dot == std::string::npos ? "" : name.substr(dot + 1)});
 }
 
 // Note [Structured checks]: CUDA checks a structured op's devices in its
@@ -488,9 +493,7 @@ void register_structured_checks() {
   library = std::make_unique<torch::Library>(torch::Library::IMPL, "aten", c10::DispatchKey::PrivateUse1,
                                              __FILE__, static_cast<uint32_t>(__LINE__));
   for (const auto& name : device_rules::structured_checked_ops()) {
-    const auto dot = name.find('.');
-    const c10::OperatorName op("aten::" + name.substr(0, dot), dot == std::string::npos ? "" : name.substr(dot + 1));
-    const auto handle = c10::Dispatcher::singleton().findSchema(op);
+    const auto handle = aten_op(name);
     if (!handle) continue;
     const auto& args = handle->schema().arguments();
     if (std::any_of(args.begin(), args.end(), [](const c10::Argument& a) { return a.is_out(); })) continue;
@@ -532,9 +535,7 @@ void register_host_buffer_composites() {
   library = std::make_unique<torch::Library>(torch::Library::IMPL, "aten", c10::DispatchKey::PrivateUse1,
                                              __FILE__, static_cast<uint32_t>(__LINE__));
   for (const std::string name : kHostBufferComposites) {
-    const auto dot = name.find('.');
-    const c10::OperatorName op("aten::" + name.substr(0, dot), dot == std::string::npos ? "" : name.substr(dot + 1));
-    const auto handle = c10::Dispatcher::singleton().findSchema(op);
+    const auto handle = aten_op(name);
     if (!handle || !handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) continue;
     library->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&host_composite>());
   }
@@ -552,7 +553,7 @@ void register_math_bit_fallthroughs() {
     auto library = std::make_unique<torch::Library>(torch::Library::IMPL, "aten", key, __FILE__,
                                                     static_cast<uint32_t>(__LINE__));
     for (const char* name : {"_copy_from", "_copy_from_and_resize"}) {
-      const auto handle = c10::Dispatcher::singleton().findSchema({std::string("aten::") + name, ""});
+      const auto handle = aten_op(name);
       if (handle && !handle->hasKernelForDispatchKey(key)) {
         library->impl(name, torch::CppFunction::makeFallthrough());
       }

@@ -27,11 +27,11 @@ def install(device):
     import torch
 
     probe = torch.arange(4.0).to(device)
-    for name, works, fill in ((
-            "serialization", _round_trips, _install_serialization), (
-            "deepcopy", _deep_copies, _install_deepcopy), (
-            "dlpack", _packs, _refuse_dlpack), (
-            "autocast", _autocasts, _refuse_autocast)):
+    pieces = (("serialization", _round_trips, _install_serialization),
+              ("deepcopy", _deep_copies, _install_deepcopy),
+              ("dlpack", _packs, _refuse_dlpack),
+              ("autocast", _autocasts, _refuse_autocast))
+    for name, works, fill in pieces:
         if name in _installed or works(probe):
             continue
         fill(device.type)
@@ -165,11 +165,10 @@ def _refuse_dlpack(device_type):
     reason = ("DLPack has no device type for devparity's simulated device (it names CPU, CUDA, ROCm ... "
               "devices), so a tensor on it cannot be exported; on a GPU this runs")
 
-    def guarded(original, tensor_of=lambda *a, **k: a[0] if a else None):
+    def guarded(original):  # the tensor is the first argument (self, or to_dlpack's)
         @functools.wraps(original)
         def call(*args, **kwargs):
-            t = tensor_of(*args, **kwargs)
-            if isinstance(t, torch.Tensor) and t.device.type == device_type:
+            if args and isinstance(args[0], torch.Tensor) and args[0].device.type == device_type:
                 raise UnsupportedOnSimulatedDevice(reason)
             return original(*args, **kwargs)
 
