@@ -676,7 +676,8 @@ std::shared_ptr<const Origin> factory_origin(const Tracer::State& s, const Threa
 // (Note [Making and meeting lines]).
 void add_findings(Tracer::State& s, ThreadFrames& t, std::vector<Finding> found,
                   const std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>>& blamed_origins,
-                  const std::string& meeting, const std::string& verb = "meets device data in") {
+                  const std::string& meeting, const std::string& verb = "meets device data in",
+                  Severity kept_severity = Severity::kError) {
   if (found.empty() && blamed_origins.empty()) return;
   // Inside a declared hand-over the host transfers are the point; they
   // stay visible as notes, and anything else is judged as usual.
@@ -699,6 +700,7 @@ void add_findings(Tracer::State& s, ThreadFrames& t, std::vector<Finding> found,
       f->shape = tensor->shape;
       f->dtype = dtype_name(tensor->dtype);
       if (origin->made == Origin::Made::kKeptState) {
+        f->severity = kept_severity;
         f->scopes = scopes;
         if (f->source.empty()) f->source = here.user;  // no assignment line known: where it is used
       }
@@ -826,10 +828,14 @@ void drop_copies(std::vector<Finding>& found) {
 }
 
 // Note [Kept state]: a tensor attribute that moving the module left behind
-// (on the host or another accelerator) and that forward moves onto the
-// target is the bug itself, not a copy's cost: on a real GPU the copy from
-// cuda:0 is what gave Kornia #2791 its wrong values. It is reported at the
-// attribute's line, instead of the move's host_to_device_copy.
+// and that forward moves onto the target is reported at the attribute's
+// line, instead of the move's host_to_device_copy. Left on another
+// accelerator and copied to another, it is the bug itself, an error: on a
+// real GPU the copy from cuda:0 is what gave Kornia #2791 its wrong values.
+// Copied from or to the host it is a cost, a warning: such a copy is right
+// on every machine, and the code passes on a real GPU (Kornia's BlurPool2D
+// and SIFTDescriptor, whose suites would otherwise fail on the simulated
+// device alone).
 bool kept_state_moved(Tracer::State& s, ThreadFrames& t, const Frame& frame, const OpCall& call,
                       const std::vector<std::shared_ptr<const Origin>>& origins, std::vector<Finding>& found,
                       int blamed) {
@@ -843,8 +849,9 @@ bool kept_state_moved(Tracer::State& s, ThreadFrames& t, const Frame& frame, con
   if (static_cast<size_t>(blamed) == src) drop_copies(found);
   std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>> makers = {
       {&call.tensors[src], origins[src]}};
-  add_findings(s, t, std::move(found), makers, op_words(call),
-               fmt::format("is copied to {} by", device_label(s.target)));
+  const bool across_accelerators = !call.tensors[src].device.is_cpu() && !s.target.is_cpu();
+  add_findings(s, t, std::move(found), makers, op_words(call), fmt::format("is copied to {} by", device_label(s.target)),
+               across_accelerators ? Severity::kError : Severity::kWarning);
   return true;
 }
 

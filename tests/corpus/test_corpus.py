@@ -64,6 +64,7 @@ def test_the_real_kornia_planckian_jitter_is_caught_at_its_attribute(kornia_071)
 
     import devparity
 
+    import kornia.augmentation._2d.intensity.planckian_jitter as planckian
     from kornia.augmentation import RandomPlanckianJitter
 
     jitter_file = os.path.join(kornia_071, "kornia", "augmentation", "_2d", "intensity", "planckian_jitter.py")
@@ -71,8 +72,15 @@ def test_the_real_kornia_planckian_jitter_is_caught_at_its_attribute(kornia_071)
         text = f.read().splitlines()
     lines = {i + 1 for i, line in enumerate(text) if "self.pl = _pl" in line}
     moved = next(i + 1 for i, line in enumerate(text) if "self.pl = self.pl.to(" in line)
-    result = devparity.audit(RandomPlanckianJitter(p=1.0), [torch.rand(2, 3, 8, 8)], devices="cpu,vdev:1",
-                             random=True, seeds=[0])
+    # On a GPU machine its table is made on gpu 0 (get_cuda_or_mps_device_if_available): so here.
+    gpu0 = devparity.device("vdev:0")
+    helper = planckian.get_cuda_or_mps_device_if_available
+    planckian.get_cuda_or_mps_device_if_available = lambda: gpu0
+    try:
+        made_on_gpu0 = [RandomPlanckianJitter(p=1.0) for _ in range(2)]
+    finally:
+        planckian.get_cuda_or_mps_device_if_available = helper
+    result = devparity.audit(made_on_gpu0[0], [torch.rand(2, 3, 8, 8)], devices="cpu,vdev:1", random=True, seeds=[0])
     assert not result.passed
     kept = [f for r in result.failures for c in r["checks"] for f in c.get("findings", [])
             if f["kind"] == "unregistered_tensor_state"]
@@ -81,7 +89,7 @@ def test_the_real_kornia_planckian_jitter_is_caught_at_its_attribute(kornia_071)
     assert os.path.samefile(file, jitter_file) and int(line) in lines, kept[0]
     dev = devparity.device("vdev:1")
     with devparity.trace(dev) as t:
-        t.returned(RandomPlanckianJitter(p=1.0).to(dev)(torch.rand(2, 3, 8, 8).to(dev)))
+        t.returned(made_on_gpu0[1].to(dev)(torch.rand(2, 3, 8, 8).to(dev)))
     assert [f.kind for f in t.errors] == ["unregistered_tensor_state"], [str(f) for f in t.errors]
     assert int(t.errors[0].line) in lines and t.errors[0].met_at.endswith(f":{moved}")
 

@@ -1,6 +1,6 @@
-"""Kornia #2791: RandomPlanckianJitter's coefficient table is a plain attribute, so `.to(cuda:1)`
-leaves it where it was made, and forward copies it over on every call (wrong values from cuda:0
-on some machines). Fixed in #2792 by registering it as a buffer."""
+"""Kornia #2791: RandomPlanckianJitter's coefficient table is made on gpu 0 (the current device)
+and is a plain attribute, so `.to(cuda:1)` leaves it there, and forward copies it from cuda:0 on
+every call (wrong values on some machines). Fixed in #2792 by registering it as a buffer."""
 
 from twins._accel import image
 

@@ -1,9 +1,13 @@
 import torch
 
+from twins._accel import accel, accel_module
+
 
 def planckian_coeffs():
-    # A few of the blackbody table's (r, b) gains.
-    return torch.tensor([[1.0, 0.5], [0.9, 0.6], [0.8, 0.75], [0.7, 0.9], [0.6, 1.0]])
+    # A few of the blackbody table's (r, b) gains, made on the accelerator when there is one, as
+    # get_cuda_or_mps_device_if_available() placed them: the current device, gpu 0.
+    device = accel() if accel_module().is_available() else "cpu"
+    return torch.tensor([[1.0, 0.5], [0.9, 0.6], [0.8, 0.75], [0.7, 0.9], [0.6, 1.0]], device=device)
 
 
 class PlanckianJitter(torch.nn.Module):
