@@ -413,12 +413,18 @@ struct Frame {
   std::shared_ptr<const Origin> factory_origin;  // factories: host data they make
   std::optional<Side> factory_side;
   bool user_factory = false;                   // the code's own factory call (or a callee of it)
+  // Backward functions (scopes): the forward op's autograd sequence number and thread.
+  int64_t forward_seq = -1;
+  uint64_t forward_thread = 0;
 };
 
 }  // namespace
 
 struct Tracer::State {
   c10::Device target{c10::DeviceType::CPU};
+  // Note [Backward lines]: (forward thread, sequence number) of each top-level
+  // op that recorded autograd work, and the subject's line that ran it.
+  std::map<std::pair<uint64_t, int64_t>, std::string> forward_lines;
   bool infer_target = false;  // TraceSeeds::infer_target, until inferred
   bool target_inferred = false;  // TraceSeeds::infer_target, for good
   bool literals_by_line = false;
@@ -509,6 +515,39 @@ ThreadFrames& frames_for(const Tracer::State* s) {
   thread_local ThreadFrames t;
   if (t.owner != s) t = ThreadFrames{s, {}, 0, 0, {}};
   return t;
+}
+
+// Note [Backward lines]: autograd's engine runs backward on threads with no
+// Python frames, so a finding there had no line. The engine records each
+// backward function with its forward op's sequence number and thread; the
+// forward op's line was kept when it ran (remember_forward_line), and an
+// op's autograd nodes take its number or the next ones before the next
+// top-level op's: the line is that of the last top-level op recorded at or
+// before the node's number on its thread.
+SourcePoint source_here(Tracer::State& s, const ThreadFrames& t) {
+  auto here = current_source();
+  if (!here.user.empty()) return here;
+  for (auto f = t.frames.rbegin(); f != t.frames.rend(); ++f) {
+    if (f->forward_seq < 0) continue;
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = s.forward_lines.upper_bound({f->forward_thread, f->forward_seq});
+    if (it != s.forward_lines.begin() && (--it)->first.first == f->forward_thread) here.user = it->second;
+    break;
+  }
+  return here;
+}
+
+// The line of a top-level op that records autograd work, for its backward.
+void remember_forward_line(Tracer::State& s, const at::RecordFunction& fn, const std::vector<c10::IValue>& inputs) {
+  if (fn.seqNr() < 0 || !at::GradMode::is_enabled()) return;
+  const bool records = std::any_of(inputs.begin(), inputs.end(), [](const c10::IValue& v) {
+    return v.isTensor() && v.toTensor().defined() && v.toTensor().requires_grad();
+  });
+  if (!records) return;
+  auto here = current_source();
+  if (here.user.empty()) return;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.forward_lines[{fn.threadId(), fn.seqNr()}] = std::move(here.user);
 }
 
 c10::StorageImpl* storage_of(const at::Tensor& t) {
@@ -690,7 +729,7 @@ void add_findings(Tracer::State& s, ThreadFrames& t, std::vector<Finding> found,
     }
   }
   const auto scopes = t.scopes();
-  const auto here = current_source();
+  const auto here = source_here(s, t);
   std::lock_guard<std::mutex> lock(s.mutex);
   std::string made_at;
   for (const auto& [tensor, origin] : blamed_origins) {
@@ -892,6 +931,7 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
   call.rule = info.rule;
   const auto inputs = last(fn.inputs(), info.num_arguments);
   if (s.infer_target && frame.top) infer_target(s, info, inputs);
+  if (frame.top) remember_forward_line(s, fn, inputs);
   const auto origins = read_tensors(s, frame, inputs, call);
   if (frame.top) {
     t.top_devices.clear();
@@ -1104,6 +1144,10 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
       scope.name = fn.name();
       // devparity's own ops (the Python front's bookkeeping) are no part of the subject.
       scope.hidden = scope.name.rfind("autograd::engine::evaluate_function", 0) == 0 || is_devparity_op(scope.name);
+      if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {  // Note [Backward lines]
+        scope.forward_seq = fn.seqNr();
+        scope.forward_thread = fn.forwardThreadId();
+      }
       t.frames.push_back(std::move(scope));
       return nullptr;
     }

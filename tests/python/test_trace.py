@@ -205,3 +205,20 @@ def test_kept_state_of_a_module_never_moved(vdev):
             PlainAttributeGain()(x)
     kept = [f for f in t.errors if f.kind == kind]
     assert kept and (kept[0].file, kept[0].line) == (file, line), [str(f) for f in t.findings]
+
+
+def test_findings_in_backward_name_the_forward_line(vdev):
+    # Note [Backward lines]: autograd runs backward on a thread with no Python frames.
+    import inspect
+
+    import torch
+
+    x = torch.rand(4, device=vdev, requires_grad=True)
+    picks = torch.tensor([0, 2])  # host indices: copied to the device in forward and in backward
+    with devparity.trace(vdev) as t:
+        line = inspect.currentframe().f_lineno + 1
+        picked = x[picks]
+        picked.sum().backward()
+    copies = [f for f in t.findings if f.kind == "host_to_device_copy"]
+    assert len(copies) >= 2, [str(f) for f in t.findings]  # the forward's and the backward's
+    assert all(f.line == line for f in copies), [str(f) for f in t.findings]
