@@ -2,6 +2,7 @@
 """Runs a real library's whole test suite on the CPU and on the simulated device, and compares.
 
     tools/real_suite.py ARCHIVE EXPECTED [--work DIR] [--timeout S] [--stub DIR] [--max-warned 0.05]
+                        [--random-sweep N]
 
 ARCHIVE is a release's source tarball (../shared/kornia/kornia-v0.7.1.tar.xz); EXPECTED a TSV of
 the tests that fail on a real GPU too (test id with DEV for the device, a tab, the cause). The
@@ -10,7 +11,8 @@ under the tracer with a session report. It fails, naming each test, on:
   - a test that fails on vdev:1 alone and is not in EXPECTED (a false failure of the simulator or
     the tracer, or a real one nobody listed);
   - an error finding on a test that is not in EXPECTED;
-  - warnings on more than --max-warned of the traced tests (the trace must stay quiet).
+  - warnings on more than --max-warned of the traced tests (the trace must stay quiet), counted as
+    the plugin gives them: once per line of code, on the first test that runs it.
 It prints the CPU seconds of both runs and their ratio, and the listed tests that now pass.
 """
 
@@ -111,18 +113,23 @@ def judge(cpu, traced, report, listed, max_warned):
     for test in sorted(listed):
         if test not in only_on_device:
             print(f"real_suite: note: listed, but does not fail on {DEVICE} alone now: {test}")
-    warned = 0
+    warned = raw_warned = 0
+    seen = set()  # the plugin gives a warning once per session, on the first test at its line
     for result in report["results"]:
         test = junit_id(result["id"]).replace(DEVICE, "DEV")
         findings = [f for check in result.get("checks", []) for f in check.get("findings", [])]
-        warned += any(f["severity"] == "warning" for f in findings)
+        sites = {(f["kind"], f.get("op", ""), f.get("source", "")) for f in findings if f["severity"] == "warning"}
+        raw_warned += bool(sites)
+        warned += bool(sites - seen)
+        seen |= sites
         for f in findings:
             if f["severity"] == "error" and test not in listed:
                 problems.append(f"error finding on a test that is not a listed GPU failure: {test}: "
                                 f"{f['kind']} at {f.get('source', '?')}: {f.get('message', '')[:200]}")
     traced_count = max(1, len(report["results"]))
     share = warned / traced_count
-    print(f"real_suite: warnings on {warned} of {traced_count} traced tests ({100 * share:.1f}%)")
+    print(f"real_suite: warnings on {warned} of {traced_count} traced tests ({100 * share:.1f}%; {len(seen)} lines, "
+          f"found on {raw_warned} tests)")
     if share > max_warned:
         problems.append(f"warnings on {100 * share:.1f}% of the traced tests, over {100 * max_warned:.0f}%")
     return only_on_device, problems
@@ -136,6 +143,9 @@ def main():
     parser.add_argument("--stub", default="", help="a folder put on PYTHONPATH (Kornia's kornia_rs stand-in)")
     parser.add_argument("--timeout", type=float, default=1200)
     parser.add_argument("--max-warned", type=float, default=0.05)
+    parser.add_argument("--random-sweep", type=int, default=0,
+                        help="--devparity-random-sweep for the traced run (default 0: each rerun of a random "
+                             "test costs a whole run of it, and outcomes are what this compares)")
     args = parser.parse_args()
     if not os.path.isfile(args.archive):
         message = f"real_suite: no {args.archive} (the shared releases of real suites)"
@@ -151,8 +161,8 @@ def main():
     started = time.time()
     deadline = started + args.timeout
     cpu_run = start(root, "cpu", out + "-cpu", [], args.stub)
-    traced_run = start(root, DEVICE, out + "-trace", ["--devparity-trace", f"--devparity-report={report_path}"],
-                       args.stub)
+    traced_run = start(root, DEVICE, out + "-trace", ["--devparity-trace", f"--devparity-report={report_path}",
+                                                      f"--devparity-random-sweep={args.random_sweep}"], args.stub)
     _, cpu_seconds = wait(*cpu_run, deadline)
     _, traced_seconds = wait(*traced_run, deadline)
     for path in (out + "-cpu.xml", out + "-trace.xml", report_path):

@@ -70,7 +70,7 @@ class Arcs(SysTrace):
 
     def __enter__(self):
         # torch's, devparity's and the standard library's own branches are not the code's gates.
-        self._skip = _sources.skipped_folders() + (_sources.stdlib_folder(),)
+        self._skip = _sources.skipped_folders()
         self._last = {}
         return super().__enter__()
 

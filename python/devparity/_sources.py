@@ -80,10 +80,14 @@ def _is_scaffolding(path):
 
 @functools.lru_cache(maxsize=1)
 def skipped_folders():
-    """Folders whose frames are not user code: torch's and devparity's."""
+    """Folders whose frames are not user code: torch's, devparity's, the standard library's and the
+    test runner's (pytest printing a failed assertion's tensors through reprlib is no part of the
+    library): an op they run is charged to the code that called them."""
     import torch
 
-    return (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, _HERE)
+    runners = tuple(os.path.dirname(os.path.abspath(sys.modules[name].__file__)) + os.sep
+                    for name in ("_pytest", "pluggy") if getattr(sys.modules.get(name), "__file__", None))
+    return (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, _HERE, stdlib_folder()) + runners
 
 
 @functools.lru_cache(maxsize=1)

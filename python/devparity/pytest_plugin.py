@@ -32,7 +32,7 @@ import warnings
 
 import pytest
 
-_session = {"enabled": False, "devices": [], "results": [], "started": None}
+_session = {"enabled": False, "devices": [], "results": [], "started": None, "warned_sites": set()}
 _RERUN_PATIENCE = 2  # reruns in a row that take the code nowhere new end the sweep
 
 
@@ -58,6 +58,10 @@ def pytest_addoption(parser):
                          "under up to N more seeds for placement errors its own seed did not reach (0: off)")
     group.addoption("--devparity-scaffolding", action="append", default=[], metavar="GLOB",
                     help="files (fnmatch globs) that are the suite's own test helpers, not the code under test")
+    group.addoption("--devparity-warnings", default="once", choices=("once", "each"),
+                    help="with --devparity-trace: a placement warning is about a line of code, given once per session "
+                         "on the first test that runs it (once, the default), or on every test (each); the report "
+                         "lists it on every test either way")
 
 
 def _device_names(text):
@@ -300,10 +304,10 @@ def pytest_runtest_call(item):
     tracer.findings = [f for f in tracer.findings if not _scaffolding(item, f)]
     _record(item, tracer, (time.perf_counter() - started) * 1000.0)
     failing = tracer.errors
-    for finding in tracer.findings:
-        if finding not in failing and finding.severity == "warning":
-            warnings.warn_explicit(str(finding), DevparityPlacementWarning,
-                                   finding.file or item.location[0], finding.line or 0)
+    once = item.config.getoption("devparity_warnings") == "once"
+    for finding in new_warnings(tracer.findings, _session["warned_sites"] if once else set()):
+        warnings.warn_explicit(str(finding), DevparityPlacementWarning, finding.file or item.location[0],
+                               finding.line or 0)
     if failing and exc is None:
         lines = "\n".join(f"  {f}" for f in failing)
         pytest.fail(f"devparity: {len(failing)} placement problem(s) on {tracer.target_name}:\n{lines}",
@@ -366,6 +370,18 @@ def _random_sweep(item, tracer, bound):
     finally:
         torch.default_generator.set_state(state)
     item.user_properties.append(("devparity_random_sweep", tried))
+
+
+def new_warnings(findings, seen):
+    """The warnings among `findings` whose site (kind, op, line) is not in `seen`, which learns them: a
+    warning is about a line of code, not a test, so a session gives it once (--devparity-warnings)."""
+    fresh = []
+    for finding in findings:
+        site = (finding.kind, finding.op, finding.source)
+        if finding.severity == "warning" and site not in seen:
+            seen.add(site)
+            fresh.append(finding)
+    return fresh
 
 
 def _scaffolding(item, finding):

@@ -100,3 +100,17 @@ def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace():
     # it, so the tests after it trace as usual.
     assert outcomes["test_sample.py::test_ramp[vdev:1]"] == "PASSED", run.stdout
     assert "already active" not in run.stdout
+
+
+def test_a_warning_is_given_once_per_line_of_code():
+    from devparity import Finding
+    from devparity.pytest_plugin import new_warnings
+
+    def finding(kind, source, severity="warning"):
+        return Finding({"kind": kind, "severity": severity, "op": "aten::to", "source": source, "message": "m"})
+
+    seen = set()
+    first = [finding("host_sync", "lib.py:3"), finding("host_sync", "lib.py:4"), finding("x", "lib.py:3", "error")]
+    assert [f.source for f in new_warnings(first, seen)] == ["lib.py:3", "lib.py:4"]
+    again = [finding("host_sync", "lib.py:4"), finding("host_to_device_copy", "lib.py:4")]
+    assert [(f.kind, f.source) for f in new_warnings(again, seen)] == [("host_to_device_copy", "lib.py:4")]

@@ -1,0 +1,50 @@
+"""tools/real_suite.py on a library in the shape of a real one (tests/faults/realsuite): a test that
+fails on the simulated device alone fails the check, naming it; the clean library passes."""
+
+import os
+import subprocess
+import sys
+import tarfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+TWINS = os.path.join(ROOT, "tests", "faults", "realsuite")
+
+
+def run_real_suite(tmp_path, twin, *extra):
+    name = f"twin-{twin}"
+    archive = tmp_path / f"{name}.tar.xz"
+    with tarfile.open(archive, "w:xz") as tar:
+        tar.add(os.path.join(TWINS, twin), arcname=name)
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "real_suite.py"), str(archive),
+                           os.path.join(TWINS, "expected.tsv"), "--work", str(tmp_path / "work"), *extra],
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_a_failure_on_the_simulated_device_alone_fails_the_check(tmp_path):
+    run = run_real_suite(tmp_path, "faulty")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "FAIL: fails on vdev:1 only and is not a listed GPU failure: test.test_lib::test_brighten[DEV]" in run.stdout
+    assert "error finding on a test that is not a listed GPU failure: test.test_lib::test_brighten[DEV]" in run.stdout
+    assert "test_fails_everywhere" not in run.stdout  # failing on every device is the suite's own
+    assert "test_normalize" not in run.stdout
+
+
+def test_the_clean_library_passes_and_the_costs_are_printed(tmp_path):
+    run = run_real_suite(tmp_path, "clean")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 fail there alone" in run.stdout and "CPU seconds: cpu" in run.stdout
+
+
+def test_a_listed_failure_needs_its_cause(tmp_path):
+    listed = tmp_path / "listed.tsv"
+    listed.write_text("test.test_lib::test_brighten[DEV]\n")
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "real_suite.py"), str(tmp_path / "none.tar.xz"),
+                          str(listed)], capture_output=True, text=True, env={**os.environ, "CI": "1"})
+    assert run.returncode != 0 and "MISSING" in run.stderr + run.stdout
+    archive = tmp_path / "twin-clean.tar.xz"
+    with tarfile.open(archive, "w:xz") as tar:
+        tar.add(os.path.join(TWINS, "clean"), arcname="twin-clean")
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "real_suite.py"), str(archive), str(listed)],
+                         capture_output=True, text=True)
+    assert run.returncode != 0 and f"{listed}:1: a listed failure needs its cause" in run.stderr
