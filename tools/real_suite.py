@@ -35,7 +35,10 @@ def extract(archive, work):
     stamp = os.path.join(root, ".extracted")
     if not os.path.exists(stamp):
         with tarfile.open(archive) as tar:
-            tar.extractall(work)
+            if hasattr(tarfile, "data_filter"):
+                tar.extractall(work, filter="data")
+            else:
+                tar.extractall(work)
         open(stamp, "w").close()
     return root
 
@@ -49,7 +52,7 @@ def start(root, device, out, extra, stub):
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, stub, env.get("PYTHONPATH", "")) if p)
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "devparity.pytest_plugin",
                f"--devparity-devices=cpu,{DEVICE}", f"--device={device}", "--dtype=float32",
-               f"--junitxml={out}.xml", tests_folder(root), *extra]
+               f"--junitxml={out}.xml", "--continue-on-collection-errors", tests_folder(root), *extra]
     log = open(out + ".log", "w")
     return subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT), log
 
@@ -68,7 +71,7 @@ def wait(process, log, deadline):
         time.sleep(0.5)
 
 
-def outcomes(path, device):
+def outcomes(path, device, times=None):
     result = {}
     for case in ET.parse(path).getroot().iter("testcase"):
         test = (case.get("classname", "") + "::" + case.get("name", "")).replace(device, "DEV")
@@ -79,7 +82,16 @@ def outcomes(path, device):
                 status = tag
                 break
         result[test] = status
+        if times is not None:
+            times[test] = float(case.get("time") or 0)
     return result
+
+
+def time_on_both(cpu, traced, cpu_times, traced_times):
+    # The tests that ran on both rows (the plugin skips torch.compile tests on the simulated device,
+    # and they are the costliest on the CPU): their own seconds, without collection.
+    both = [t for t, s in traced.items() if s != "skipped" and cpu.get(t) not in (None, "skipped")]
+    return len(both), sum(cpu_times[t] for t in both), sum(traced_times[t] for t in both)
 
 
 def expected_failures(path):
@@ -163,13 +175,17 @@ def main():
     cpu_run = start(root, "cpu", out + "-cpu", [], args.stub)
     traced_run = start(root, DEVICE, out + "-trace", ["--devparity-trace", f"--devparity-report={report_path}",
                                                       f"--devparity-random-sweep={args.random_sweep}"], args.stub)
-    _, cpu_seconds = wait(*cpu_run, deadline)
-    _, traced_seconds = wait(*traced_run, deadline)
+    cpu_status, cpu_seconds = wait(*cpu_run, deadline)
+    traced_status, traced_seconds = wait(*traced_run, deadline)
+    for status, log in ((cpu_status, cpu_run[1]), (traced_status, traced_run[1])):
+        if status not in (0, 1):  # 1: tests failed; anything else is a run that did not finish
+            raise SystemExit(f"real_suite: error: pytest exited {status} (interrupted, or no tests): see {log.name}")
     for path in (out + "-cpu.xml", out + "-trace.xml", report_path):
         if not os.path.isfile(path):
             raise SystemExit(f"real_suite: error: the run wrote no {path} (see its .log)")
-    cpu = outcomes(out + "-cpu.xml", "cpu")
-    traced = outcomes(out + "-trace.xml", DEVICE)
+    cpu_times, traced_times = {}, {}
+    cpu = outcomes(out + "-cpu.xml", "cpu", cpu_times)
+    traced = outcomes(out + "-trace.xml", DEVICE, traced_times)
     with open(report_path, encoding="utf-8") as f:
         report = json.load(f)
     only_on_device, problems = judge(cpu, traced, report, listed, args.max_warned)
@@ -178,6 +194,9 @@ def main():
           f"{len(only_on_device)} fail there alone ({len(listed)} listed GPU failures)")
     print(f"real_suite: CPU seconds: cpu {cpu_seconds:.1f}, {DEVICE} traced {traced_seconds:.1f} "
           f"({traced_seconds / max(cpu_seconds, 1e-9):.2f}x); wall {time.time() - started:.0f} s")
+    count, cpu_time, traced_time = time_on_both(cpu, traced, cpu_times, traced_times)
+    print(f"real_suite: the {count} tests run on both: cpu {cpu_time:.1f} s, {DEVICE} traced {traced_time:.1f} s "
+          f"({traced_time / max(cpu_time, 1e-9):.2f}x)")
     for problem in problems:
         print(f"real_suite: FAIL: {problem}")
     return 1 if problems else 0

@@ -48,3 +48,20 @@ def test_a_listed_failure_needs_its_cause(tmp_path):
     run = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "real_suite.py"), str(archive), str(listed)],
                          capture_output=True, text=True)
     assert run.returncode != 0 and f"{listed}:1: a listed failure needs its cause" in run.stderr
+
+
+def test_a_run_that_does_not_finish_is_an_error(tmp_path):
+    # A module that fails to import is an error of that module on both runs, not the end of the run;
+    # a run pytest stops (here, no tests at all) never passes the check.
+    run = run_real_suite(tmp_path, "clean", "--timeout", "600")
+    assert run.returncode == 0
+    empty = tmp_path / "empty"
+    (empty / "test").mkdir(parents=True)
+    (empty / "conftest.py").write_text(open(os.path.join(TWINS, "clean", "conftest.py")).read())
+    archive = tmp_path / "empty.tar.xz"
+    with tarfile.open(archive, "w:xz") as tar:
+        tar.add(empty, arcname="empty")
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "real_suite.py"), str(archive),
+                          os.path.join(TWINS, "expected.tsv"), "--work", str(tmp_path / "w2")],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode != 0 and "pytest exited 5" in run.stderr, run.stdout + run.stderr
