@@ -1,5 +1,6 @@
-"""tools/real_suite.py on a library in the shape of a real one (tests/faults/realsuite): a test that
-fails on the simulated device alone fails the check, naming it; the clean library passes."""
+"""tools/real_suite.py on a library in the shape of a real one (tests/faults/realsuite: one project,
+its library a faulty or a clean twin): a test that fails on the simulated device alone fails the
+check, naming it; the clean library passes."""
 
 import os
 import subprocess
@@ -11,11 +12,18 @@ ROOT = os.path.join(HERE, "..", "..")
 TWINS = os.path.join(ROOT, "tests", "faults", "realsuite")
 
 
-def run_real_suite(tmp_path, twin, *extra):
+def release(tmp_path, twin):
+    """The project with the twin's library, packed as a release is."""
     name = f"twin-{twin}"
     archive = tmp_path / f"{name}.tar.xz"
     with tarfile.open(archive, "w:xz") as tar:
-        tar.add(os.path.join(TWINS, twin), arcname=name)
+        tar.add(os.path.join(TWINS, "project"), arcname=name)
+        tar.add(os.path.join(TWINS, twin, "lib"), arcname=f"{name}/lib")
+    return archive
+
+
+def run_real_suite(tmp_path, twin, *extra):
+    archive = release(tmp_path, twin)
     return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "real_suite.py"), str(archive),
                            os.path.join(TWINS, "expected.tsv"), "--work", str(tmp_path / "work"), *extra],
                           capture_output=True, text=True, timeout=600)
@@ -42,9 +50,7 @@ def test_a_listed_failure_needs_its_cause(tmp_path):
     run = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "real_suite.py"), str(tmp_path / "none.tar.xz"),
                           str(listed)], capture_output=True, text=True, env={**os.environ, "CI": "1"})
     assert run.returncode != 0 and "MISSING" in run.stderr + run.stdout
-    archive = tmp_path / "twin-clean.tar.xz"
-    with tarfile.open(archive, "w:xz") as tar:
-        tar.add(os.path.join(TWINS, "clean"), arcname="twin-clean")
+    archive = release(tmp_path, "clean")
     run = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "real_suite.py"), str(archive), str(listed)],
                          capture_output=True, text=True)
     assert run.returncode != 0 and f"{listed}:1: a listed failure needs its cause" in run.stderr
@@ -57,7 +63,7 @@ def test_a_run_that_does_not_finish_is_an_error(tmp_path):
     assert run.returncode == 0
     empty = tmp_path / "empty"
     (empty / "test").mkdir(parents=True)
-    (empty / "conftest.py").write_text(open(os.path.join(TWINS, "clean", "conftest.py")).read())
+    (empty / "conftest.py").write_text(open(os.path.join(TWINS, "project", "conftest.py")).read())
     archive = tmp_path / "empty.tar.xz"
     with tarfile.open(archive, "w:xz") as tar:
         tar.add(empty, arcname="empty")
