@@ -23,6 +23,7 @@ std::vector<ArgumentTensor> argument_tensors(const c10::FunctionSchema& schema,
                                              c10::ArrayRef<c10::IValue> arguments) {
   std::vector<ArgumentTensor> out;
   const auto& formal = schema.arguments();
+  out.reserve(formal.size());
   for (size_t i = 0; i < arguments.size() && i < formal.size(); ++i) {
     const auto* alias = formal[i].alias_info();
     add(arguments[i], formal[i].name(), alias != nullptr && alias->isWrite(), out);

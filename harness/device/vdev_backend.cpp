@@ -49,6 +49,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 
 namespace devparity::vdev {
 namespace {
@@ -238,6 +239,28 @@ int place_of(const c10::Device& d) {
   return static_cast<int>(d.type()) * 256 + static_cast<int>(d.index()) + 1;
 }
 
+// The op's device rule, looked up by name once per schema: every op on the
+// device asks. The name is compared on each hit, since a schema's address
+// can be another op's once a Python library that registered it is gone.
+const device_rules::OpRule& rule_of(const c10::FunctionSchema& schema) {
+  struct Entry {
+    std::string name, overload;
+    device_rules::OpRule rule;
+  };
+  thread_local std::unordered_map<const c10::FunctionSchema*, Entry> cache;
+  auto it = cache.find(&schema);
+  if (it == cache.end() || it->second.name != schema.name() || it->second.overload != schema.overload_name()) {
+    std::string name = schema.name();
+    if (!schema.overload_name().empty()) name += "." + schema.overload_name();
+    auto rule = device_rules::rule_for(name);
+    // Composite ops never reach a backend's fallback; should one, judge it
+    // as CUDA judges an unknown kernel.
+    if (rule.kind == device_rules::Kind::kComposite) rule.kind = device_rules::Kind::kIteratorCpuScalar;
+    it = cache.insert_or_assign(&schema, Entry{schema.name(), schema.overload_name(), std::move(rule)}).first;
+  }
+  return it->second.rule;
+}
+
 // Note [Virtual device rules]: every op that reaches the fallback is judged
 // by CUDA's rules for that op (device/device_rules.h), so the virtual device
 // accepts exactly what CUDA accepts (`x[cpu_mask]`, a CPU scalar times a
@@ -250,13 +273,7 @@ device_rules::Verdict judge_devices(const c10::FunctionSchema& schema,
     const auto d = a.tensor.device();
     operands.push_back({a.argument, place_of(d), d.is_cpu(), label(d), a.tensor.dim(), a.output});
   }
-  std::string name = schema.name();
-  if (!schema.overload_name().empty()) name += "." + schema.overload_name();
-  auto rule = device_rules::rule_for(name);
-  // Composite ops never reach a backend's fallback; should one, judge it
-  // as CUDA judges an unknown kernel.
-  if (rule.kind == device_rules::Kind::kComposite) rule.kind = device_rules::Kind::kIteratorCpuScalar;
-  return device_rules::judge(rule, operands);
+  return device_rules::judge(rule_of(schema), operands);
 }
 
 // A tensor the CPU kernel may write: its device original and the alias the
@@ -310,6 +327,7 @@ void write_back(const Written& w) {
       a.storage_offset() == o.storage_offset()) {
     return;
   }
+  const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
   at::_copy_from_and_resize(same_memory ? a.clone() : a, o);
 }
 
@@ -385,8 +403,7 @@ void view_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, const
   std::vector<Written> written;
   alias_arguments(schema, stack, &written);
   op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
-  const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
-  auto home = [&](const at::Tensor& t) {
+  auto home = [&](const at::Tensor& t) {  // views built without ops
     if (!t.defined() || !t.has_storage()) return t;
     const void* memory = t.storage().data_ptr().get();
     for (const auto& a : tensors) {
@@ -463,7 +480,9 @@ void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, const 
   }
   op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
 
-  const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
+  // Rehoming builds tensors without ops; a write-back that copies hides its
+  // own (a guard here on every op cost the trace a rebuild of LibTorch's
+  // callback lists twice per op).
   for (const auto& w : written) write_back(w);
   const bool on_device = op_device && op_device->type() == kType;
   auto home = [&](const at::Tensor& t) {

@@ -54,14 +54,17 @@ nlohmann::json Finding::to_json() const {
 }
 
 void FindingSet::add(const Finding& finding) {
-  const auto key = finding.key();
-  for (auto& existing : items_) {
-    if (existing.key() == key) {
-      existing.count += finding.count;
-      return;
-    }
+  const auto [it, added] = index_.emplace(finding.key(), items_.size());
+  if (!added) {
+    items_[it->second].count += finding.count;
+    return;
   }
   items_.push_back(finding);
+}
+
+void FindingSet::reindex() {
+  index_.clear();
+  for (size_t i = 0; i < items_.size(); ++i) index_.emplace(items_[i].key(), i);
 }
 
 void FindingSet::merge(const std::vector<Finding>& other) {

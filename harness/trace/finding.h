@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace devparity {
@@ -109,12 +110,18 @@ class FindingSet {
   template <typename Predicate>
   void erase_if(Predicate drop) {
     items_.erase(std::remove_if(items_.begin(), items_.end(), drop), items_.end());
+    reindex();
   }
   /// The findings.
   const std::vector<Finding>& items() const { return items_; }
 
  private:
+  void reindex();
+
   std::vector<Finding> items_;
+  // Finding::key() -> position: a traced op that repeats a finding on every
+  // call counts it in constant time (a scan formatted every key again).
+  std::unordered_map<std::string, size_t> index_;
 };
 
 }  // namespace devparity

@@ -25,18 +25,17 @@ namespace devparity {
 
 namespace {
 
-std::string base_name(const std::string& op) {
-  const auto dot = op.find('.');
-  return dot == std::string::npos ? op : op.substr(0, dot);
-}
+std::string_view base_name(std::string_view op) { return op.substr(0, op.find('.')); }
 
-bool is_devparity_op(const std::string& name) {
-  return name.rfind("devparity::", 0) == 0 || name.rfind("devparity_py::", 0) == 0;
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+bool is_devparity_op(std::string_view name) {
+  return starts_with(name, "devparity::") || starts_with(name, "devparity_py::");
 }
 
 // Ops whose result the host must wait for (values or data-dependent shapes).
-bool is_syncing(const std::string& base) {
-  static const std::unordered_set<std::string> ops = {
+bool is_syncing(std::string_view base) {
+  static const std::unordered_set<std::string_view> ops = {
       "aten::item",         "aten::_local_scalar_dense", "aten::is_nonzero", "aten::equal",
       "aten::allclose",     "aten::nonzero",             "aten::masked_select",
       "aten::unique_dim",   "aten::_unique2",            "aten::_unique",
@@ -45,8 +44,8 @@ bool is_syncing(const std::string& base) {
 }
 
 // Ops that draw from a random generator.
-bool is_random(const std::string& base) {
-  static const std::unordered_set<std::string> ops = {
+bool is_random(std::string_view base) {
+  static const std::unordered_set<std::string_view> ops = {
       "aten::uniform_",     "aten::normal_",      "aten::normal",        "aten::bernoulli_",
       "aten::bernoulli",    "aten::random_",      "aten::exponential_",  "aten::cauchy_",
       "aten::log_normal_",  "aten::geometric_",   "aten::multinomial",   "aten::randperm",
@@ -58,7 +57,7 @@ bool is_random(const std::string& base) {
 }
 
 // Ops that move or convert a tensor: judged by where they put it.
-bool is_move(const std::string& base) {
+bool is_move(std::string_view base) {
   return base == "aten::to" || base == "aten::_to_copy" || base == "aten::type_as";
 }
 
@@ -172,7 +171,7 @@ std::optional<Side> move_destination(const OpCall& call, const c10::Device& targ
   return std::nullopt;
 }
 
-void classify_move(const OpCall& call, const std::string& base, const c10::Device& target,
+void classify_move(const OpCall& call, std::string_view base, const c10::Device& target,
                    std::vector<Finding>& out, int* blamed_tensor) {
   const bool copy_into = base == "aten::copy_";
   const TensorInfo* src = argument(call, copy_into ? "src" : "self", copy_into ? 1 : 0);
@@ -211,7 +210,7 @@ namespace {
 std::vector<Finding> classify(const OpCall& call, const c10::Device& target, int* blamed_tensor) {
   std::vector<Finding> out;
   const std::string& judged = call.kernel.empty() ? call.op : call.kernel;
-  const std::string base = base_name(judged);
+  const auto base = base_name(judged);
   if (is_move(base) || base == "aten::copy_") {
     classify_move(call, base, target, out, blamed_tensor);
     return out;
@@ -304,6 +303,7 @@ struct OpInfo {
   bool composite = false;                     // checks nothing itself (Note [What the tracer sees])
   bool random = false;
   bool move = false;
+  bool syncing = false;
   const device_rules::OpRule* rule = nullptr;  // its device rule
   int num_arguments = -1;                     // -1: unknown or variadic
   int num_returns = -1;
@@ -337,6 +337,7 @@ OpInfo* make_info(const c10::OperatorName& name) {
     }
   }
   info->random = is_random(info->base);
+  info->syncing = is_syncing(info->base);
   info->move = is_move(info->base) || info->base == "aten::copy_";
   static std::mutex mutex;
   static std::vector<std::unique_ptr<OpInfo>> all;  // alive for the process
@@ -396,7 +397,9 @@ enum class Role : uint8_t { kScope, kComposite, kJudged };
 
 struct Frame {
   Role role = Role::kScope;
-  std::string name;       // scopes, and the subject's op for op frames
+  // Scopes, and the subject's op for op frames: the RecordFunction's name,
+  // which lives until its end callback pops the frame, or the OpInfo's.
+  std::string_view name;
   bool hidden = false;    // a bookkeeping record, left out of scope chains
   bool top = false;
   const OpInfo* info = nullptr;
@@ -418,13 +421,56 @@ struct Frame {
   uint64_t forward_thread = 0;
 };
 
+// Note [Backward lines]: the lines of the top-level ops that recorded
+// autograd work, by forward thread, in increasing sequence numbers. A run of
+// ops on one line keeps its first entry alone (the lookup takes the last
+// entry at or before a number, so the run's later ones add nothing), and
+// each line is held once: a backward test runs a thousand ops a call.
+class ForwardLines {
+ public:
+  void add(uint64_t thread, int64_t seq, std::string line) {
+    auto& entries = by_thread_[thread];
+    if (entries.empty() || entries.back().first <= seq) {
+      if (!entries.empty() && *entries.back().second == line) return;
+      entries.emplace_back(seq, intern(std::move(line)));
+      return;
+    }
+    const auto it = std::lower_bound(entries.begin(), entries.end(), seq,
+                                     [](const Entry& e, int64_t value) { return e.first < value; });
+    if (it != entries.end() && it->first == seq) {
+      it->second = intern(std::move(line));
+    } else {
+      entries.insert(it, {seq, intern(std::move(line))});
+    }
+  }
+
+  /// The line of the last op recorded at or before `seq` on `thread`; null if none.
+  const std::string* at(uint64_t thread, int64_t seq) const {
+    const auto found = by_thread_.find(thread);
+    if (found == by_thread_.end()) return nullptr;
+    const auto& entries = found->second;
+    const auto it = std::upper_bound(entries.begin(), entries.end(), seq,
+                                     [](int64_t value, const Entry& e) { return value < e.first; });
+    return it == entries.begin() ? nullptr : std::prev(it)->second;
+  }
+
+ private:
+  using Entry = std::pair<int64_t, const std::string*>;
+  const std::string* intern(std::string line) { return &*lines_.insert(std::move(line)).first; }
+
+  std::unordered_map<uint64_t, std::vector<Entry>> by_thread_;
+  std::unordered_set<std::string> lines_;  // node-based: the pointers stay valid
+};
+
 }  // namespace
 
 struct Tracer::State {
+  // Which tracer a thread's frames belong to: an address can be reused by the
+  // next tracer, and frames left by this one (a scope it never saw end) name
+  // RecordFunctions that are gone.
+  uint64_t generation = 0;
   c10::Device target{c10::DeviceType::CPU};
-  // Note [Backward lines]: (forward thread, sequence number) of each top-level
-  // op that recorded autograd work, and the subject's line that ran it.
-  std::map<std::pair<uint64_t, int64_t>, std::string> forward_lines;
+  ForwardLines forward_lines;  // Note [Backward lines]
   bool infer_target = false;  // TraceSeeds::infer_target, until inferred
   bool target_inferred = false;  // TraceSeeds::infer_target, for good
   bool literals_by_line = false;
@@ -469,14 +515,14 @@ SourcePoint current_source() {
 thread_local int tls_handover_depth = 0;  // enter_host_handover() minus leave_host_handover()
 
 struct ThreadFrames {
-  const Tracer::State* owner = nullptr;
+  uint64_t owner = 0;  // Tracer::State::generation
   std::vector<Frame> frames;
   int op_depth = 0;
   int opaque_depth = 0;                  // 1 while a judged op runs, plus the records inside it
   std::vector<c10::Device> top_devices;  // devices of the running top-level op's tensors
 
   bool in_scope(const char* name) const {
-    if (tls_handover_depth > 0 && std::string(name) == kHostHandoverScope) return true;
+    if (tls_handover_depth > 0 && std::string_view(name) == kHostHandoverScope) return true;
     for (const auto& f : frames) {
       if (f.role == Role::kScope && f.name == name) return true;
     }
@@ -487,7 +533,7 @@ struct ThreadFrames {
     std::vector<std::string> out;
     for (const auto& f : frames) {
       // A scripted method records itself twice (the Method, then its function).
-      if (f.role == Role::kScope && !f.hidden && (out.empty() || out.back() != f.name)) out.push_back(f.name);
+      if (f.role == Role::kScope && !f.hidden && (out.empty() || out.back() != f.name)) out.emplace_back(f.name);
     }
     return out;
   }
@@ -513,7 +559,7 @@ struct ThreadFrames {
 
 ThreadFrames& frames_for(const Tracer::State* s) {
   thread_local ThreadFrames t;
-  if (t.owner != s) t = ThreadFrames{s, {}, 0, 0, {}};
+  if (t.owner != s->generation) t = ThreadFrames{s->generation, {}, 0, 0, {}};
   return t;
 }
 
@@ -530,15 +576,14 @@ SourcePoint source_here(Tracer::State& s, const ThreadFrames& t) {
   for (auto f = t.frames.rbegin(); f != t.frames.rend(); ++f) {
     if (f->forward_seq < 0) continue;
     std::lock_guard<std::mutex> lock(s.mutex);
-    auto it = s.forward_lines.upper_bound({f->forward_thread, f->forward_seq});
-    if (it != s.forward_lines.begin() && (--it)->first.first == f->forward_thread) here.user = it->second;
+    if (const auto* line = s.forward_lines.at(f->forward_thread, f->forward_seq)) here.user = *line;
     break;
   }
   return here;
 }
 
 // The line of a top-level op that records autograd work, for its backward.
-void remember_forward_line(Tracer::State& s, const at::RecordFunction& fn, const std::vector<c10::IValue>& inputs) {
+void remember_forward_line(Tracer::State& s, const at::RecordFunction& fn, c10::ArrayRef<c10::IValue> inputs) {
   if (fn.seqNr() < 0 || !at::GradMode::is_enabled()) return;
   const bool records = std::any_of(inputs.begin(), inputs.end(), [](const c10::IValue& v) {
     return v.isTensor() && v.toTensor().defined() && v.toTensor().requires_grad();
@@ -547,7 +592,7 @@ void remember_forward_line(Tracer::State& s, const at::RecordFunction& fn, const
   auto here = current_source();
   if (here.user.empty()) return;
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.forward_lines[{fn.threadId(), fn.seqNr()}] = std::move(here.user);
+  s.forward_lines.add(fn.threadId(), fn.seqNr(), std::move(here.user));
 }
 
 c10::StorageImpl* storage_of(const at::Tensor& t) {
@@ -645,10 +690,10 @@ std::optional<Finding> origin_finding(const Origin& o, const c10::Device& target
 // whole stack to the callbacks, and the TorchScript interpreter's holds live
 // values below them, so they are the last `count` entries.
 template <typename Values>
-std::vector<c10::IValue> last(const Values& values, int count) {
+c10::ArrayRef<c10::IValue> last(const Values& values, int count) {
   const size_t n = values.size();
   const size_t from = count >= 0 && n > static_cast<size_t>(count) ? n - static_cast<size_t>(count) : 0;
-  return std::vector<c10::IValue>(values.begin() + static_cast<std::ptrdiff_t>(from), values.end());
+  return c10::ArrayRef<c10::IValue>(values.data() + from, n - from);
 }
 
 // The tensors among the outputs, lists flattened.
@@ -759,10 +804,11 @@ void add_findings(Tracer::State& s, ThreadFrames& t, std::vector<Finding> found,
 // The op's tensor arguments, each with its device, side and (for host data)
 // where it was made; notes on the frame what its callees need to know.
 std::vector<std::shared_ptr<const Origin>> read_tensors(Tracer::State& s, Frame& frame,
-                                                        const std::vector<c10::IValue>& inputs, OpCall& call) {
+                                                        c10::ArrayRef<c10::IValue> inputs, OpCall& call) {
   std::vector<std::shared_ptr<const Origin>> origins;
   if (frame.info->schema == nullptr) return origins;
   const auto tensors = argument_tensors(*frame.info->schema, inputs);
+  call.tensors.reserve(tensors.size());
   std::lock_guard<std::mutex> lock(s.mutex);
   for (const auto& a : tensors) {
     if (is_neutral(s, a.tensor)) {  // Note [Neutral data]: judged with neither side
@@ -896,7 +942,7 @@ bool kept_state_moved(Tracer::State& s, ThreadFrames& t, const Frame& frame, con
 
 // TraceSeeds::infer_target: the first device off the CPU that an op
 // receives, as a tensor or as its device argument, is the target.
-void infer_target(Tracer::State& s, const OpInfo& info, const std::vector<c10::IValue>& inputs) {
+void infer_target(Tracer::State& s, const OpInfo& info, c10::ArrayRef<c10::IValue> inputs) {
   std::optional<c10::Device> found;
   if (info.device_index >= 0 && static_cast<size_t>(info.device_index) < inputs.size() &&
       inputs[info.device_index].isDevice() && !inputs[info.device_index].toDevice().is_cpu()) {
@@ -920,14 +966,28 @@ void infer_target(Tracer::State& s, const OpInfo& info, const std::vector<c10::I
   s.infer_target = false;
 }
 
+// Note [The tracer's fast path]
+// Most ops a subject runs get device data alone. Such an op, if it names
+// no device, moves nothing, makes nothing from nothing and waits for
+// nothing, has no finding to give (every device rule accepts operands all
+// on the target: tests/device/device_rules_test.cpp), and on an
+// accelerator what it makes of device data is device data, which the
+// tracer does not record (Note [Recorded storages]). Both callbacks return
+// early for it: classify_op and the output record are what the trace of a
+// real suite spent its time on.
+bool nothing_to_classify(const OpInfo& info, const Frame* user, const OpCall& call, const c10::Device& target) {
+  if (info.factory || info.move || info.syncing || call.has_device_argument) return false;
+  if (user != nullptr && user->info != nullptr && user->info->syncing) return false;
+  return std::all_of(call.tensors.begin(), call.tensors.end(),
+                     [&](const TensorInfo& t) { return side_of(t, target) == Side::kTarget; });
+}
+
 // Reads an op's tensors; classifies it when it is judged (composites only
 // note what they received, for the outputs their callees do not record).
 void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunction& fn) {
   const OpInfo& info = *frame.info;
   OpCall call;
   const Frame* user = t.user_op();
-  call.op = user != nullptr ? user->name : frame.name;
-  call.kernel = frame.name;
   call.rule = info.rule;
   const auto inputs = last(fn.inputs(), info.num_arguments);
   if (s.infer_target && frame.top) infer_target(s, info, inputs);
@@ -949,6 +1009,9 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
     if (call.device && !call.device->has_index()) call.current = current_device(call.device->type());
   }
   call.target_inferred = s.target_inferred;
+  if (frame.role == Role::kJudged && nothing_to_classify(info, user, call, s.target)) return;
+  call.op = user != nullptr ? user->name : frame.name;
+  call.kernel = frame.name;
   if (info.factory) note_factory(s, t, frame, call);
   if (info.move) note_move(s, frame, call, origins.empty() ? nullptr : origins[0]);
   if (frame.role != Role::kJudged) return;
@@ -1028,7 +1091,7 @@ void note_device_draws(Tracer::State& s, const ThreadFrames& t, const Frame& fra
     if (out.device() != s.target || is_host_data(s, out) || is_neutral(s, out)) continue;
     const Frame* user = t.user_op();
     const auto source = current_source().user;
-    const DeviceDraw draw{user != nullptr ? user->name : frame.name, source};
+    const DeviceDraw draw{std::string(user != nullptr ? user->name : frame.name), source};
     const bool seen = std::any_of(s.draws.begin(), s.draws.end(), [&](const DeviceDraw& d) {
       return d.op == draw.op && d.source == draw.source;
     });
@@ -1073,16 +1136,51 @@ std::shared_ptr<const Origin> copied_home(const ThreadFrames& t, const Frame& fr
   auto o = std::make_shared<Origin>();
   o->made = Origin::Made::kCopiedHome;
   const Frame* user = t.user_op();
-  o->op = user != nullptr ? user->name : frame.name;
+  o->op = std::string(user != nullptr ? user->name : frame.name);
   o->source = here.user;
   o->scopes = t.scopes();
   return o;
 }
 
+// Whether every tensor among the outputs is on `device`.
+bool all_on(const c10::IValue& v, const c10::Device& device) {
+  if (v.isTensor()) return !v.toTensor().defined() || v.toTensor().device() == device;
+  if (v.isTensorList()) {
+    for (const auto& t : v.toTensorList()) {
+      const at::Tensor tensor = t;
+      if (tensor.defined() && tensor.device() != device) return false;
+    }
+    return true;
+  }
+  if (v.isList()) {
+    for (const auto& e : v.toListRef()) {
+      if (!all_on(e, device)) return false;
+    }
+    return true;
+  }
+  if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) {
+      if (!all_on(e, device)) return false;
+    }
+  }
+  return true;
+}
+
+// Note [The tracer's fast path]: device data made of device data alone, on an accelerator.
+bool nothing_to_record(const Tracer::State& s, const Frame& frame, c10::ArrayRef<c10::IValue> outputs) {
+  if (s.target.is_cpu() || !frame.inputs_target || frame.inputs_host || frame.inputs_neutral || frame.foreign_origin ||
+      frame.move_to || frame.factory_side || frame.info->random) {
+    return false;
+  }
+  return std::all_of(outputs.begin(), outputs.end(), [&](const c10::IValue& v) { return all_on(v, s.target); });
+}
+
 // Records what an op judged (or a composite) made; keeps what it wrote in place.
 void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame, const at::RecordFunction& fn) {
+  const auto outputs = last(fn.outputs(), frame.info->num_returns);
+  if (nothing_to_record(s, frame, outputs)) return;
   std::vector<at::Tensor> outs;
-  for (const auto& v : last(fn.outputs(), frame.info->num_returns)) output_tensors(v, outs);
+  for (const auto& v : outputs) output_tensors(v, outs);
   if (outs.empty()) return;
   // Device data going home is named by its line, asked before the lock (a
   // Python locator takes the interpreter's lock).
@@ -1143,7 +1241,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
       Frame scope;
       scope.name = fn.name();
       // devparity's own ops (the Python front's bookkeeping) are no part of the subject.
-      scope.hidden = scope.name.rfind("autograd::engine::evaluate_function", 0) == 0 || is_devparity_op(scope.name);
+      scope.hidden = starts_with(scope.name, "autograd::engine::evaluate_function") || is_devparity_op(scope.name);
       if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {  // Note [Backward lines]
         scope.forward_seq = fn.seqNr();
         scope.forward_thread = fn.forwardThreadId();
@@ -1191,7 +1289,7 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
       if (frame.top) {
         std::lock_guard<std::mutex> lock(s->mutex);
         if (s->failed.op.empty()) {
-          s->failed.op = frame.name;
+          s->failed.op = std::string(frame.name);
           s->failed.scopes = t.scopes();
           s->failed.source = current_source().user;
           // "vdev:1 and vdev:0": the target first, then the others the op received.
@@ -1296,6 +1394,8 @@ void provide_vdev_sites() { vdev::async::set_site_provider(&vdev_site); }
 SourceLocator source_locator() { return g_locator.load(); }
 
 Tracer::Tracer(const c10::Device& target, TraceSeeds seeds) : state_(std::make_unique<State>()) {
+  static std::atomic<uint64_t> generations{0};
+  state_->generation = ++generations;
   state_->target = target;
   state_->factory_sites = std::move(seeds.factory_sites);
   state_->deviceless_sites = std::move(seeds.deviceless_sites);

@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
+#include <unordered_map>
 
 namespace devparity::python {
 namespace {
@@ -85,15 +87,33 @@ std::string file_of(void* frame) {
   return out;
 }
 
+// The file of a code object when it is user code; null when skipped. Held
+// by code object, which the cache keeps alive so that its address is never
+// another's: the tracer asks for every op that records autograd work, and
+// reading and comparing the name each time was most of that cost. Used
+// with the GIL held, which guards the cache.
+const std::string* user_file(void* frame) {
+  static std::unordered_map<void*, std::optional<std::string>> files;
+  void* code = g_api.frame_code(frame);
+  if (code == nullptr) return nullptr;
+  auto it = files.find(code);
+  if (it != files.end()) {
+    g_api.decref(code);  // the cache holds its own reference
+  } else {
+    const auto file = file_of(frame);
+    std::optional<std::string> kept;
+    if (!file.empty() && file[0] != '<' && !skipped(file)) kept = file;
+    it = files.emplace(code, std::move(kept)).first;  // keeps the reference frame_code gave
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
 // "file.py:42" of the innermost frame of user code; empty when none.
 std::string innermost_user_frame() {
   std::string found;
   void* frame = g_api.frame_of(g_api.this_thread_state());
   while (frame != nullptr && found.empty()) {
-    const auto file = file_of(frame);
-    if (!file.empty() && file[0] != '<' && !skipped(file)) {
-      found = file + ":" + std::to_string(g_api.frame_line(frame));
-    }
+    if (const auto* file = user_file(frame)) found = *file + ":" + std::to_string(g_api.frame_line(frame));
     void* back = g_api.frame_back(frame);
     g_api.decref(frame);
     frame = back;

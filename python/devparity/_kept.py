@@ -40,7 +40,14 @@ _moved = weakref.WeakKeyDictionary()  # module -> the device its last move put i
 _patched = {"done": False}
 
 
+# Types no tensor is ever in: most attributes a module sets are these, on every call of the hooks.
+_PLAIN = frozenset((bool, int, float, str, bytes, type(None)))
+
+
 def _holds_tensor(value):
+    kind = type(value)
+    if kind in _PLAIN:
+        return False
     import torch
 
     if isinstance(value, torch.Tensor):
@@ -168,17 +175,18 @@ def kept_tensors(module):
     return out
 
 
-def left_behind(module, device, built_elsewhere=False):
+def left_behind(module, device, built_elsewhere=False, kept=None):
     """[(name, tensor, made_at, moved)] of `module`'s kept tensors left behind while its data is on
     `device` (Note [Kept state in Python]); `moved` says whether a move left it (copying it onto the
     device in forward is then the bug) or the module was never moved (only meeting device data as
     it is counts: a per-call copy is the module's way). `built_elsewhere`: the module was built
     once, on the CPU, and moved to each device (audit()): on the cpu row its kept tensors are host
     data, as the runner judges a TorchScript module's, since they stay there on every row; a test
-    builds its module per device, and what it builds on the data's device is not left behind."""
+    builds its module per device, and what it builds on the data's device is not left behind.
+    `kept`: kept_tensors(module), when the caller has it."""
     moved = moved_to(module)
     out = []
-    for name, _, t, line in kept_tensors(module):
+    for name, _, t, line in kept_tensors(module) if kept is None else kept:
         if moved is not None:
             if (built_elsewhere and device.type == "cpu") or t.device != moved:
                 out.append((name, t, line, True))
@@ -188,10 +196,12 @@ def left_behind(module, device, built_elsewhere=False):
     return out
 
 
-def snapshot(module):
-    """{attr: (id, device)} of the kept tensor attributes, to see forward move them."""
-    return {attr: (id(vars(module)[attr]), t.device) for _, attr, t, _ in kept_tensors(module)
-            if isinstance(vars(module).get(attr), type(t))}
+def snapshot(module, kept=None):
+    """{attr: (id, device)} of the kept tensor attributes, to see forward move them (`kept`:
+    kept_tensors(module), when the caller has it)."""
+    attributes = vars(module)
+    return {attr: (id(attributes[attr]), t.device) for _, attr, t, _ in (kept_tensors(module) if kept is None else kept)
+            if isinstance(attributes.get(attr), type(t))}
 
 
 def moved_in_forward(module, before, device):

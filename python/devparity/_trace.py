@@ -74,11 +74,14 @@ class Trace:
             self._marked_modules.add(id(module))  # its registered state is device data
             self.inputs(list(module.parameters(recurse=False)), list(module.buffers(recurse=False)),
                         registered=True)
-        kept = _kept.left_behind(module, target)
+        state = _kept.kept_tensors(module)
+        if not state:
+            return
+        kept = _kept.left_behind(module, target, kept=state)
         if kept:
             names, tensors, lines, moved = (list(column) for column in zip(*kept))
             _ops().trace_keep(names, tensors, lines, moved)
-        before = _kept.snapshot(module) if target.type != "cpu" else None
+        before = _kept.snapshot(module, kept=state) if target.type != "cpu" else None
         if before:
             self._kept_before[id(module)] = (before, target)
 

@@ -25,6 +25,7 @@ built at import sees it) and before any backward (autograd fixes its device thre
 """
 
 import contextlib
+import functools
 import json
 import os
 import time
@@ -228,7 +229,9 @@ def _on_cpu_only_row(item):
     from devparity._devices import CPU_ONLY
 
     callspec = getattr(item, "callspec", None)
-    return callspec is not None and (CPU_ONLY in callspec.id or CPU_ONLY in callspec.params.values())
+    # (`in params.values()` would compare each tensor parameter with a string.)
+    return callspec is not None and (CPU_ONLY in callspec.id or
+                                     any(type(v) is str and v == CPU_ONLY for v in callspec.params.values()))
 
 
 @contextlib.contextmanager
@@ -288,7 +291,8 @@ def pytest_runtest_call(item):
     tracer = devparity.trace(target, strict=strict)
     started = time.perf_counter()
     with _row(item):
-        drawn = _draws_state()
+        sweep = item.config.getoption("devparity_random_sweep")
+        drawn = _draws_state() if sweep > 0 and _simulated_index(target) else None
         tracer.__enter__()
         if target is not None:  # the test names its device: its fixtures' tensors are its inputs
             tracer.inputs(*(getattr(item, "funcargs", None) or {}).values())
@@ -297,11 +301,12 @@ def pytest_runtest_call(item):
         exc = outcome.excinfo
         try:  # the trace ends whatever a rerun raises: the next test opens its own
             skipped = exc is not None and issubclass(exc[0], pytest.skip.Exception)
-            if _simulated_index(target) and not skipped and not torch.equal(drawn, _draws_state()):
-                _random_sweep(item, tracer, item.config.getoption("devparity_random_sweep"))
+            if drawn is not None and not skipped and not torch.equal(drawn, _draws_state()):
+                _random_sweep(item, tracer, sweep)
         finally:
             tracer.__exit__(*(exc if exc else (None, None, None)))
-    tracer.findings = [f for f in tracer.findings if not _scaffolding(item, f)]
+    test_file = os.path.abspath(str(item.fspath))
+    tracer.findings = [f for f in tracer.findings if not _scaffolding(test_file, f)]
     _record(item, tracer, (time.perf_counter() - started) * 1000.0)
     failing = tracer.errors
     once = item.config.getoption("devparity_warnings") == "once"
@@ -384,15 +389,19 @@ def new_warnings(findings, seen):
     return fresh
 
 
-def _scaffolding(item, finding):
+def _scaffolding(test_file, finding):
     # A test moves its inputs and reads its results back (assert_close syncs): warnings whose
     # line is in the test's own file or its helpers are the test's doing (Note [Scaffolding]).
     from devparity import _sources
 
     if finding.severity != "warning" or not finding.file:
         return False
-    test_file = os.path.abspath(str(item.fspath))
-    return os.path.abspath(finding.file) == test_file or _sources.is_scaffolding(finding.file)
+    return _absolute(finding.file) == test_file or _sources.is_scaffolding(finding.file)
+
+
+@functools.lru_cache(maxsize=4096)
+def _absolute(path):
+    return os.path.abspath(path)
 
 
 def _record(item, tracer, duration_ms):

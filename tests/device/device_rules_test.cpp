@@ -127,5 +127,38 @@ TEST(DeviceRulesTest, StructuredChecksAreListedForBackendsToJudgeFirst) {
   EXPECT_EQ(std::find(ops.begin(), ops.end(), "index_select"), ops.end()) << "unstructured";
 }
 
+// The tracer's fast path (Note [The tracer's fast path]) classifies nothing
+// for an op whose tensors are all on the target: every kind of rule must
+// accept such operands and move none of them, 0-dim or not, written or read.
+TEST(DeviceRulesTest, EveryRuleAcceptsOperandsAllOnOneDevice) {
+  const std::vector<Kind> kinds = {Kind::kComposite, Kind::kExactSame,  Kind::kIterator,
+                                   Kind::kIteratorCpuScalar, Kind::kIndex, Kind::kIndexPut,
+                                   Kind::kMaskedFill, Kind::kIndexFill, Kind::kZeroDimMoved,
+                                   Kind::kCpuScalarAt, Kind::kZeroDimAny, Kind::kAny,
+                                   Kind::kSetStorage};
+  const std::vector<std::vector<Operand>> calls = {
+      {cuda("self", 2)},
+      {cuda("self", 2), cuda("other", 0)},
+      {cuda("self", 0), cuda("other", 3)},
+      {cuda("self", 4, 0, true), cuda("indices", 1), cuda("values", 0)},
+      {cuda("self", 2), cuda("mask", 2), cuda("value", 0)},
+      {cuda("self", 1), cuda("source", 1), cuda("out", 1, 0, true)},
+  };
+  for (const auto kind : kinds) {
+    OpRule rule;
+    rule.kind = kind;
+    rule.checked = {"self", "other", "indices", "mask", "source"};
+    rule.wrapper = "wrapper__op";
+    for (const char* argument : {"other", "*"}) {
+      rule.argument = argument;
+      for (const auto& operands : calls) {
+        const auto verdict = judge(rule, operands);
+        EXPECT_TRUE(verdict.accepted) << static_cast<int>(kind) << " " << argument << ": " << verdict.message;
+        EXPECT_TRUE(verdict.moved.empty()) << static_cast<int>(kind) << " " << argument;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace devparity::device_rules

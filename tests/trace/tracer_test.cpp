@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <map>
+#include <set>
 
 namespace devparity {
 namespace {
@@ -320,6 +320,28 @@ TEST(TracerTest, KeptStateCopiedFromAnotherAcceleratorIsAnError) {
   ASSERT_EQ(kinds_of(found), (Kinds{"unregistered_tensor_state"}));
   EXPECT_EQ(found[0].source, "jitter.py:12");
   EXPECT_EQ(found[0].device, "vdev:0");
+}
+
+TEST(TracerTest, OpsOnDeviceDataAloneAreStillJudgedWhereTheyMust) {
+  // Note [The tracer's fast path]: device data alone skips classification,
+  // unless the op waits, names a device, moves, or is called by one that waits.
+  register_builtins();
+  if (vdev::device_count() < 2) GTEST_SKIP() << "this build has no virtual device";
+  const auto dev = vdev::device(1);
+  const auto x = at::rand({2, 3}).to(dev);
+  Tracer tracer(dev, device_data(x));
+  (void)((x * x + 1).relu().sum(0));  // nothing to say
+  EXPECT_TRUE(tracer.findings().empty()) << tracer.findings()[0].describe();
+  (void)x.sum().item<float>();
+  (void)at::allclose(x, x);  // a composite that waits, at its callees
+  (void)at::zeros({2}, at::TensorOptions().device(vdev::device(0)));
+  (void)at::ones_like(x, at::TensorOptions().device(vdev::device(0)));  // device data in, a device named
+  (void)x.to(at::kCPU);
+  std::set<std::string> seen;
+  for (const auto& f : tracer.findings()) seen.insert(f.kind + " " + f.op);
+  EXPECT_EQ(seen, (std::set<std::string>{"host_sync aten::item", "host_sync aten::allclose",
+                                         "foreign_device_target aten::zeros", "foreign_device_target aten::ones_like",
+                                         "host_sync aten::to.dtype_layout"}));
 }
 
 TEST(TracerTest, HostDataTheFrontEndMarksMeetsDeviceDataOnTheCpu) {

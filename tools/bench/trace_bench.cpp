@@ -4,6 +4,7 @@
 // placement tracer around apply(), seeded with the input as the runner does.
 
 #include "harness/base/json_reader.h"
+#include "harness/device/device.h"
 #include "harness/subject/state.h"
 #include "harness/subject/subject_kind.h"
 #include "harness/trace/replayed_draws.h"
@@ -45,6 +46,51 @@ DP_TRACE_PAIR(resize_float32, "resize", kResize, at::kFloat)
 DP_TRACE_PAIR(resize_uint8, "resize", kResize, at::kByte)
 DP_TRACE_PAIR(blur_float32, "gaussian_blur2d", kBlur, at::kFloat)
 DP_TRACE_PAIR(blur_uint8, "gaussian_blur2d", kBlur, at::kByte)
+
+// Per-op cost: many ops on tiny tensors, as a library's parameter code runs
+// them (Kornia's augmentations: matrices of a batch of 2, casts, indexing,
+// a random draw, a composite): the tracer's callbacks dominate the time.
+template <bool kTraced>
+void run_small_ops(benchmark::State& state, const std::string& device_name) {
+  register_builtins();
+  const auto target = resolve_device(device_name, DeviceInventory::probe());
+  if (!target.available()) {
+    state.SkipWithError(target.absent_reason.c_str());
+    return;
+  }
+  const auto options = at::TensorOptions().device(*target.device);
+  const auto x = at::rand({2, 3, 3}).to(*target.device);
+  const auto body = [&] {
+    auto m = at::matmul(x, at::eye(3, options).expand({2, 3, 3}));
+    m = (m + 1) * x - 0.5;
+    auto row = m.select(1, 0);
+    auto both = at::stack({row, row}).to(at::kDouble).to(at::kFloat);
+    auto mask = both > 0.5;
+    auto kept = at::where(mask, both, at::zeros_like(both));
+    auto joined = at::cat({kept, kept.flip(0)}).clamp(0, 1).sqrt();
+    auto draw = at::empty({2}, options).uniform_(0, 1);
+    return (joined.sum() + draw.mean()) / at::inverse(m + at::eye(3, options) * 3).abs().sum();
+  };
+  body();
+  int64_t ops = 0;
+  for (auto _ : state) {
+    std::unique_ptr<Tracer> tracer;
+    if (kTraced) tracer = std::make_unique<Tracer>(*target.device, TraceSeeds{{x}, {}, {}, {}, {}});
+    auto y = body();
+    benchmark::DoNotOptimize(y.data_ptr());
+    if (tracer) ops = tracer->ops_traced();
+  }
+  state.counters["traced_ops"] = static_cast<double>(ops);
+}
+
+#define DP_SMALL_OPS_PAIR(name, device)                                                              \
+  void BM_trace_small_ops_##name##_untraced(benchmark::State& s) { run_small_ops<false>(s, device); } \
+  void BM_trace_small_ops_##name##_traced(benchmark::State& s) { run_small_ops<true>(s, device); }    \
+  BENCHMARK(BM_trace_small_ops_##name##_untraced)->Unit(benchmark::kMicrosecond);                    \
+  BENCHMARK(BM_trace_small_ops_##name##_traced)->Unit(benchmark::kMicrosecond);
+
+DP_SMALL_OPS_PAIR(cpu, "cpu")
+DP_SMALL_OPS_PAIR(vdev, "vdev:1")
 
 // A scripted torchvision transform, through the TorchScript subject kind.
 template <bool kTraced>
