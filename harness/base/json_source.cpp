@@ -1,11 +1,10 @@
 #include "harness/base/json_source.h"
 
 #include "harness/base/error.h"
+#include "harness/base/input_file.h"
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
 
 namespace devparity {
 namespace {
@@ -40,6 +39,39 @@ void append_utf8(std::string& out, uint32_t cp) {
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
 }
+
+// Text nested deeper than kMaxJsonDepth, refused where it passes the bound:
+// nlohmann's tree, its destructor, dump() and the indexer below all recurse.
+void check_depth(const std::string& name, std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth) {
+        const auto pos = position_of(text, i);
+        throw InputError(fmt::format("{}:{}:{}: JSON nested deeper than {} levels", name, pos.line, pos.column,
+                                     kMaxJsonDepth));
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+}
+
+// Two members of one object with the same key (the Indexer's finding).
+struct DuplicateKey {
+  std::string pointer;
+  SourcePosition first, second;
+};
 
 // A scanner that only records where values start; nlohmann has already
 // validated the text, so it trusts the syntax and keeps going on oddities.
@@ -134,7 +166,10 @@ class Indexer {
         const auto key_pos = here();
         const std::string key = string_token();
         const std::string child = pointer_append(pointer, key);
-        keys_[child] = key_pos;
+        // nlohmann keeps the last of repeated keys: a case file's earlier
+        // value would vanish without a word.
+        const auto [it, added] = keys_.emplace(child, key_pos);
+        if (!added) throw DuplicateKey{child, it->second, key_pos};
         skip_ws();
         if (peek() == ':') advance();
         skip_ws();
@@ -217,8 +252,20 @@ std::string JsonDocument::error(const std::string& pointer, const std::string& m
 JsonDocument parse_json_text(const std::string& name, const std::string& text) {
   JsonDocument doc;
   doc.path = name;
+  doc.value = parse_json_value(name, text);
   try {
-    doc.value = nlohmann::json::parse(text);
+    doc.map = JsonSourceMap(text);
+  } catch (const DuplicateKey& d) {
+    throw InputError(fmt::format("{}:{}:{}: {}: the key is given twice in one object (first at {}:{})", name,
+                                 d.second.line, d.second.column, d.pointer, d.first.line, d.first.column));
+  }
+  return doc;
+}
+
+nlohmann::json parse_json_value(const std::string& name, std::string_view text) {
+  check_depth(name, text);
+  try {
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based and points just past the offending character.
     const auto pos = position_of(text, e.byte > 0 ? e.byte - 1 : 0);
@@ -230,17 +277,8 @@ JsonDocument parse_json_text(const std::string& name, const std::string& text) {
     // A number too large for a double (out_of_range.406), and the like.
     throw InputError(fmt::format("{}: invalid JSON: {}", name, e.what()));
   }
-  doc.map = JsonSourceMap(text);
-  return doc;
 }
 
-JsonDocument load_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open file (does it exist?)", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InputError(fmt::format("{}: read error", path));
-  return parse_json_text(path, buffer.str());
-}
+JsonDocument load_json_file(const std::string& path) { return parse_json_text(path, read_input_file(path)); }
 
 }  // namespace devparity

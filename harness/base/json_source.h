@@ -47,12 +47,23 @@ struct JsonDocument {
                     bool key = false) const;
 };
 
-/// Reads and parses a JSON file. Throws InputError naming the path when it
-/// cannot be read, and path:line:column when it is not valid JSON.
+/// How deep devparity's JSON nests at most (a case file, a report); deeper
+/// text is refused before it is parsed, as every reader of a JSON tree
+/// recurses.
+constexpr int kMaxJsonDepth = 256;
+
+/// Reads and parses a JSON file (read_input_file's bound). Throws InputError
+/// naming the path when it cannot be read, and path:line:column when it is
+/// not valid JSON, nests deeper than kMaxJsonDepth or repeats a key in an
+/// object.
 JsonDocument load_json_file(const std::string& path);
 
-/// Parses JSON text from memory (`name` is used in messages).
+/// Parses JSON text from memory (`name` is used in messages), as load_json_file.
 JsonDocument parse_json_text(const std::string& name, const std::string& text);
+
+/// Parses one JSON value without positions (a line of a log, an option's
+/// text), with the same refusals: `name` says where it came from.
+nlohmann::json parse_json_value(const std::string& name, std::string_view text);
 
 /// Appends one token to a JSON pointer, escaping '~' and '/'.
 std::string pointer_append(const std::string& pointer, const std::string& token);

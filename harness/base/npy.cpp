@@ -3,11 +3,15 @@
 #include "harness/base/atomic_file.h"
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
+#include "harness/base/input_file.h"
+#include "harness/base/text.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -47,11 +51,7 @@ bool host_little_endian() {
 }  // namespace
 
 at::Tensor read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open file (does it exist?)", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string data = buffer.str();
+  const std::string data = read_input_file(path);
   auto fail = [&](const std::string& why) {
     return InputError(fmt::format("{}: not a readable .npy file: {}", path, why));
   };
@@ -79,7 +79,7 @@ at::Tensor read_npy(const std::string& path) {
   }
   const char order = m[1].str()[0];
   const char kind = m[2].str()[0];
-  const int size = std::stoi(m[3].str());
+  const int size = m[3].length() <= 2 ? std::stoi(m[3].str()) : 0;  // (a longer one is no dtype: refused below)
   const NpyType* type = nullptr;
   for (const auto& t : kTypes) {
     if (t.kind == kind && t.size == size) type = &t;
@@ -94,16 +94,18 @@ at::Tensor read_npy(const std::string& path) {
   if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) {
     throw fail("no 'shape' in the header");
   }
-  std::vector<int64_t> shape;
   const std::string dims = m[1].str();
-  static const std::regex number(R"(\d+)");
-  std::sregex_iterator it(dims.begin(), dims.end(), number), end;
-  int64_t numel = 1;
-  for (; it != end; ++it) {
-    shape.push_back(std::stoll(it->str()));
-    numel *= shape.back();
+  std::vector<int64_t> shape;
+  uint64_t bytes = static_cast<uint64_t>(size);
+  for (const auto& item : split(dims, ',')) {  // "(5,)" and "()" too
+    uint64_t dim = 0;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), dim);
+    if (error != std::errc() || end != item.data() + item.size() || dim > static_cast<uint64_t>(INT64_MAX) ||
+        __builtin_mul_overflow(bytes, dim, &bytes)) {
+      throw fail(fmt::format("'shape': ({}) is not a tuple of sizes whose bytes fit in memory", dims));
+    }
+    shape.push_back(static_cast<int64_t>(dim));
   }
-  const size_t bytes = static_cast<size_t>(numel) * static_cast<size_t>(size);
   if (data.size() - offset < bytes) {
     throw fail(fmt::format("data is {} bytes, the header promises {}", data.size() - offset, bytes));
   }

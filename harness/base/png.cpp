@@ -2,6 +2,7 @@
 
 #include "harness/base/atomic_file.h"
 #include "harness/base/error.h"
+#include "harness/base/input_file.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -28,9 +29,7 @@ struct Context {
 }  // namespace
 
 at::Tensor read_png(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open", path));
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = read_input_file(path);
   Context c(0);
   if (c.ctx == nullptr) throw std::runtime_error("libspng: cannot create a context");
   spng_set_crc_action(c.ctx, SPNG_CRC_ERROR, SPNG_CRC_ERROR);

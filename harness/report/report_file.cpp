@@ -1,6 +1,7 @@
 #include "harness/report/report_file.h"
 
 #include "harness/base/error.h"
+#include "harness/base/input_file.h"
 #include "harness/base/json_reader.h"
 #include "harness/base/json_source.h"
 #include "harness/report/document.h"
@@ -27,7 +28,7 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
   if (!std::getline(in, first)) return std::nullopt;
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(first);
+    header = parse_json_value(path, first);
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -52,7 +53,7 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
     ++number;
     nlohmann::json r;
     try {
-      r = nlohmann::json::parse(line);
+      r = parse_json_value(path, line);
     } catch (const std::exception&) {
       continue;  // the torn last line
     }
@@ -118,11 +119,7 @@ void validate_report(const nlohmann::json& v, const std::function<void(const std
 }  // namespace
 
 nlohmann::json load_report(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open file (does it exist?)", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_report(path, buffer.str());
+  return parse_report(path, read_input_file(path));
 }
 
 nlohmann::json parse_report(const std::string& path, const std::string& text) {

@@ -2,6 +2,7 @@
 
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
+#include "harness/base/input_file.h"
 #include "harness/base/json_reader.h"
 #include "harness/base/png.h"
 #include "harness/base/rng.h"
@@ -114,10 +115,8 @@ at::Tensor read_image_file(const std::string& path) {
   if (!ends_with(path, ".jpg") && !ends_with(path, ".jpeg")) {
     throw InputError(fmt::format("{}: not an image devparity reads (.png, .jpg, .jpeg)", path));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open", path));
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto decoded = jpeg::decode_strict(bytes.data(), bytes.size());
+  const std::string bytes = read_input_file(path);
+  const auto decoded = jpeg::decode_strict(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   if (!decoded.ok) {
     throw InputError(fmt::format("{}: not a JPEG file libjpeg-turbo decodes cleanly: {} (byte {})", path,
                                  decoded.error, decoded.offset));

@@ -59,6 +59,33 @@ TEST(JsonSourceTest, MissingFileNamesThePath) {
   }
 }
 
+TEST(JsonSourceTest, DeepNestingIsRefusedBeforeItIsParsed) {
+  // 100,000 levels crashed every reader (each recurses); the bound names the place it passes.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  try {
+    parse_json_text("deep.json", deep);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "deep.json:1:257: JSON nested deeper than 256 levels");
+  }
+  EXPECT_THROW(parse_json_value("a log line", "{\"a\":" + deep + "}"), InputError);
+  // At the bound it reads; brackets inside strings do not count.
+  const std::string at_bound = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_NO_THROW(parse_json_text("ok.json", at_bound));
+  EXPECT_NO_THROW(parse_json_value("ok", "[\"" + std::string(1000, '[') + "\\\"\"]"));
+}
+
+TEST(JsonSourceTest, ARepeatedKeyIsRefusedWithBothPlaces) {
+  try {
+    parse_json_text("case.json", "{\"cases\": [{\"name\": \"a\",\n  \"name\": \"b\"}]}");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "case.json:2:3: /cases/0/name: the key is given twice in one object (first at 1:13)");
+  }
+  EXPECT_NO_THROW(parse_json_text("ok.json", "{\"a\": {\"name\": 1}, \"b\": {\"name\": 2}}"));
+}
+
 TEST(JsonSourceTest, DocumentErrorFormat) {
   testing::TempDir dir;
   const auto path = dir.write("s.json", "{\"a\": {\"b\": 5}}");

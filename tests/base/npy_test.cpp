@@ -83,6 +83,11 @@ TEST(NpyTest, BadFilesAreInputErrorsNamingThePath) {
       {"truncated", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", "abc")},
       {"dtype", npy_bytes("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", "12345678")},
       {"noshape", npy_bytes("{'descr': '<f4', 'fortran_order': False, }", "1234")},
+      // Hostile headers: a size that overflows, a negative one, a dtype size past any int.
+      {"overflow", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 8), }", "1234")},
+      {"huge", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }", "1234")},
+      {"negative", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, -4, 4), }", std::string(192, 'x'))},
+      {"dtype_size", npy_bytes("{'descr': '<f99999999999', 'fortran_order': False, 'shape': (1,), }", "1234")},
   };
   for (const auto& [name, bytes] : bad) {
     const auto path = dir.write(name + ".npy", bytes);

@@ -503,7 +503,7 @@ TEST_F(CliTest, ApplyErrors) {
   };
   const std::vector<Bad> bad = {
       {"apply rezise --input x.npy --output y.npy", "unknown subject 'rezise'"},
-      {"apply resize --input x.npy --output y.npy --params '{\"size\": [4'", "not valid JSON"},
+      {"apply resize --input x.npy --output y.npy --params '{\"size\": [4'", "--params:1:12: invalid JSON"},
       {"apply resize --input x.npy --output y.npy --params '{\"size\": [4, 0]}'", "/size/1"},
       {"apply resize --input x.npy --output y.npy --params '[1]'", "must be a JSON object"},
       {"apply resize --input x.npy --output y.npy --params '{\"size\": [4, 4]}' --device cuda:0",

@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <vector>
 
 namespace devparity {
 namespace {
@@ -199,6 +201,38 @@ void strip_times(json& j) {
   } else if (j.is_array()) {
     for (auto& v : j) strip_times(v);
   }
+}
+
+TEST_F(Robustness, HostileInputIsBadInputNamedNeverACrashOrAHang) {
+  // Issue 36: 100,000 levels of JSON crashed run, list and diff; /dev/zero was read without end;
+  // a directory given to jpeg-check was an internal error.
+  const std::string deep = "{\"cases\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  dir_.write("deep.json", deep);
+  dir_.write("twice.json",
+                      R"({"cases": [{"name": "a", "subject": "resize", "subject": "hflip"}]})");
+  std::filesystem::create_directory(dir_.file("folder"));
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"run --suite deep.json --devices cpu", "deep.json:1:266: JSON nested deeper than 256 levels"},
+      {"list --suite deep.json", "nested deeper than 256 levels"},
+      {"diff deep.json deep.json", "nested deeper than 256 levels"},
+      {"run --suite twice.json --devices cpu", "/cases/0/subject: the key is given twice in one object"},
+      {"run --suite folder --devices cpu", "folder: is a directory, not a file"},
+      {"run --suite /dev/zero --devices cpu", "/dev/zero: more than the 1 MiB devparity reads as input"},
+      {"merge out.json /dev/zero", "/dev/zero: more than the 1 MiB"},
+      {"jpeg-check folder", "folder: unreadable: is a directory, not a file"},
+      {"jpeg-check /dev/zero", "/dev/zero: unreadable: more than the 1 MiB"},
+  };
+  ::setenv("DEVPARITY_MAX_INPUT_MB", "1", 1);
+  for (const auto& [args, said] : refused) {
+    const auto r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
+    EXPECT_NE((r.err + r.out).find(said), std::string::npos) << args << "\n" << describe(r);
+  }
+  ::setenv("DEVPARITY_MAX_INPUT_MB", "none", 1);
+  const auto r = cli("list --suite twice.json");
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("DEVPARITY_MAX_INPUT_MB='none'"), std::string::npos) << describe(r);
+  ::unsetenv("DEVPARITY_MAX_INPUT_MB");
 }
 
 TEST_F(Robustness, TheSameCommandTwiceGivesTheSameVerdictsAndStatistics) {

@@ -1,6 +1,7 @@
 #include "harness/base/atomic_file.h"
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
+#include "harness/base/json_source.h"
 #include "harness/base/npy.h"
 #include "harness/base/text.h"
 #include "harness/device/device.h"
@@ -83,9 +84,9 @@ int cmd_apply(const Options& options) {
 
   nlohmann::json given;
   try {
-    given = nlohmann::json::parse(o.params);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError(fmt::format("--params is not valid JSON (at byte {}): {}", e.byte, o.params));
+    given = parse_json_value("--params", o.params);
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
   }
   if (!given.is_object()) throw UsageError("--params must be a JSON object, e.g. '{\"size\":[23,37]}'");
 

@@ -1,6 +1,7 @@
 // devparity jpeg-check: the validator the runner's jpeg check uses, on files.
 
 #include "harness/base/error.h"
+#include "harness/base/input_file.h"
 #include "harness/base/npy.h"
 #include "harness/base/png.h"
 #include "harness/jpeg/assess.h"
@@ -159,18 +160,21 @@ int cmd_jpeg_check(const Options& options) {
   std::map<std::string, int> counts;
   bool unreadable = false;
   for (const auto& path : o.files) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    std::string bytes;
+    try {
+      bytes = read_input_file(path);
+    } catch (const InputError& e) {  // a directory, a stream without end, no such file
       unreadable = true;
       ++counts["unreadable"];
       nlohmann::json j = {{"file", path}, {"verdict", "unreadable"}};
-      j["reason"] = fmt::format("cannot open: {}", std::strerror(errno));
-      if (!o.json) fmt::print("{}: unreadable: {}\n", path, j["reason"].get<std::string>());
+      std::string reason = e.what();
+      if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2);
+      j["reason"] = reason;
+      if (!o.json) fmt::print("{}: unreadable: {}\n", path, reason);
       all.push_back(j);
       continue;
     }
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto a = jpeg::assess(bytes.data(), bytes.size(), assess_options);
+    const auto a = jpeg::assess(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), assess_options);
     ++counts[a.verdict];
     all.push_back(assessment_json(path, bytes.size(), a));
     if (!o.json) print_assessment(path, bytes.size(), a);
