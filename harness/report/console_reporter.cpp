@@ -116,9 +116,10 @@ class ConsoleReporter final : public RunListener {
     }
     if (s.interrupted_by != 0) {
       out_ << "\n" << paint(Status::kError, "INTERRUPTED")
-           << fmt::format(" by signal {} after {} trials ({} passed, {} failed, {} errors, {} skipped); the "
-                          "report holds the results finished before\n",
-                          s.interrupted_by, c.total(), c.passed, c.failed, c.errored, c.skipped);
+           << fmt::format(" by signal {} after {} trials ({} passed, {} failed, {} errors, {} skipped); {} of {} "
+                          "planned trials did not run; the reports hold the results finished before and say so\n",
+                          s.interrupted_by, c.total(), c.passed, c.failed, c.errored, c.skipped,
+                          std::max<int64_t>(planned_ - c.total(), 0), planned_);
       out_.flush();
       return;
     }

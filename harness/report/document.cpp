@@ -1,5 +1,7 @@
 #include "harness/report/document.h"
 
+#include <fmt/format.h>
+
 namespace devparity {
 
 nlohmann::json assemble_report(const RunInfo& info, const RunSummary& summary,
@@ -13,6 +15,30 @@ nlohmann::json assemble_report(const RunInfo& info, const RunSummary& summary,
           {"environment", info.environment},
           {"summary", summary.to_json()},
           {"results", std::move(results)}};
+}
+
+std::string Interruption::describe() const {
+  const auto how = cause == "timeout" ? std::string("stopped by --timeout-s") : "interrupted by " + cause;
+  if (planned == 0) return fmt::format("{}: {} trials finished", how, finished);
+  return fmt::format("{}: {} of {} planned trials did not run", how, not_run(), planned);
+}
+
+std::optional<Interruption> interruption_of(const nlohmann::json& report) {
+  const auto summary = report.value("summary", nlohmann::json::object());
+  if (!summary.is_object() || !summary.contains("interrupted") || !summary["interrupted"].is_object()) {
+    return std::nullopt;
+  }
+  const auto& i = summary["interrupted"];
+  Interruption out;
+  out.cause = i.value("signal", "signal");
+  out.message = i.value("message", "");
+  const auto run = report.value("run", nlohmann::json::object());
+  if (run.is_object() && run.contains("planned_trials") && run["planned_trials"].is_number_integer()) {
+    out.planned = run["planned_trials"].get<int64_t>();
+  }
+  const auto results = report.value("results", nlohmann::json::array());
+  out.finished = results.is_array() ? static_cast<int64_t>(results.size()) : 0;
+  return out;
 }
 
 }  // namespace devparity

@@ -7,6 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 namespace devparity {
 
 /// reports/schema/report.schema.json's version.
@@ -16,6 +20,22 @@ constexpr int kReportSchemaVersion = 1;
 /// environment, summary and results.
 nlohmann::json assemble_report(const RunInfo& info, const RunSummary& summary,
                                nlohmann::json results);
+
+/// A run that did not finish (a signal, --timeout-s for the run), as its
+/// report says: every format marks it, so that no reader takes it for green.
+struct Interruption {
+  std::string cause;       ///< "SIGINT", "SIGTERM", "timeout"
+  std::string message;
+  int64_t planned = 0;     ///< trials the run meant to report (0: unknown)
+  int64_t finished = 0;    ///< results it holds
+  /// Planned trials without a result.
+  int64_t not_run() const { return planned > finished ? planned - finished : 0; }
+  /// "interrupted by SIGINT: 12 of 40 planned trials did not run".
+  std::string describe() const;
+};
+
+/// The report's interruption; empty for a run that finished.
+std::optional<Interruption> interruption_of(const nlohmann::json& report);
 
 /// Collects the run's results and hands the assembled report to write() when
 /// the run ends.

@@ -209,11 +209,17 @@ void write_summary(std::ostringstream& s, const nlohmann::json& report, const st
   const bool passed = summary.contains("baseline")
                           ? summary["baseline"].value("new_failures", nlohmann::json::array()).empty()
                           : summary.value("failed", 0) + summary.value("errored", 0) == 0;
-  s << "<p class=\"counts\" id=\"verdict\"><span class=\"" << (passed ? "pass" : "fail") << "\">"
-    << (passed ? "PASSED" : "FAILED") << "</span><span>" << summary.value("total", 0) << " trials</span>"
+  const auto interruption = interruption_of(report);
+  const char* verdict = interruption ? "INTERRUPTED" : passed ? "PASSED" : "FAILED";
+  s << "<p class=\"counts\" id=\"verdict\"><span class=\"" << (passed && !interruption ? "pass" : "fail") << "\">"
+    << verdict << "</span><span>" << summary.value("total", 0) << " trials</span>"
     << "<span class=\"pass\">" << summary.value("passed", 0) << " passed</span><span class=\"fail\">"
     << summary.value("failed", 0) << " failed</span><span class=\"error\">" << summary.value("errored", 0)
     << " errors</span><span class=\"skip\">" << summary.value("skipped", 0) << " skipped</span></p>\n";
+  if (interruption) {
+    s << "<p class=\"fail\" id=\"interrupted\">The run did not finish, " << esc(interruption->describe())
+      << ". " << esc(interruption->message) << "</p>\n";
+  }
   if (summary.contains("baseline")) {
     const auto& b = summary["baseline"];
     s << "<p>Baseline " << esc(b.value("path", "")) << ": " << b.value("known_failures", nlohmann::json::array()).size()

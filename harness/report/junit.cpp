@@ -151,12 +151,16 @@ std::string junit_xml(const nlohmann::json& report) {
   }
   const Problems problems(report);
   const auto& summary = report.at("summary");
+  // A run that did not finish is an error testcase of its own: a CI system
+  // reading the JUnit file alone must not see green.
+  const auto interruption = interruption_of(report);
+  const int64_t marked = interruption ? 1 : 0;
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites" << attribute("name", "devparity")
-      << attribute("tests", std::to_string(summary.value("total", int64_t{0})))
+      << attribute("tests", std::to_string(summary.value("total", int64_t{0}) + marked))
       << attribute("failures", std::to_string(summary.value("failed", int64_t{0})))
-      << attribute("errors", std::to_string(summary.value("errored", int64_t{0})))
+      << attribute("errors", std::to_string(summary.value("errored", int64_t{0}) + marked))
       << attribute("skipped", std::to_string(summary.value("skipped", int64_t{0})))
       << attribute("time", fmt::format("{:.3f}", summary.value("duration_s", 0.0))) << ">\n";
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -180,6 +184,17 @@ std::string junit_xml(const nlohmann::json& report) {
     properties(out, report);
     for (const auto* r : rows) write_testcase(out, *r, problems);
     out << "  </testsuite>\n";
+  }
+  if (interruption) {
+    out << "  <testsuite" << attribute("name", "devparity run") << attribute("tests", "1") << attribute("failures", "0")
+        << attribute("errors", "1") << attribute("skipped", "0") << attribute("time", "0.000000")
+        << attribute("timestamp", timestamp_of(report)) << attribute("hostname", "localhost")
+        << attribute("id", std::to_string(cases.size())) << attribute("package", "devparity") << ">\n";
+    out << "    <testcase" << attribute("name", "run finished") << attribute("classname", "devparity run")
+        << attribute("time", "0.000000") << ">\n";
+    out << "      <error" << attribute("message", interruption->describe()) << attribute("type", "interrupted") << ">"
+        << escape_markup(interruption->message) << "</error>\n";
+    out << "    </testcase>\n  </testsuite>\n";
   }
   out << "</testsuites>\n";
   return out.str();

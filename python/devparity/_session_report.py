@@ -25,6 +25,8 @@ def _result(entry):
     device = device_name(entry["target"]) if entry["target"] else "cpu"
     message = (f"{errors} error(s), {warnings} warning(s) in {entry['ops']} traced op(s)"
                + (f"; first: [{findings[0]['kind']}] {findings[0]['message']}" if findings else ""))
+    if entry.get("skipped_because") is not None:
+        message = f"skipped: {entry['skipped_because']} ({message})"
     check = {"name": "placement", "status": entry["status"], "message": message,
              "describe": "no placement errors while the test ran (pytest --devparity-trace)",
              "stats": {"errors": errors, "warnings": warnings, "notes": severities.count("note"),

@@ -307,7 +307,8 @@ def pytest_runtest_call(item):
             tracer.__exit__(*(exc if exc else (None, None, None)))
     test_file = os.path.abspath(str(item.fspath))
     tracer.findings = [f for f in tracer.findings if not _scaffolding(test_file, f)]
-    _record(item, tracer, (time.perf_counter() - started) * 1000.0)
+    skipped_because = str(exc[1].msg if hasattr(exc[1], "msg") else exc[1]) if skipped else None
+    _record(item, tracer, (time.perf_counter() - started) * 1000.0, skipped_because)
     failing = tracer.errors
     once = item.config.getoption("devparity_warnings") == "once"
     for finding in new_warnings(tracer.findings, _session["warned_sites"] if once else set()):
@@ -404,17 +405,19 @@ def _absolute(path):
     return os.path.abspath(path)
 
 
-def _record(item, tracer, duration_ms):
+def _record(item, tracer, duration_ms, skipped_because=None):
+    # A test that skipped itself ("no cuda") is a skip in the report, not a pass.
     findings = [f.to_json() for f in tracer.findings]
     item.user_properties.append(("devparity_findings", json.dumps(findings)))
     if findings:
         text = "\n".join(str(f) for f in tracer.findings)
         item.add_report_section("call", "devparity", text)
-    status = "fail" if tracer.errors else "pass"
+    status = "skip" if skipped_because is not None else "fail" if tracer.errors else "pass"
     seeds = dict(item.user_properties).get("devparity_random_sweep")
     _session["results"].append({"id": item.nodeid, "target": tracer.target_name, "status": status,
                                 "ops": tracer.ops, "findings": findings, "duration_ms": duration_ms,
-                                "mode": "strict" if tracer.strict else "warn", "random_sweep": seeds})
+                                "mode": "strict" if tracer.strict else "warn", "random_sweep": seeds,
+                                "skipped_because": skipped_because})
 
 
 def pytest_sessionfinish(session, exitstatus):

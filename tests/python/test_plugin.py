@@ -88,9 +88,10 @@ def test_the_index_less_and_the_cpu_only_rows_and_the_current_device():
     assert outcomes["test_sample.py::test_channel_gain[cpu-only]"] == "PASSED"
 
 
-def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace():
+def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace(tmp_path):
+    report = tmp_path / "session.json"
     run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--device=cpu,vdev:1", "--devparity-trace",
-                               "-k", "dlpack or draws_then_skips or test_ramp")
+                               f"--devparity-report={report}", "-k", "dlpack or draws_then_skips or test_ramp")
     assert run.returncode == 0, run.stdout + run.stderr
     assert outcomes["test_sample.py::test_exports_through_dlpack[cpu]"] == "PASSED"
     # A torch whose DLPack takes the device runs it; one that does not gives a named skip.
@@ -100,6 +101,12 @@ def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace():
     # it, so the tests after it trace as usual.
     assert outcomes["test_sample.py::test_ramp[vdev:1]"] == "PASSED", run.stdout
     assert "already active" not in run.stdout
+    # The session report says skip for a test that skipped itself, not pass (issue 36).
+    by_id = {r["id"]: r for r in json.loads(report.read_text())["results"]}
+    skipped = by_id["test_sample.py::test_draws_then_skips[vdev:1]"]
+    assert skipped["status"] == "skip" and skipped["checks"][0]["status"] == "skip", skipped
+    assert skipped["message"].startswith("skipped: drew, then skipped"), skipped["message"]
+    assert by_id["test_sample.py::test_ramp[vdev:1]"]["status"] == "pass"
 
 
 def test_a_warning_is_given_once_per_line_of_code():
