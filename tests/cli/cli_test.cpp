@@ -229,6 +229,16 @@ TEST_F(CliTest, OtherUsageErrors) {
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
   }
   EXPECT_NE(cli("run --filter 'nothing*'").err.find("no trials selected"), std::string::npos);
+  // Numbers in words, never a saturated seed or a 309-digit range (issue 36).
+  for (const auto& [args, said] : std::vector<std::pair<std::string, std::string>>{
+           {"run --timeout-s nan", "--timeout-s: expected a number of seconds above 0, got 'nan'"},
+           {"run --timeout-s 0", "--timeout-s: expected a number of seconds above 0, got '0'"},
+           {"run --seed 18446744073709551616", "--seed: expected a whole number from 0 to 18446744073709551615"},
+           {"apply resize --input x.npy --output y.npy --seed 99999999999999999999", "--seed: expected a whole number"}}) {
+    const auto r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
+    EXPECT_NE(r.err.find(said), std::string::npos) << args << "\n" << describe(r);
+  }
   EXPECT_NE(cli("run --interleavings 2").err.find("--interleavings 2: only the asynchronous vdev has interleavings; "
                                                   "add --vdev-async"),
             std::string::npos);

@@ -61,7 +61,7 @@ CLI::App* add_apply_command(CLI::App& app, Options& o) {
                     "cpu | cuda | cuda:<index> | cuda:N | vdev | vdev:<index> | vdev:N")
       ->capture_default_str();
   apply->add_option("--seed", o.apply.seed, "Seed for random parameters")
-      ->check(CLI::NonNegativeNumber)
+      ->check(seed_check())
       ->capture_default_str();
   add_plugin_option(*apply, o);
   return apply;

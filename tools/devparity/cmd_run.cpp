@@ -142,7 +142,7 @@ void add_execution_options(CLI::App& run_app, Options& o) {
   run->add_option("--timeout-s", o.run.timeout_s,
                   "A trial that runs longer is an error: under --isolate its worker is killed and "
                   "the run goes on; in this process the run stops there, reports written")
-      ->check(CLI::PositiveNumber)
+      ->check(seconds_check())
       ->capture_default_str();
   run->add_option("--memory-limit-mb", o.run.memory_limit_mb,
                   "Under --isolate, the workers' allocation limit (RLIMIT_DATA; 0: none); allocations past it "
@@ -165,7 +165,7 @@ void add_execution_options(CLI::App& run_app, Options& o) {
                   "A previous report: its failures that recur with the same failing checks do not "
                   "fail the run; new failures do; fixed ones are listed");
   run->add_option("--seed", o.run.seed, "Base seed for inputs and parameters (default: each case's)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(seed_check());
   auto* quiet = run->add_flag("-q,--quiet", o.run.quiet, "Print failures and the final line only");
   run->add_flag("-v,--verbose", o.run.verbose, "Print a line per trial")->excludes(quiet);
   run->add_option("--color", o.run.color, "auto | always | never (auto: only on a terminal, "

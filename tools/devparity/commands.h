@@ -9,6 +9,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace devparity::cli {
@@ -44,6 +45,11 @@ CLI::App* add_merge_command(CLI::App& app, Options& options);
 CLI::App* add_html_command(CLI::App& app, Options& options);
 /// The --plugin option of run, list and apply.
 void add_plugin_option(CLI::App& command, Options& options);
+
+/// A number of seconds: finite and above zero ("nan", "inf" and 0 are refused in words).
+CLI::Validator seconds_check();
+/// A seed: a whole number from 0 to 2^64-1, refused rather than saturated past it.
+CLI::Validator seed_check();
 
 /// One subcommand.
 struct Command {

@@ -5,6 +5,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -30,6 +34,32 @@ std::string default_suite_path() {
 void add_plugin_option(CLI::App& command, Options& o) {
   command.add_option("--plugin", o.plugins,
                      "Shared library to load first (repeatable): it registers transforms or custom operators");
+}
+
+CLI::Validator seconds_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(value) || value <= 0) {
+          return fmt::format("expected a number of seconds above 0, got '{}'", text);
+        }
+        return "";
+      },
+      "SECONDS");
+}
+
+CLI::Validator seed_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+          return fmt::format("expected a whole number from 0 to 18446744073709551615, got '{}'", text);
+        }
+        return "";
+      },
+      "SEED");
 }
 
 const std::vector<Command>& commands() {
