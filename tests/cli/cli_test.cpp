@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <numeric>
@@ -239,6 +240,13 @@ TEST_F(CliTest, OtherUsageErrors) {
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
     EXPECT_NE(r.err.find(said), std::string::npos) << args << "\n" << describe(r);
   }
+  // A bad value from the environment names its variable.
+  ::setenv("DEVPARITY_DEVICES", "garbage", 1);
+  const auto env = cli("run --report r.json");
+  ::unsetenv("DEVPARITY_DEVICES");
+  EXPECT_EQ(env.exit_code, 2) << describe(env);
+  EXPECT_NE(env.err.find("DEVPARITY_DEVICES='garbage' (from the environment): unknown device 'garbage'"),
+            std::string::npos) << describe(env);
   EXPECT_NE(cli("run --interleavings 2").err.find("--interleavings 2: only the asynchronous vdev has interleavings; "
                                                   "add --vdev-async"),
             std::string::npos);

@@ -239,11 +239,25 @@ CLI::App* add_run_command(CLI::App& app, Options& o) {
 
 namespace {
 
+// Parses an option's value; a bad value that came from its environment
+// variable names the variable, which the user may have forgotten was set.
+template <typename Parse>
+auto parsed(const char* variable, const std::string& value, Parse parse) {
+  try {
+    return parse(value);
+  } catch (const UsageError& e) {
+    const char* set = std::getenv(variable);
+    if (set == nullptr || value != set) throw;
+    throw UsageError(fmt::format("{}='{}' (from the environment): {}", variable, value, e.what()));
+  }
+}
+
 // --devices, --dtypes, --filter, --seed and --shard I/N.
 PlanOptions plan_options_of(const RunOptions& o, const DeviceInventory& inventory) {
   PlanOptions plan_options;
-  plan_options.devices = parse_device_list(o.devices, inventory);
-  if (!o.dtypes.empty()) plan_options.dtypes = parse_dtype_list(o.dtypes);
+  plan_options.devices =
+      parsed("DEVPARITY_DEVICES", o.devices, [&](const std::string& v) { return parse_device_list(v, inventory); });
+  if (!o.dtypes.empty()) plan_options.dtypes = parsed("DEVPARITY_DTYPES", o.dtypes, parse_dtype_list);
   plan_options.filter = o.filter;
   plan_options.seed = o.seed;
   if (!o.shard.empty()) {
