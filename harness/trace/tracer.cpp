@@ -696,19 +696,25 @@ c10::ArrayRef<c10::IValue> last(const Values& values, int count) {
   return c10::ArrayRef<c10::IValue>(values.data() + from, n - from);
 }
 
-// The tensors among the outputs, lists flattened.
-void output_tensors(const c10::IValue& v, std::vector<at::Tensor>& out) {
-  if (v.isTensor()) {
-    if (v.toTensor().defined()) out.push_back(v.toTensor());
-  } else if (v.isTensorList()) {
-    for (const auto& t : v.toTensorVector()) {
-      if (t.defined()) out.push_back(t);
+// Calls `use` with each defined tensor among an op's outputs, lists and
+// tuples flattened, while it returns true; false if it stopped.
+template <typename Use>
+bool each_tensor(const c10::IValue& v, const Use& use) {
+  if (v.isTensor()) return !v.toTensor().defined() || use(v.toTensor());
+  if (v.isTensorList()) {
+    for (const at::Tensor t : v.toTensorList()) {
+      if (t.defined() && !use(t)) return false;
     }
   } else if (v.isList()) {
-    for (const auto& e : v.toListRef()) output_tensors(e, out);
+    for (const auto& e : v.toListRef()) {
+      if (!each_tensor(e, use)) return false;
+    }
   } else if (v.isTuple()) {
-    for (const auto& e : v.toTupleRef().elements()) output_tensors(e, out);
+    for (const auto& e : v.toTupleRef().elements()) {
+      if (!each_tensor(e, use)) return false;
+    }
   }
+  return true;
 }
 
 // Host data made by a factory: how, judged at the subject's own factory
@@ -1142,37 +1148,15 @@ std::shared_ptr<const Origin> copied_home(const ThreadFrames& t, const Frame& fr
   return o;
 }
 
-// Whether every tensor among the outputs is on `device`.
-bool all_on(const c10::IValue& v, const c10::Device& device) {
-  if (v.isTensor()) return !v.toTensor().defined() || v.toTensor().device() == device;
-  if (v.isTensorList()) {
-    for (const auto& t : v.toTensorList()) {
-      const at::Tensor tensor = t;
-      if (tensor.defined() && tensor.device() != device) return false;
-    }
-    return true;
-  }
-  if (v.isList()) {
-    for (const auto& e : v.toListRef()) {
-      if (!all_on(e, device)) return false;
-    }
-    return true;
-  }
-  if (v.isTuple()) {
-    for (const auto& e : v.toTupleRef().elements()) {
-      if (!all_on(e, device)) return false;
-    }
-  }
-  return true;
-}
-
 // Note [The tracer's fast path]: device data made of device data alone, on an accelerator.
 bool nothing_to_record(const Tracer::State& s, const Frame& frame, c10::ArrayRef<c10::IValue> outputs) {
   if (s.target.is_cpu() || !frame.inputs_target || frame.inputs_host || frame.inputs_neutral || frame.foreign_origin ||
       frame.move_to || frame.factory_side || frame.info->random) {
     return false;
   }
-  return std::all_of(outputs.begin(), outputs.end(), [&](const c10::IValue& v) { return all_on(v, s.target); });
+  return std::all_of(outputs.begin(), outputs.end(), [&](const c10::IValue& v) {
+    return each_tensor(v, [&](const at::Tensor& t) { return t.device() == s.target; });
+  });
 }
 
 // Records what an op judged (or a composite) made; keeps what it wrote in place.
@@ -1180,7 +1164,12 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
   const auto outputs = last(fn.outputs(), frame.info->num_returns);
   if (nothing_to_record(s, frame, outputs)) return;
   std::vector<at::Tensor> outs;
-  for (const auto& v : outputs) output_tensors(v, outs);
+  for (const auto& v : outputs) {
+    each_tensor(v, [&](const at::Tensor& t) {
+      outs.push_back(t);
+      return true;
+    });
+  }
   if (outs.empty()) return;
   // Device data going home is named by its line, asked before the lock (a
   // Python locator takes the interpreter's lock).

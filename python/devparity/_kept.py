@@ -196,11 +196,11 @@ def left_behind(module, device, built_elsewhere=False, kept=None):
     return out
 
 
-def snapshot(module, kept=None):
-    """{attr: (id, device)} of the kept tensor attributes, to see forward move them (`kept`:
-    kept_tensors(module), when the caller has it)."""
+def snapshot(module, kept):
+    """{attr: (id, device)} of the kept tensor attributes (`kept`: kept_tensors(module)), to see
+    forward move them."""
     attributes = vars(module)
-    return {attr: (id(attributes[attr]), t.device) for _, attr, t, _ in (kept_tensors(module) if kept is None else kept)
+    return {attr: (id(attributes[attr]), t.device) for _, attr, t, _ in kept
             if isinstance(attributes.get(attr), type(t))}
 
 

@@ -81,7 +81,7 @@ class Trace:
         if kept:
             names, tensors, lines, moved = (list(column) for column in zip(*kept))
             _ops().trace_keep(names, tensors, lines, moved)
-        before = _kept.snapshot(module, kept=state) if target.type != "cpu" else None
+        before = _kept.snapshot(module, state) if target.type != "cpu" else None
         if before:
             self._kept_before[id(module)] = (before, target)
 
