@@ -18,7 +18,10 @@ nlohmann::json assemble_report(const RunInfo& info, const RunSummary& summary,
 }
 
 std::string Interruption::describe() const {
-  const auto how = cause == "timeout" ? std::string("stopped by --timeout-s") : "interrupted by " + cause;
+  const auto how = cause == "timeout"      ? std::string("stopped by --timeout-s")
+                   : cause == "incomplete" ? std::string("merged from incomplete inputs")
+                   : cause == "none"       ? std::string("ended without its report (killed or crashed)")
+                                           : "interrupted by " + cause;
   if (planned == 0) return fmt::format("{}: {} trials finished", how, finished);
   return fmt::format("{}: {} of {} planned trials did not run", how, not_run(), planned);
 }

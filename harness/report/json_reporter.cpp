@@ -38,8 +38,10 @@ class JsonReporter final : public RunListener {
       throw InputError(fmt::format("{}: cannot write the report (cannot create {})", path_,
                                    partial_path_));
     }
+    auto run = info.run;
+    run["planned_trials"] = info.planned_trials;  // so a rebuilt report counts what did not run
     write_line({{"type", "run_start"}, {"schema_version", kReportSchemaVersion}, {"tool", info.tool},
-                {"run", info.run}, {"environment", info.environment}});
+                {"run", run}, {"environment", info.environment}});
   }
 
   void on_trial_end(const TrialResult& result) override {

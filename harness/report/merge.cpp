@@ -6,10 +6,58 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <optional>
+
 #include <map>
 #include <set>
 
 namespace devparity {
+
+namespace {
+
+// "I/N" as run --shard writes it; nullopt for anything else.
+std::optional<std::pair<int, int>> shard_of(const nlohmann::json& report) {
+  const auto run = report.value("run", nlohmann::json::object());
+  if (!run.is_object() || !run.contains("shard") || !run["shard"].is_string()) return std::nullopt;
+  const auto text = run["shard"].get<std::string>();
+  int index = -1;
+  int count = 0;
+  char end = 0;
+  if (std::sscanf(text.c_str(), "%d/%d%c", &index, &count, &end) != 2 || index < 0 || index >= count) {
+    return std::nullopt;
+  }
+  return std::make_pair(index, count);
+}
+
+// What keeps the inputs from being a whole run, one line each.
+std::vector<std::string> merge_gaps(const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
+  std::vector<std::string> gaps;
+  std::set<int> shards;
+  std::optional<std::pair<std::string, int>> split;  // (first path, N)
+  for (const auto& [path, report] : reports) {
+    if (const auto interruption = interruption_of(report)) {
+      gaps.push_back(fmt::format("{} is of a run that did not finish ({}{}{})", path, interruption->describe(),
+                                 interruption->message.empty() ? "" : "; ", interruption->message));
+    }
+    const auto shard = shard_of(report);
+    if (!shard) continue;
+    if (split && split->second != shard->second) {
+      throw InputError(fmt::format("merge: {} is a shard of {} and {} of {}: merge the shards of one split",
+                                   split->first, split->second, path, shard->second));
+    }
+    if (!split) split = std::make_pair(path, shard->second);
+    shards.insert(shard->first);
+  }
+  if (split) {
+    for (int i = 0; i < split->second; ++i) {
+      if (!shards.count(i)) gaps.push_back(fmt::format("shard {}/{} is missing", i, split->second));
+    }
+  }
+  return gaps;
+}
+
+}  // namespace
 
 nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
   if (reports.empty()) throw InputError("merge: no reports given");
@@ -24,7 +72,7 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
   nlohmann::json environments = nlohmann::json::array();
   bool environments_differ = false;
   std::optional<BaselineSummary> baseline;
-  nlohmann::json interrupted;
+  nlohmann::json interrupted;  // the first input's cause
   for (const auto& [path, report] : reports) {
     const auto v = report.at("tool").value("version", "");
     if (v != version) {
@@ -60,9 +108,8 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
         if (std::find(list.begin(), list.end(), op) == list.end()) list.push_back(op);
       }
     }
-    if (s.contains("interrupted") && interrupted.is_null()) {
-      interrupted = s["interrupted"];
-      interrupted["message"] = path + ": " + interrupted.value("message", "");
+    if (s.contains("interrupted") && s["interrupted"].is_object() && interrupted.is_null()) {
+      interrupted = {{"signal", s["interrupted"].value("signal", "unknown")}};
     }
     if (s.contains("baseline")) {
       if (!baseline) baseline = BaselineSummary{s["baseline"].value("path", ""), {}, {}, {}};
@@ -85,7 +132,12 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
   info.planned_trials = planned;
   auto out = assemble_report(info, summary, std::move(results));
   out["run"]["duration_s"] = summary.duration_s;
-  if (!interrupted.is_null()) out["summary"]["interrupted"] = interrupted;
+  if (const auto gaps = merge_gaps(reports); !gaps.empty()) {
+    if (interrupted.is_null()) interrupted = {{"signal", "incomplete"}};
+    interrupted["message"] = fmt::format("merged from incomplete inputs: {}", fmt::join(gaps, "; "));
+    interrupted["gaps"] = gaps;
+    out["summary"]["interrupted"] = interrupted;
+  }
   return out;
 }
 

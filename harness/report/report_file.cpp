@@ -47,15 +47,21 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
   info.environment = header.value("environment", nlohmann::json::object());
   RunSummary summary;
   auto results = nlohmann::json::array();
-  std::string line;
-  size_t number = 1;
-  while (std::getline(in, line)) {
-    ++number;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
+  std::string torn;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto number = i + 2;
     nlohmann::json r;
     try {
-      r = parse_json_value(path, line);
-    } catch (const std::exception&) {
-      continue;  // the torn last line
+      r = parse_json_value(path, lines[i]);
+    } catch (const std::exception& e) {
+      // Only the last line can be cut by a kill; a bad line before it is damage.
+      if (i + 1 == lines.size()) {
+        torn = fmt::format("; its last line ({}) was cut and dropped", number);
+        break;
+      }
+      throw InputError(fmt::format("{}:{}: not a complete JSON line of a streamed report: {}", path, number, e.what()));
     }
     if (!is_type(r, "result")) continue;
     r.erase("type");
@@ -72,8 +78,8 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
   }
   auto report = assemble_report(info, summary, std::move(results));
   report["summary"]["interrupted"] = {
-      {"signal", "unknown"},
-      {"message", "rebuilt from the streamed log of a run that did not finish (" + path + ")"}};
+      {"signal", "none"},
+      {"message", "rebuilt from the streamed log of a run that did not finish (" + path + ")" + torn}};
   return report;
 }
 

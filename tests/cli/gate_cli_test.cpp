@@ -308,6 +308,23 @@ TEST_F(GateFlow, ShardsMergeIntoTheUnshardedRun) {
   EXPECT_EQ(version.exit_code, 2) << describe(version);
   EXPECT_NE(version.err.find("devparity 0.0.1"), std::string::npos) << version.err;
   EXPECT_FALSE(std::filesystem::exists(dir_.file("bad.json")));
+  // A missing shard is named, and merged only when asked, marked incomplete.
+  const auto one = cli("merge one.json s1.json");
+  EXPECT_EQ(one.exit_code, 2) << describe(one);
+  EXPECT_NE(one.err.find("shard 0/2 is missing"), std::string::npos) << one.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("one.json")));
+  const auto allowed = cli("merge one.json s1.json --allow-partial --junit one.xml");
+  EXPECT_LE(allowed.exit_code, 1) << describe(allowed);
+  const auto incomplete = report("one.json")["summary"]["interrupted"];
+  EXPECT_EQ(incomplete["signal"], "incomplete");
+  EXPECT_EQ(incomplete["gaps"], nlohmann::json::array({"shard 0/2 is missing"}));
+  EXPECT_NE(testing::read_text(dir_.file("one.xml")).find("type=\"interrupted\""), std::string::npos);
+  auto three = report("s0.json");
+  three["run"]["shard"] = "0/3";
+  dir_.write("three.json", three.dump());
+  const auto split = cli("merge bad.json three.json s1.json --allow-partial");
+  EXPECT_EQ(split.exit_code, 2) << describe(split);
+  EXPECT_NE(split.err.find("three.json is a shard of 3 and s1.json of 2"), std::string::npos) << split.err;
   for (const char* shard : {"2/2", "1", "a/b", "-1/2"}) {
     const auto r = cli(std::string("run --suite clean.json --devices cpu --shard ") + shard);
     EXPECT_EQ(r.exit_code, 2) << shard << "\n" << describe(r);

@@ -176,15 +176,38 @@ TEST_F(Robustness, KillNineLeavesALogThatMergeTurnsIntoAReport) {
   EXPECT_EQ(rc, 137);
   EXPECT_FALSE(std::filesystem::exists(dir_.file("r.json")));
   ASSERT_TRUE(std::filesystem::exists(dir_.file("r.json.partial")));
-  const auto m = cli("merge rebuilt.json r.json.partial");
+  // A log of a run that did not finish is refused unless asked for, naming it.
+  const auto refused = cli("merge rebuilt.json r.json.partial");
+  EXPECT_EQ(refused.exit_code, 2) << describe(refused);
+  EXPECT_NE(refused.err.find("r.json.partial is of a run that did not finish"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--allow-partial"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("rebuilt.json")));
+  const auto m = cli("merge rebuilt.json r.json.partial --allow-partial");
   EXPECT_EQ(m.exit_code, 0) << describe(m);
   const auto rep = report("rebuilt.json");
   EXPECT_NE(rep["summary"]["interrupted"]["message"].get<std::string>().find("did not finish"), std::string::npos);
+  EXPECT_EQ(rep["summary"]["interrupted"]["message"].get<std::string>().find("was cut"), std::string::npos);
   std::set<std::string> ids;
   for (const auto& result : rep["results"]) ids.insert(result["id"]);
   EXPECT_EQ(ids.count("first/resize/float32/vdev:1/noise-1x3x17x11"), 1u);
   EXPECT_EQ(ids.count("stuck/crash_hang/float32/cpu/noise-1x3x17x11"), 1u);
   EXPECT_EQ(ids.count("stuck/crash_hang/float32/vdev:1/noise-1x3x17x11"), 0u);
+
+  // A last line cut by the kill is dropped and said; a bad line before it is damage.
+  const auto log = testing::read_text(dir_.file("r.json.partial"));
+  dir_.write("torn.json.partial", log + log.substr(log.rfind('\n', log.size() - 2) + 1, 40));
+  const auto torn = cli("merge torn.json torn.json.partial --allow-partial");
+  EXPECT_EQ(torn.exit_code, 0) << describe(torn);
+  const auto torn_message = report("torn.json")["summary"]["interrupted"]["message"].get<std::string>();
+  EXPECT_NE(torn_message.find("its last line (" + std::to_string(std::count(log.begin(), log.end(), '\n') + 1) +
+                              ") was cut and dropped"),
+            std::string::npos) << torn_message;
+  EXPECT_EQ(report("torn.json")["results"].size(), rep["results"].size());
+  const auto second_line = log.find('\n') + 1;
+  dir_.write("damaged.json.partial", log.substr(0, second_line) + "{\"type\": \"res\n" + log.substr(second_line));
+  const auto damaged = cli("merge d.json damaged.json.partial --allow-partial");
+  EXPECT_EQ(damaged.exit_code, 2) << describe(damaged);
+  EXPECT_NE(damaged.err.find("damaged.json.partial:2: not a complete JSON line"), std::string::npos) << damaged.err;
 }
 
 TEST_F(Robustness, InProcessTimeoutStopsTheRunWithItsReports) {

@@ -1,4 +1,5 @@
 #include "harness/base/atomic_file.h"
+#include "harness/base/error.h"
 #include "harness/report/html.h"
 #include "harness/report/junit.h"
 #include "harness/report/merge.h"
@@ -21,6 +22,9 @@ CLI::App* add_merge_command(CLI::App& app, Options& o) {
   merge->add_option("inputs", o.merge.inputs, "Shard reports")->required();
   merge->add_option("--junit", o.merge.junit, "Also write JUnit XML of the merged report");
   merge->add_option("--html", o.merge.html, "Also write the HTML page of the merged report");
+  merge->add_flag("--allow-partial", o.merge.allow_partial,
+                  "Merge inputs of runs that did not finish (.partial logs, interrupted reports) or "
+                  "not every shard of an I/N split; the merged report is marked incomplete");
   return merge;
 }
 
@@ -29,6 +33,13 @@ int cmd_merge(const Options& options) {
   std::vector<std::pair<std::string, nlohmann::json>> inputs;
   for (const auto& path : o.inputs) inputs.emplace_back(path, load_report(path));
   const auto merged = merge_reports(inputs);
+  // A merge that looks whole but is not would turn a killed shard green.
+  const auto gaps = merged.at("summary").value("interrupted", nlohmann::json::object()).value("gaps", std::vector<std::string>{});
+  if (!gaps.empty() && !o.allow_partial) {
+    throw InputError(fmt::format("merge: the inputs are not a whole run:\n  {}\npass --allow-partial to "
+                                 "merge them anyway (the merged report is marked incomplete)",
+                                 fmt::join(gaps, "\n  ")));
+  }
   ensure_parent_directory(o.output);
   write_file_atomic(o.output, merged.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (!o.junit.empty()) {

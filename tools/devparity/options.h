@@ -76,6 +76,7 @@ struct MergeOptions {
   std::vector<std::string> inputs;
   std::string junit;  ///< also write JUnit XML of the merged report
   std::string html;   ///< also write the HTML page of the merged report
+  bool allow_partial = false;  ///< merge inputs that did not finish, or not every shard
 };
 
 /// `devparity jpeg-check`.
