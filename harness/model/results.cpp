@@ -197,7 +197,9 @@ nlohmann::json RunSummary::to_json() const {
   if (baseline) j["baseline"] = baseline->to_json();
   if (interrupted_by != 0) {
     j["interrupted"] = {{"signal", interrupted_by == 2 ? "SIGINT" : interrupted_by == 15 ? "SIGTERM" : std::to_string(interrupted_by)},
-                        {"message", "the run was stopped early; the results are those finished before"}};
+                        {"message", results.total() == 0
+                                        ? "the run was stopped before its first trial; nothing ran"
+                                        : "the run was stopped early; the results are those finished before"}};
   } else if (!stopped_because.empty()) {
     j["interrupted"] = {{"signal", "timeout"}, {"message", stopped_because}};
   }

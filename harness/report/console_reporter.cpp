@@ -114,6 +114,14 @@ class ConsoleReporter final : public RunListener {
     if (!s.stopped_because.empty()) {
       out_ << "\n" << paint(Status::kError, "STOPPED") << ": " << s.stopped_because << "\n";
     }
+    if (s.interrupted_by != 0 && c.total() == 0) {
+      out_ << "\n" << paint(Status::kError, "INTERRUPTED")
+           << fmt::format(" by signal {} before the first trial ({}); the reports are written, empty, and say so\n",
+                          s.interrupted_by,
+                          planned_ == 0 ? std::string("while suites loaded") : fmt::format("{} planned", planned_));
+      out_.flush();
+      return;
+    }
     if (s.interrupted_by != 0) {
       out_ << "\n" << paint(Status::kError, "INTERRUPTED")
            << fmt::format(" by signal {} after {} trials ({} passed, {} failed, {} errors, {} skipped); {} of {} "

@@ -2,6 +2,7 @@
 
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
+#include "harness/base/interrupt.h"
 #include "harness/base/rng.h"
 #include "harness/base/text.h"
 #include "harness/model/results.h"
@@ -49,6 +50,7 @@ Plan make_plan(const std::vector<Suite>& suites, const PlanOptions& options,
         for (const auto& t : parse_device_list(token, inventory)) allowed.push_back(t.name);
       }
       for (const auto& [variant, given] : case_variants(spec)) {
+        if (interrupt::signal() != 0) return Plan{};  // nothing runs; the report says so
         for (const auto& input : spec.inputs) {
           for (auto dtype : spec.dtypes) {
             if (options.dtypes && std::find(options.dtypes->begin(), options.dtypes->end(),

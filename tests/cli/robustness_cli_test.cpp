@@ -168,6 +168,36 @@ TEST_F(Robustness, SigtermMidRunLeavesAValidReportMarkedInterrupted) {
   EXPECT_EQ(lint.exit_code, 0) << describe(lint) << "\n" << junit;
 }
 
+TEST_F(Robustness, SignalBeforeTheFirstTrialLeavesAnEmptyMarkedReport) {
+  // 1.2 million variant-inputs to validate: the signal lands while the suite loads.
+  nlohmann::json sizes = nlohmann::json::array(), inputs = nlohmann::json::array();
+  for (int w = 1; w <= 300; ++w) sizes.push_back({4, w});
+  for (int w = 0; w < 1000; ++w) inputs.push_back({{"pattern", "noise"}, {"shape", {1, 3, 8, 8 + w}}});
+  dir_.write("huge.json", nlohmann::json{{"suite", "huge"},
+                                         {"cases", {{{"name", "huge"}, {"subject", "resize"},
+                                                     {"grid", {{"size", sizes}, {"interpolation", {"nearest", "bilinear", "bicubic", "area"}}}},
+                                                     {"inputs", inputs}, {"dtypes", {"float32"}}}}}}
+                              .dump());
+  for (const char* signal : {"INT", "TERM"}) {
+    // Sent once the handler is in place (/proc's caught-signal mask), well before the 10 s load ends.
+    const std::string script =
+        "cd " + shell_quote(dir_.path()) + " || exit 1; rm -f r.json r.xml r.html; NO_COLOR=1 " +
+        shell_quote(DEVPARITY_BINARY) + " run --suite huge.json --report r.json --junit r.xml --html r.html "
+        ">out.txt 2>err.txt & pid=$!; for i in $(seq 400); do m=$(awk '/SigCgt/{print $2}' /proc/$pid/status); "
+        "[ $(( 0x$m >> 14 & 1 )) = 1 ] && break; sleep 0.01; done; kill -" + signal + " $pid; wait $pid; echo $? > rc.txt";
+    ASSERT_EQ(std::system(("bash -c " + shell_quote(script)).c_str()), 0);
+    const int rc = std::stoi(testing::read_text(dir_.file("rc.txt")));
+    EXPECT_EQ(rc, std::string(signal) == "INT" ? 130 : 143) << testing::read_text(dir_.file("err.txt"));
+    const auto rep = report("r.json");
+    EXPECT_EQ(rep["summary"]["interrupted"]["signal"], std::string("SIG") + signal);
+    EXPECT_EQ(rep["results"].size(), 0u);
+    EXPECT_NE(rep["summary"]["interrupted"]["message"].get<std::string>().find("before its first trial"), std::string::npos);
+    EXPECT_NE(testing::read_text(dir_.file("r.xml")).find("type=\"interrupted\""), std::string::npos);
+    EXPECT_NE(testing::read_text(dir_.file("r.html")).find(">INTERRUPTED</span>"), std::string::npos);
+    EXPECT_NE(testing::read_text(dir_.file("out.txt")).find("before the first trial"), std::string::npos);
+  }
+}
+
 TEST_F(Robustness, KillNineLeavesALogThatMergeTurnsIntoAReport) {
   dir_.write("suite.json", stuck_suite().dump());
   // In-process: the hang takes the whole run with it.

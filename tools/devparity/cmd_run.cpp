@@ -332,6 +332,8 @@ std::unique_ptr<IsolatedExecutor> isolated_executor(const Options& options) {
 
 int cmd_run(const Options& options) {
   const auto& o = options.run;
+  // From the start, so that a signal while suites load still leaves a report (empty, marked).
+  if (o.worker.empty()) interrupt::install();
   if (o.placement != "off") Tracer::self_test();
   vdev::install(o.vdev_count);
   if (o.interleavings > 1 && !o.vdev_async) {
@@ -352,7 +354,7 @@ int cmd_run(const Options& options) {
     for (const auto& path : paths) suites.push_back(load_suite(path, inventory));
   }
   const auto plan = make_plan(suites, plan_options, inventory);
-  if (plan.trial_count() == 0) {
+  if (plan.trial_count() == 0 && interrupt::signal() == 0) {
     throw UsageError(fmt::format("no trials selected (suites: {}; filter: '{}'; dtypes: '{}')",
                                  fmt::join(paths, ", "), o.filter, o.dtypes));
   }
@@ -373,7 +375,6 @@ int cmd_run(const Options& options) {
     runner_options.isolate_unit = o.isolate;
     if (artifacts) artifacts->clear_stale();
   }
-  interrupt::install();
   if (!o.baseline.empty()) {
     runner_options.baseline = load_report(o.baseline);
     runner_options.baseline_path = o.baseline;
