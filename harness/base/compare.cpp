@@ -3,6 +3,7 @@
 #include "harness/base/dtype.h"
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -169,7 +170,8 @@ class PairTotals {
 
   // The summary statistics, the worst element's position and values from the tensors.
   void finish(const at::Tensor& ref_t, const T* ref, const T* out) {
-    if (worst_ < 0) worst_ = first_special_;
+    // A NaN or Inf where the other has a number leads the evidence.
+    if (first_special_ >= 0) worst_ = first_special_;
     if (worst_ >= 0) {
       s_.worst_index = unravel(worst_, ref_t.sizes());
       s_.worst_reference = static_cast<double>(ref[worst_]);
@@ -181,6 +183,14 @@ class PairTotals {
     const double peak = kFloating ? 1.0 : 255.0;
     const double mse = finite_pairs_ ? sum_sq_ / static_cast<double>(finite_pairs_) : 0.0;
     s_.psnr_db = mse > 0.0 ? 10.0 * std::log10(peak * peak / mse) : std::numeric_limits<double>::infinity();
+    // Honest numbers: |NaN - x| is NaN and |Inf - x| is Inf, whatever the finite pairs say.
+    s_.finite_max_abs = s_.max_abs;
+    if (s_.nan_mismatches > 0 || s_.inf_mismatches > 0) {
+      const double worst = s_.nan_mismatches > 0 ? std::numeric_limits<double>::quiet_NaN()
+                                                 : std::numeric_limits<double>::infinity();
+      s_.max_abs = s_.mean_abs = s_.max_rel = worst;
+      s_.psnr_db = s_.nan_mismatches > 0 ? worst : -worst;
+    }
     for (int b = 0; b < static_cast<int>(histogram_.size()); ++b) {
       if (histogram_[b] == 0) continue;
       const auto range = bucket_range(b);
@@ -321,11 +331,19 @@ nlohmann::json spatial_json(const SpatialStats& s) {
 
 }  // namespace
 
-nlohmann::json json_number(double value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
-  return value;
+
+NonFinite non_finite_of(const at::Tensor& tensor) {
+  NonFinite out;
+  if (!at::isFloatingType(tensor.scalar_type()) || tensor.numel() == 0) return out;
+  const auto bad = tensor.to(at::kCPU).isfinite().logical_not().flatten();
+  out.count = bad.sum().item<int64_t>();
+  if (out.count == 0) return out;
+  const auto flat = bad.nonzero()[0][0].item<int64_t>();
+  out.first = unravel(flat, tensor.sizes());
+  out.first_value = tensor.to(at::kCPU).flatten()[flat].item<double>();
+  return out;
 }
+
 
 bool CompareStats::within(const Tolerance& tolerance) const {
   const auto allowed = static_cast<int64_t>(
@@ -350,6 +368,7 @@ nlohmann::json CompareStats::to_json() const {
       {"mismatched", spatial_json(mismatched)},
   };
   if (max_ulp) j["max_ulp"] = *max_ulp;
+  if (nan_mismatches > 0 || inf_mismatches > 0) j["finite_max_abs"] = json_number(finite_max_abs);
   if (ties_judged) {
     j["rounding_ties"] = rounding_ties;
     j["off_by_one_elsewhere"] = off_by_one_elsewhere;

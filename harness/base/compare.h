@@ -2,6 +2,7 @@
 /// Element-wise comparison of a device's output with the reference output.
 
 #include "harness/base/rounding.h"
+#include "harness/base/text.h"  // json_number, number_text: statistics are written with them
 #include "harness/base/tolerance.h"
 
 #include <ATen/core/Tensor.h>
@@ -43,9 +44,13 @@ struct HistogramBucket {
 /// Statistics of output vs reference.
 struct CompareStats {
   int64_t numel = 0;
-  double max_abs = 0.0;   ///< max |out - ref| over elements finite in both
-  double mean_abs = 0.0;  ///< mean |out - ref| over elements finite in both
-  double max_rel = 0.0;   ///< max |out - ref| / |ref|; infinite when ref is 0 and out is not
+  /// max |out - ref|: NaN when NaN stands where the other has a number,
+  /// else infinite when an infinity does (nan_mismatches, inf_mismatches);
+  /// otherwise over the elements, NaN and equal infinities matching.
+  double max_abs = 0.0;
+  double finite_max_abs = 0.0;  ///< max |out - ref| over the pairs finite in both
+  double mean_abs = 0.0;  ///< mean |out - ref|, NaN or infinite as max_abs
+  double max_rel = 0.0;   ///< max |out - ref| / |ref|; infinite when ref is 0 and out is not; as max_abs
   std::optional<uint64_t> max_ulp;  ///< floating dtypes: max distance in units in the last place
   int64_t differing = 0;            ///< elements that differ at all
   int64_t mismatches = 0;           ///< elements outside atol/rtol, NaN/Inf mismatches included
@@ -71,13 +76,14 @@ struct CompareStats {
   int64_t sampling_ties = 0;
   int64_t nan_mismatches = 0;       ///< NaN in exactly one of the two
   int64_t inf_mismatches = 0;       ///< infinite in one, or infinities of opposite sign
-  std::vector<int64_t> worst_index;  ///< index of the largest |diff| (first NaN/Inf mismatch if none)
+  std::vector<int64_t> worst_index;  ///< the first NaN/Inf mismatch, else the largest |diff|
   double worst_reference = 0.0;      ///< reference value there
   double worst_output = 0.0;         ///< output value there
   std::vector<HistogramBucket> histogram;  ///< integer dtypes: |diff| buckets 0,1,2,3,4-7,8-15,...
   SpatialStats differences;  ///< where any difference is
   SpatialStats mismatched;   ///< where the out-of-tolerance elements are
-  double psnr_db = std::numeric_limits<double>::infinity();  ///< peak 255 (integers) or 1 (floats)
+  /// Peak 255 (integers) or 1 (floats); NaN with a NaN mismatch, -Infinity with an Inf one.
+  double psnr_db = std::numeric_limits<double>::infinity();
 
   /// True when no mismatch is beyond the outlier bound and the mismatches
   /// fit within the tolerance's allowed fraction.
@@ -93,7 +99,16 @@ struct CompareStats {
 CompareStats compare_tensors(const at::Tensor& reference, const at::Tensor& output,
                              const Tolerance& tolerance, const Unrounded* unrounded = nullptr);
 
-/// A double for JSON: a number when finite, else "Infinity", "-Infinity" or "NaN".
-nlohmann::json json_number(double value);
+/// The NaN and Inf elements of a tensor (none for integer dtypes).
+struct NonFinite {
+  int64_t count = 0;
+  std::vector<int64_t> first;  ///< index of the first, in row-major order
+  double first_value = 0.0;
+};
+
+/// Counts them (any device; copied to the CPU when there are values).
+NonFinite non_finite_of(const at::Tensor& tensor);
+
+
 
 }  // namespace devparity

@@ -1,10 +1,26 @@
 #include "harness/base/text.h"
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 
 namespace devparity {
+
+nlohmann::json json_number(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  return value;
+}
+
+std::string number_text(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  return fmt::format("{:g}", value);
+}
 
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> out;

@@ -1,6 +1,8 @@
 #pragma once
 /// Small string helpers shared across the harness.
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +20,12 @@ bool glob_match(const std::string& pattern, const std::string& name);
 
 /// A gtest-style filter: "POS1:POS2-NEG1:NEG2", each a glob. Empty matches all.
 bool filter_match(const std::string& filter, const std::string& name);
+
+/// A double for JSON: a number when finite, else "Infinity", "-Infinity" or "NaN".
+nlohmann::json json_number(double value);
+
+/// A double for messages: "{:g}" when finite, else as json_number spells it.
+std::string number_text(double value);
 
 /// "2x3x17x11" for {2, 3, 17, 11}.
 std::string join_shape(const std::vector<int64_t>& shape);

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <limits>
 
 namespace devparity {
 namespace {
@@ -77,7 +78,7 @@ CheckOutcome finite_differences(const TrialReplay& replay, CheckOutcome out) {
     const double numeric = (loss(x + kStep * v) - loss(x - kStep * v)) / (2.0 * kStep);
     const double exact = (analytic.gradient * v).sum().item<double>();
     const double error = std::fabs(numeric - exact) / std::max(1.0, std::fabs(exact));
-    worst = std::max(worst, error);
+    worst = std::isnan(worst) || std::isnan(error) ? std::numeric_limits<double>::quiet_NaN() : std::max(worst, error);
     details.push_back({{"analytic", json_number(exact)}, {"numeric", json_number(numeric)},
                        {"error", json_number(error)}});
   }
@@ -86,9 +87,13 @@ CheckOutcome finite_differences(const TrialReplay& replay, CheckOutcome out) {
                              kStep, kFdTolerance);
   out.stats = {{"directions", details}, {"max_error", json_number(worst)}};
   out.status = worst <= kFdTolerance ? Status::kPass : Status::kFail;
-  out.message = fmt::format("finite differences in float64 on the CPU: worst relative error "
-                            "{:.3g} over {} directions",
-                            worst, kDirections);
+  out.message = std::isfinite(worst)
+                    ? fmt::format("finite differences in float64 on the CPU: worst relative error "
+                                  "{:.3g} over {} directions",
+                                  worst, kDirections)
+                    : fmt::format("finite differences in float64 on the CPU: worst relative error {} over {} "
+                                  "directions (the gradient or the loss is not finite)",
+                                  number_text(worst), kDirections);
   return out;
 }
 
@@ -213,11 +218,15 @@ class GradientCheck final : public Check {
     if (stats.within(tol)) {
       out.status = Status::kPass;
       out.message = stats.differing == 0 ? "gradient identical to the reference's"
-                                         : fmt::format("gradient within tolerance (max |diff| {:g})", stats.max_abs);
+                                         : fmt::format("gradient within tolerance (max |diff| {})", number_text(stats.max_abs));
     } else {
       out.status = Status::kFail;
-      out.message = fmt::format("{}: gradient: {} of {} elements outside {}; max |diff| {:g}", ctx.result.id,
-                                stats.mismatches, stats.numel, tol.describe(ctx.dtype), stats.max_abs);
+      out.message = fmt::format("{}: gradient: {} of {} elements outside {}; max |diff| {}{}", ctx.result.id,
+                                stats.mismatches, stats.numel, tol.describe(ctx.dtype), number_text(stats.max_abs),
+                                stats.nan_mismatches || stats.inf_mismatches
+                                    ? fmt::format(" ({} NaN and {} Inf where the other holds a number)",
+                                                  stats.nan_mismatches, stats.inf_mismatches)
+                                    : "");
     }
   }
 };

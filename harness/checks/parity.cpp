@@ -128,24 +128,27 @@ void fail_on_values(const CheckContext& ctx, const Tolerance& tol, const Compare
   }
   std::string where;
   if (!stats.worst_index.empty()) {
-    where = fmt::format("; worst at {}: {:g} vs reference {:g}", format_index(stats.worst_index),
-                        stats.worst_output, stats.worst_reference);
+    where = fmt::format("; {} at {}: {} vs reference {}",
+                        stats.nan_mismatches || stats.inf_mismatches ? "first NaN/Inf mismatch" : "worst",
+                        format_index(stats.worst_index), number_text(stats.worst_output),
+                        number_text(stats.worst_reference));
   }
+  // NaN and Inf lead: a finite max |diff| beside them would read as a small error.
   std::string special;
   if (stats.nan_mismatches || stats.inf_mismatches) {
-    special = fmt::format("; NaN position mismatches {}, Inf mismatches {}", stats.nan_mismatches,
-                          stats.inf_mismatches);
+    special = fmt::format("{} NaN and {} Inf where the other holds a number (finite pairs: max |diff| {}); ",
+                          stats.nan_mismatches, stats.inf_mismatches, number_text(stats.finite_max_abs));
   }
   std::string beyond;
   if (tol.mismatch_fraction > 0.0 && stats.beyond_outlier_bound > 0) {
     beyond = fmt::format("; {} beyond the outlier bound {:g}", stats.beyond_outlier_bound, tol.outlier_atol);
   }
   out.message = fmt::format(
-      "{}: {} of {} elements ({:.3g}%) outside {}{}; max |diff| {:g}{}{}{}; mismatches {} ({} "
+      "{}: {}{} of {} elements ({:.3g}%) outside {}{}; max |diff| {}{}{}; mismatches {} ({} "
       "pixels, largest cluster {})",
-      ctx.result.id, stats.mismatches, stats.numel, stats.mismatch_fraction * 100.0, tol.describe(ctx.dtype),
-      beyond, stats.max_abs, where, special, rounding_summary(stats, tol, ctx), stats.mismatched.pattern,
-      stats.mismatched.pixels, stats.mismatched.largest_cluster);
+      ctx.result.id, special, stats.mismatches, stats.numel, stats.mismatch_fraction * 100.0,
+      tol.describe(ctx.dtype), beyond, number_text(stats.max_abs), where, rounding_summary(stats, tol, ctx),
+      stats.mismatched.pattern, stats.mismatched.pixels, stats.mismatched.largest_cluster);
 }
 
 class ParityCheck final : public Check {
@@ -200,14 +203,15 @@ class ParityCheck final : public Check {
     out.stats.update(stats.to_json());
     if (!stats.within(tol)) {
       fail_on_values(ctx, tol, stats, out);
-      return out;
+    } else {
+      out.status = Status::kPass;
+      out.message = stats.differing == 0
+                        ? "identical to the reference"
+                        : fmt::format("{} of {} elements differ (max |diff| {}, {} pixels, {}){}; within tolerance",
+                                      stats.differing, stats.numel, number_text(stats.max_abs),
+                                      stats.differences.pixels, stats.differences.pattern,
+                                      rounding_summary(stats, tol, ctx));
     }
-    out.status = Status::kPass;
-    out.message = stats.differing == 0
-                      ? "identical to the reference"
-                      : fmt::format("{} of {} elements differ (max |diff| {:g}, {} pixels, {}){}; within tolerance",
-                                    stats.differing, stats.numel, stats.max_abs, stats.differences.pixels,
-                                    stats.differences.pattern, rounding_summary(stats, tol, ctx));
     return out;
   }
 };

@@ -83,7 +83,11 @@ int64_t ArtifactStore::skipped_bytes() const {
 }
 
 at::Tensor abs_difference(const at::Tensor& output, const at::Tensor& reference) {
-  return (output.to(at::kDouble) - reference.to(at::kDouble)).abs().to(at::kFloat);
+  const auto o = output.to(at::kDouble), r = reference.to(at::kDouble);
+  // NaN against NaN and an infinity against itself are no difference; NaN or
+  // Inf against a number stays NaN or Inf, for the heatmap to draw.
+  const auto same = (o == r).logical_or(o.isnan().logical_and(r.isnan()));
+  return at::where(same, at::zeros_like(o), (o - r).abs()).to(at::kFloat);
 }
 
 }  // namespace devparity

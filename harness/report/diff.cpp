@@ -1,10 +1,12 @@
 #include "harness/report/diff.h"
 
+#include "harness/base/text.h"
 #include "harness/report/report_file.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -18,10 +20,19 @@ std::string failing_check_names(const nlohmann::json& r) {
   return fmt::format("{}", fmt::join(deciding_checks(r), ","));
 }
 
+// A statistic as the report writes it: a number, or "NaN" / "Infinity" / "-Infinity".
 std::optional<double> number_at(const nlohmann::json& stats, const char* key) {
-  if (!stats.contains(key) || !stats[key].is_number()) return std::nullopt;
-  return stats[key].get<double>();
+  if (!stats.contains(key)) return std::nullopt;
+  const auto& v = stats[key];
+  if (v.is_number()) return v.get<double>();
+  if (v == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (v == "Infinity") return std::numeric_limits<double>::infinity();
+  if (v == "-Infinity") return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
 }
+
+// A number that became NaN or infinite has moved, whatever the thresholds.
+bool became_non_finite(double from, double to) { return std::isfinite(from) && !std::isfinite(to); }
 
 // A table cell: no pipes or newlines.
 std::string cell(std::string s) {
@@ -73,11 +84,11 @@ ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& 
         const auto& ns = c.value("stats", nlohmann::json::object());
         const auto& os = oc.value("stats", nlohmann::json::object());
         const auto a = number_at(os, "max_abs"), b = number_at(ns, "max_abs");
-        if (a && b && *b > *a * (1.0 + t.max_abs_growth) && *b - *a > t.max_abs_floor) {
+        if (a && b && (became_non_finite(*a, *b) || (*b > *a * (1.0 + t.max_abs_growth) && *b - *a > t.max_abs_floor))) {
           d.moved.push_back({id, name, "max_abs", *a, *b});
         }
         const auto pa = number_at(os, "psnr_db"), pb = number_at(ns, "psnr_db");
-        if (pa && pb && std::isfinite(*pa) && *pa - *pb > t.psnr_drop_db) {
+        if (pa && pb && std::isfinite(*pa) && (std::isnan(*pb) || *pa - *pb > t.psnr_drop_db)) {
           d.moved.push_back({id, name, "psnr_db", *pa, *pb});
         }
       }
@@ -99,7 +110,8 @@ nlohmann::json ReportDiff::to_json() const {
   };
   auto moves = nlohmann::json::array();
   for (const auto& m : moved) {
-    moves.push_back({{"id", m.id}, {"check", m.check}, {"stat", m.stat}, {"from", m.from}, {"to", m.to}});
+    moves.push_back({{"id", m.id}, {"check", m.check}, {"stat", m.stat}, {"from", json_number(m.from)},
+                     {"to", json_number(m.to)}});
   }
   return {{"old", old_path},
           {"new", new_path},
@@ -133,7 +145,7 @@ std::string ReportDiff::to_text() const {
   if (!moved.empty()) {
     out << fmt::format("\nstatistics that moved ({}):\n", moved.size());
     for (const auto& m : moved) {
-      out << fmt::format("  {}  {}.{}: {:g} -> {:g}\n", m.id, m.check, m.stat, m.from, m.to);
+      out << fmt::format("  {}  {}.{}: {} -> {}\n", m.id, m.check, m.stat, number_text(m.from), number_text(m.to));
     }
   }
   out << (regressed() ? "\nREGRESSED\n" : "\nno regression\n");
@@ -160,7 +172,8 @@ std::string ReportDiff::to_markdown() const {
   if (!moved.empty()) {
     out << "\n#### Statistics that moved\n\n| result | check | statistic | was | now |\n|---|---|---|---:|---:|\n";
     for (const auto& m : moved) {
-      out << fmt::format("| `{}` | {} | {} | {:g} | {:g} |\n", cell(m.id), m.check, m.stat, m.from, m.to);
+      out << fmt::format("| `{}` | {} | {} | {} | {} |\n", cell(m.id), m.check, m.stat, number_text(m.from),
+                         number_text(m.to));
     }
   }
   return out.str();

@@ -60,17 +60,25 @@ at::Tensor display_image(at::Tensor x) {
   return (x.to(at::kDouble).nan_to_num(0.0).clamp(0.0, 1.0) * 255.0).round().to(at::kByte).contiguous();
 }
 
-// |diff| of the first image, largest over channels, scaled to its maximum
-// and coloured black -> red -> yellow -> white.
-at::Tensor heatmap(at::Tensor diff, double* max_out) {
+// |diff| of the first image, largest over channels, scaled to its finite
+// maximum and coloured black -> red -> yellow -> white; a pixel whose
+// |diff| is NaN or Inf (NaN or Inf against a number) is magenta, the one
+// colour the scale never reaches. `special_out` counts those pixels.
+at::Tensor heatmap(at::Tensor diff, double* max_out, int64_t* special_out) {
   if (diff.dim() == 4) diff = diff[0];
   if (diff.dim() == 2) diff = diff.unsqueeze(0);
   if (diff.dim() != 3 || diff.numel() == 0) return {};
-  auto d = diff.to(at::kDouble).nan_to_num(0.0).amax(0);
+  const auto all = diff.to(at::kDouble);
+  const auto special = all.isfinite().logical_not().any(0);
+  *special_out = special.sum().item<int64_t>();
+  auto d = at::where(all.isfinite(), all, at::zeros_like(all)).amax(0);
   const double max = d.max().item<double>();
   *max_out = max;
   const auto t = max > 0 ? d / max : at::zeros_like(d);
-  const auto r = (t * 3.0).clamp(0.0, 1.0), g = (t * 3.0 - 1.0).clamp(0.0, 1.0), b = (t * 3.0 - 2.0).clamp(0.0, 1.0);
+  auto r = (t * 3.0).clamp(0.0, 1.0), g = (t * 3.0 - 1.0).clamp(0.0, 1.0), b = (t * 3.0 - 2.0).clamp(0.0, 1.0);
+  r = at::where(special, at::ones_like(r), r);
+  g = at::where(special, at::zeros_like(g), g);
+  b = at::where(special, at::ones_like(b), b);
   return (at::stack({r, g, b}) * 255.0).round().to(at::kByte).contiguous();
 }
 
@@ -110,13 +118,17 @@ std::string figures(const nlohmann::json& check, const std::string& base_dir) {
     return "<p class=\"missing\">artifacts not found next to the report (" + esc(ref->value("path", "")) + ")</p>";
   }
   double max = 0.0;
-  const auto heat = heatmap(d, &max);
+  int64_t special = 0;
+  const auto heat = heatmap(d, &max, &special);
   std::ostringstream s;
   s << "<div class=\"figures\">"
     << "<figure>" << image_tag(display_image(r), "reference") << "<figcaption>reference</figcaption></figure>"
     << "<figure>" << image_tag(display_image(o), "device output") << "<figcaption>device output</figcaption></figure>"
     << "<figure class=\"heat\">" << image_tag(heat, "|diff| heatmap")
-    << fmt::format("<figcaption>|diff| (black 0, white {:g})</figcaption></figure>", max) << "</div>";
+    << fmt::format("<figcaption>|diff| (black 0, white {:g}{})</figcaption></figure>", max,
+                   special == 0 ? std::string()
+                                : fmt::format("; magenta: NaN or Inf against a number, {} pixel(s)", special))
+    << "</div>";
   return s.str();
 }
 

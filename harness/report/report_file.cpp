@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 
 namespace devparity {
 
@@ -94,12 +95,16 @@ void validate_report(const nlohmann::json& v, const std::function<void(const std
     if (!v.contains(key) || !v[key].is_object()) fail(std::string("/") + key, "expected an object");
   }
   if (!v.contains("results") || !v["results"].is_array()) fail("/results", "expected an array of results");
+  std::unordered_map<std::string, size_t> first_of;  // id -> position: diff and baselines pair results by id
   for (size_t i = 0; i < v["results"].size(); ++i) {
     const auto& r = v["results"][i];
     const auto p = "/results/" + std::to_string(i);
     if (!r.is_object()) fail(p, "expected a result object");
     for (const char* key : {"id", "status", "case", "device", "dtype"}) {
       if (!r.contains(key) || !r[key].is_string()) fail(p + "/" + key, "expected a string");
+    }
+    if (const auto [it, fresh] = first_of.emplace(r["id"].get<std::string>(), i); !fresh) {
+      fail(p + "/id", fmt::format("result id '{}' is given twice (first at /results/{})", it->first, it->second));
     }
     if (!r.contains("checks") || !r["checks"].is_array()) fail(p + "/checks", "expected an array");
     for (size_t k = 0; k < r["checks"].size(); ++k) {

@@ -1,10 +1,34 @@
 #include "harness/run/run_verdict.h"
 
+#include "harness/base/compare.h"
 #include "harness/base/dtype.h"
+#include "harness/trace/finding.h"
 
 #include <fmt/format.h>
 
 namespace devparity {
+
+namespace {
+
+// NaN or Inf in an output is a warning on every row, the reference's too:
+// where every device returns NaN, parity agrees and nothing else would say so.
+void warn_non_finite(const at::Tensor& output, const DeviceTarget& target, CheckOutcome& c) {
+  const auto bad = non_finite_of(output);
+  c.stats["output_non_finite"] = bad.count;
+  if (bad.count == 0) return;
+  Finding f;
+  f.kind = finding_kind::kNonFiniteOutput;
+  f.severity = Severity::kWarning;
+  f.device = target.resolved_name();
+  f.shape = output.sizes().vec();
+  f.dtype = dtype_name(output.scalar_type());
+  f.message = fmt::format("the output holds {} NaN or Inf element(s) of {}; the first, at [{}], is {}", bad.count,
+                          output.numel(), fmt::join(bad.first, ","), number_text(bad.first_value));
+  c.findings.push_back(f.to_json());
+  c.message += "; warning: " + f.message;
+}
+
+}  // namespace
 
 CheckOutcome run_verdict(const Execution& e, const DeviceTarget& target, bool on_reference_device,
                          bool subject_runs_on_reference, const std::string& reference_name) {
@@ -21,6 +45,7 @@ CheckOutcome run_verdict(const Execution& e, const DeviceTarget& target, bool on
              {"output_shape", e.output.sizes().vec()},
              {"output_dtype", dtype_name(e.output.scalar_type())},
              {"output_device", device_label(e.output_device)}};
+  if (target.has_values()) warn_non_finite(e.output, target, c);
   return c;
 }
 

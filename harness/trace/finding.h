@@ -52,6 +52,9 @@ constexpr const char* kAcceleratorRuntime = "accelerator_runtime";
 /// A random op drew on the target device, from its own generator: the
 /// results differ from the CPU's by design (a note; parity is not compared).
 constexpr const char* kDeviceRandom = "device_random";
+/// The run check's, not placement's: the output holds NaN or Inf (a warning
+/// on every row, even where every device agrees: an all-NaN output is no answer).
+constexpr const char* kNonFiniteOutput = "non_finite_output";
 }  // namespace finding_kind
 
 /// How bad a finding is: errors fail the placement check; warnings fail it

@@ -702,7 +702,7 @@ template <typename Use>
 bool each_tensor(const c10::IValue& v, const Use& use) {
   if (v.isTensor()) return !v.toTensor().defined() || use(v.toTensor());
   if (v.isTensorList()) {
-    for (const at::Tensor t : v.toTensorList()) {
+    for (const at::Tensor& t : v.toTensorList()) {
       if (t.defined() && !use(t)) return false;
     }
   } else if (v.isList()) {

@@ -215,11 +215,31 @@ TEST(CompareTest, NanAndInfPositionsMustAgree) {
   EXPECT_EQ(s.nan_mismatches, 1);  // position 1
   EXPECT_EQ(s.inf_mismatches, 1);  // +inf vs -inf at 3
   EXPECT_EQ(s.mismatches, 2);
-  EXPECT_EQ(s.max_abs, 0.0);       // only finite pairs count
+  // |NaN - 1| is NaN: the numbers say so, the finite pairs apart.
+  EXPECT_TRUE(std::isnan(s.max_abs));
+  EXPECT_TRUE(std::isnan(s.psnr_db));
+  EXPECT_EQ(s.finite_max_abs, 0.0);
+  const auto bad = non_finite_of(out.view({1, 5}));  // NaN at 0 and 1, the infinities at 2 and 3
+  EXPECT_EQ(bad.count, 4);
+  EXPECT_EQ(bad.first, (std::vector<int64_t>{0, 0}));
+  EXPECT_TRUE(std::isnan(bad.first_value));
+  EXPECT_EQ(non_finite_of(floats({1.0f, 2.0f}, {2})).count, 0);
+  EXPECT_EQ(non_finite_of(at::zeros({3}, at::kByte)).count, 0);
   EXPECT_EQ(s.worst_index, std::vector<int64_t>{1});  // first special mismatch
   const auto j = s.to_json();
   EXPECT_EQ(j["worst"]["output"], "NaN");
-  EXPECT_EQ(j["psnr_db"], "Infinity");
+  EXPECT_EQ(j["max_abs"], "NaN");
+  EXPECT_EQ(j["psnr_db"], "NaN");
+  EXPECT_EQ(j["finite_max_abs"], 0.0);
+  // An Inf mismatch alone: infinite |diff|, PSNR -Infinity; it leads even beside a larger finite diff.
+  const auto inf_only = compare_tensors(floats({1.0f, 0.0f, 5.0f}, {3}), floats({inf, 0.0f, 9.0f}, {3}), tol);
+  EXPECT_EQ(inf_only.to_json()["max_abs"], "Infinity");
+  EXPECT_EQ(inf_only.to_json()["psnr_db"], "-Infinity");
+  EXPECT_EQ(inf_only.finite_max_abs, 4.0);
+  EXPECT_EQ(inf_only.worst_index, std::vector<int64_t>{0});
+  EXPECT_EQ(number_text(s.max_abs), "NaN");
+  EXPECT_EQ(number_text(-inf), "-Infinity");
+  EXPECT_EQ(number_text(0.25), "0.25");
 }
 
 TEST(CompareTest, Uint8DiffsDoNotWrapAround) {

@@ -48,6 +48,17 @@ TEST_F(GradientCheckTest, FiniteDifferencesCatchAWrongGradient) {
   EXPECT_LT(clean.stats["max_error"].get<double>(), 1e-6);
 }
 
+// A NaN gradient is no "worst relative error 0": the reference row fails and says NaN.
+TEST_F(GradientCheckTest, FiniteDifferencesFailANanGradient) {
+  const auto fault = gradient(run("fault_grad_where_nan", "cpu"), "cpu");
+  EXPECT_EQ(fault.status, Status::kFail) << fault.message;
+  EXPECT_EQ(fault.stats["max_error"], "NaN");
+  EXPECT_NE(fault.message.find("worst relative error NaN"), std::string::npos) << fault.message;
+  const auto clean = gradient(run("clean_grad_where_nan", "cpu"), "cpu");
+  EXPECT_EQ(clean.status, Status::kPass) << clean.message;
+  EXPECT_LT(clean.stats["max_error"].get<double>(), 1e-6);
+}
+
 TEST_F(GradientCheckTest, CrossDeviceComparisonCatchesADeviceOnlyGradient) {
   const auto r = run("fault_grad_device_dependent", "cpu,vdev:1");
   EXPECT_EQ(gradient(r, "cpu").status, Status::kPass);  // right on the CPU

@@ -244,6 +244,29 @@ TEST_F(GateFlow, DiffReportsStatisticsThatMoved) {
   EXPECT_NE(r.out.find("parity.max_abs: "), std::string::npos) << r.out;
   // Past the threshold only: a 100-fold growth allowance lets it through.
   EXPECT_EQ(cli("diff a.json b.json --max-abs-growth 100").exit_code, 0);
+  // A statistic that became NaN has moved, whatever the allowance, and is written as NaN.
+  auto c = report("a.json");
+  for (auto& result : c["results"]) {
+    for (auto& check : result["checks"]) {
+      if (check["name"] == "parity" && check["stats"].contains("max_abs")) {
+        check["stats"]["max_abs"] = "NaN";
+        check["stats"]["psnr_db"] = "NaN";
+      }
+    }
+  }
+  dir_.write("c.json", c.dump());
+  const auto nan = cli("diff a.json c.json --max-abs-growth 100 --format json");
+  EXPECT_EQ(nan.exit_code, 1) << describe(nan);
+  EXPECT_NE(nan.out.find("\"stat\": \"max_abs\""), std::string::npos) << nan.out;
+  EXPECT_NE(nan.out.find("\"to\": \"NaN\""), std::string::npos) << nan.out;
+  EXPECT_NE(cli("diff a.json c.json").out.find("parity.psnr_db: "), std::string::npos);
+  // A report that holds one result id twice cannot be paired: exit 2 naming both places.
+  auto twice = report("a.json");
+  twice["results"].push_back(twice["results"][0]);
+  dir_.write("twice.json", twice.dump());
+  const auto dup = cli("diff a.json twice.json");
+  EXPECT_EQ(dup.exit_code, 2) << describe(dup);
+  EXPECT_NE(dup.err.find("is given twice (first at /results/0)"), std::string::npos) << dup.err;
 }
 
 TEST_F(GateFlow, BaselineGatesOnlyNewFailures) {
@@ -436,6 +459,28 @@ TEST_F(HtmlReport, TheFailingTrialShowsItsHeatmapInChromium) {
   EXPECT_EQ(count(dom.out, "data-loaded=\"1\""), 6) << dom.out;
   EXPECT_TRUE(std::filesystem::exists(artifact)) << "screenshot " << artifact;
   EXPECT_GT(std::filesystem::file_size(artifact), 10000u);
+}
+
+// NaN against a number is drawn (magenta, counted in the caption), never
+// black as "no difference"; the message and numbers say NaN.
+TEST_F(HtmlReport, NanMismatchesAreDrawnAndCountedInTheHeatmap) {
+  dir_.write("nan.json", json({{"cases",
+                                {{{"name", "nan"}, {"subject", "fault_nan_off_cpu"},
+                                  {"inputs", {{{"pattern", "constant"}, {"value", 0.5}, {"shape", {1, 3, 9, 7}}}}},
+                                  {"dtypes", {"float32"}}}}}})
+                             .dump());
+  const auto r = run_cli("run --suite nan.json --devices cpu,vdev:1 --report out/nan.json --html out/nan.html",
+                         dir_.path(), DEVPARITY_FAULTS_BINARY);
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  const auto page = testing::read_text(dir_.file("out/nan.html"));
+  EXPECT_NE(page.find("magenta: NaN or Inf against a number, 63 pixel(s)"), std::string::npos) << page;
+  EXPECT_NE(page.find("189 NaN and 0 Inf where the other holds a number"), std::string::npos);
+  const auto report = json::parse(testing::read_text(dir_.file("out/nan.json")));
+  for (const auto& result : report["results"]) {
+    if (result["device"] != "vdev:1") continue;
+    EXPECT_EQ(result["checks"][2]["name"], "parity");
+    EXPECT_EQ(result["checks"][2]["stats"]["max_abs"], "NaN");
+  }
 }
 
 // The escaping itself, in the page's text: no browser needed.

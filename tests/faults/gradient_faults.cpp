@@ -7,6 +7,9 @@
 //  - fault_backward_cpu_factory: a custom backward that builds its factor
 //    with no device: implicit_device_factory in backward on every device, and
 //    a device mismatch on the others.
+//  - fault_grad_where_nan: where(x < 10, x, sqrt(x - 10)), finite forward,
+//    NaN gradient (0 * d sqrt at a negative: the torch.where gradient trap);
+//    the clean twin feeds sqrt a safe value in the branch not taken.
 
 #include "harness/subject/register.h"
 #include "harness/trace/scope.h"
@@ -60,12 +63,25 @@ class BackwardFactoryTwin final : public Twin<> {
   }
 };
 
+template <bool kFaulty>
+class WhereNanTwin final : public Twin<> {
+ public:
+  WhereNanTwin() : Twin("grad_where_nan", kFaulty, "sqrt of a negative in the branch where() does not take", true) {}
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
+    const auto taken = x < 10.0;
+    const auto root_of = kFaulty ? x - 10.0 : at::where(taken, at::ones_like(x), x - 10.0);
+    return at::where(taken, x, at::sqrt(root_of));
+  }
+};
+
 using FaultGradDetached = DetachedTwin<true>;
 using CleanGradDetached = DetachedTwin<false>;
 using FaultGradDeviceDependent = DeviceDependentTwin<true>;
 using CleanGradDeviceDependent = DeviceDependentTwin<false>;
 using FaultBackwardCpuFactory = BackwardFactoryTwin<true>;
 using CleanBackwardCpuFactory = BackwardFactoryTwin<false>;
+using FaultGradWhereNan = WhereNanTwin<true>;
+using CleanGradWhereNan = WhereNanTwin<false>;
 
 }  // namespace
 }  // namespace devparity::faults
@@ -76,3 +92,5 @@ DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultGradDeviceDependent)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanGradDeviceDependent)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultBackwardCpuFactory)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanBackwardCpuFactory)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultGradWhereNan)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanGradWhereNan)

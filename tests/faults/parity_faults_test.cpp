@@ -129,5 +129,100 @@ TEST(ParityFaultsTest, PassesPlusMinusOneAtTiesCleanTwin) {
   EXPECT_GT(ties, 0) << "the 4x upscale has ties: the twin must exercise them";
 }
 
+
+// NaN where the reference has numbers: the evidence leads with the NaN and
+// its numbers say NaN, never "max |diff| 0, PSNR Infinity".
+json non_finite_case(const std::string& subject) {
+  return {{"cases",
+           {{{"name", "twin"},
+             {"subject", subject},
+             {"inputs", {{{"pattern", "noise"}, {"shape", {1, 3, 9, 7}}},
+                         {{"pattern", "constant"}, {"value", 0.5}, {"shape", {1, 3, 9, 7}}}}},
+             {"dtypes", {"float32"}}}}}};
+}
+
+std::vector<json> findings_of_kind(const CheckOutcome& check, const std::string& kind) {
+  std::vector<json> out;
+  for (const auto& f : check.findings) {
+    if (f["kind"] == kind) out.push_back(f);
+  }
+  return out;
+}
+
+TEST(ParityFaultsTest, CatchesNanOffTheCpuAndSaysNan) {
+  const auto r = testing::run_suite(non_finite_case("fault_nan_off_cpu"), "cpu,vdev:1");
+  int failed = 0;
+  for (const auto& result : r.results) {
+    const bool flat = result.input.rfind("constant", 0) == 0;
+    if (result.device != "vdev:1" || !flat) {
+      EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+      EXPECT_TRUE(findings_of_kind(EventRecorder::check(result, "run"), "non_finite_output").empty()) << result.id;
+      continue;
+    }
+    ++failed;
+    const auto& parity = EventRecorder::check(result, "parity");
+    EXPECT_EQ(parity.status, Status::kFail) << result.id;
+    EXPECT_EQ(parity.message.find(result.id + ": 189 NaN and 0 Inf where the other holds a number"), 0u)
+        << parity.message;
+    EXPECT_NE(parity.message.find("max |diff| NaN; first NaN/Inf mismatch at [0,0,0,0]: NaN vs reference 0"),
+              std::string::npos) << parity.message;
+    EXPECT_EQ(parity.stats["max_abs"], "NaN");
+    EXPECT_EQ(parity.stats["psnr_db"], "NaN");
+    EXPECT_EQ(parity.stats["nan_mismatches"], 189);
+    const auto& run = EventRecorder::check(result, "run");
+    EXPECT_EQ(run.stats["output_non_finite"], 189);
+    const auto warnings = findings_of_kind(run, "non_finite_output");
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0]["severity"], "warning");
+  }
+  EXPECT_EQ(failed, 1);
+  EXPECT_EQ(r.summary.exit_code(), 1);
+}
+
+TEST(ParityFaultsTest, PassesTheNanOffCpuCleanTwin) {
+  const auto r = testing::run_suite(non_finite_case("clean_nan_off_cpu"), "cpu,vdev:1");
+  EXPECT_EQ(r.summary.exit_code(), 0);
+  for (const auto& result : r.results) {
+    EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+    EXPECT_TRUE(findings_of_kind(EventRecorder::check(result, "run"), "non_finite_output").empty()) << result.id;
+  }
+}
+
+// Every device agrees on NaN everywhere: parity passes, and every row's run
+// check warns, the reference row's too.
+TEST(ParityFaultsTest, WarnsOfAnOutputThatIsNanOnEveryDevice) {
+  const auto r = testing::run_suite(non_finite_case("fault_nan_everywhere"), "cpu,vdev:1");
+  EXPECT_EQ(r.summary.exit_code(), 0);
+  int warned = 0;
+  for (const auto& result : r.results) {
+    if (result.device == "vdev:1") {
+      const auto& parity = EventRecorder::check(result, "parity");
+      EXPECT_EQ(parity.status, Status::kPass) << result.id << ": " << parity.message;
+    }
+    const auto& run = EventRecorder::check(result, "run");
+    EXPECT_EQ(run.status, Status::kPass);
+    const auto warnings = findings_of_kind(run, "non_finite_output");
+    if (result.input.rfind("constant", 0) != 0) {
+      EXPECT_TRUE(warnings.empty()) << result.id;
+      continue;
+    }
+    ++warned;
+    ASSERT_EQ(warnings.size(), 1u) << result.id;
+    EXPECT_EQ(warnings[0]["severity"], "warning");
+    EXPECT_EQ(warnings[0]["device"], result.device);
+    EXPECT_NE(warnings[0]["message"].get<std::string>().find("189 NaN or Inf element(s) of 189; the first, at "
+                                                             "[0,0,0,0], is NaN"),
+              std::string::npos) << warnings[0];
+    EXPECT_NE(run.message.find("warning: the output holds 189 NaN"), std::string::npos) << run.message;
+  }
+  EXPECT_EQ(warned, 2);
+  const auto clean = testing::run_suite(non_finite_case("clean_nan_everywhere"), "cpu,vdev:1");
+  EXPECT_EQ(clean.summary.exit_code(), 0);
+  for (const auto& result : clean.results) {
+    EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+    EXPECT_TRUE(findings_of_kind(EventRecorder::check(result, "run"), "non_finite_output").empty()) << result.id;
+  }
+}
+
 }  // namespace
 }  // namespace devparity
