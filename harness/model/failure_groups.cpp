@@ -30,21 +30,36 @@ std::string generic(std::string text, const TrialResult& r) {
   return text;
 }
 
-// The trial's first error finding among its failing checks, as a cause.
+// Note [Root cause]: one bug shows as different findings on different
+// devices (a device-less arange is implicit_device_factory on the CPU and a
+// device_mismatch_error where it meets device data), but every one of them
+// names the line that made the offending tensor: `made_at`, or the source of
+// a finding about the making itself. That line is the cause; findings with
+// no line fall back to kind, op and message.
+std::string origin_of(const nlohmann::json& f) {
+  const auto made_at = f.value("made_at", "");
+  return made_at.empty() ? f.value("source", "") : made_at;
+}
+
+// The trial's first error finding among its failing checks, as a cause; one
+// with a line first.
 bool finding_cause(const TrialResult& r, FailureGroup& g) {
+  const nlohmann::json* lead = nullptr;
   for (const auto& check : r.checks) {
     if (check.status != Status::kFail && check.status != Status::kError) continue;
     for (const auto& f : check.findings) {
       if (f.value("severity", "") != "error") continue;
-      const auto kind = f.value("kind", ""), op = f.value("op", ""), source = f.value("source", "");
-      const auto message = f.value("message", "");
-      g.key = fmt::format("finding|{}|{}|{}", kind, op, source.empty() ? generic(message, r) : source);
-      g.summary = fmt::format("{}{}: {}{}", kind, op.empty() ? "" : " in " + op, generic(message, r),
-                              source.empty() ? "" : " (" + source + ")");
-      return true;
+      if (lead == nullptr || (origin_of(*lead).empty() && !origin_of(f).empty())) lead = &f;
     }
   }
-  return false;
+  if (lead == nullptr) return false;
+  const auto& f = *lead;
+  const auto kind = f.value("kind", ""), op = f.value("op", ""), origin = origin_of(f);
+  const auto message = generic(f.value("message", ""), r);
+  g.key = origin.empty() ? fmt::format("finding|{}|{}|{}", kind, op, message) : "origin|" + origin;
+  g.summary = fmt::format("{}{}: {}{}", kind, op.empty() ? "" : " in " + op, message,
+                          origin.empty() ? "" : " (made at " + origin + ")");
+  return true;
 }
 
 }  // namespace

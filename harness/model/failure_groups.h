@@ -3,10 +3,12 @@
 /// inputs reads as one problem with its eight trials under it (the console,
 /// the HTML page and the JUnit text all group the same way).
 ///
-/// The cause of a failing (fail or error) trial: its first error finding
-/// (kind, op and source line; for a finding without a line, its message with
-/// the trial's device named generically); without one, its deciding check,
-/// subject and device class (cpu, meta, vdev, cuda).
+/// The cause of a failing (fail or error) trial: the line that made the
+/// offending tensor, named by its first error finding that has one
+/// (Note [Root cause]), the same line on every device whatever the finding's
+/// kind there; for findings without a line, the first one's kind, op and
+/// message with the trial's device named generically; without findings, its
+/// deciding check, subject and device class (cpu, meta, vdev, cuda).
 
 #include "harness/model/results.h"
 

@@ -30,6 +30,21 @@ std::optional<std::pair<int, int>> shard_of(const nlohmann::json& report) {
   return std::make_pair(index, count);
 }
 
+// Reports of one devparity version and report schema, or an InputError naming both.
+void require_same_writer(const std::string& first_path, const nlohmann::json& first, const std::string& path,
+                         const nlohmann::json& report) {
+  const auto version = first.at("tool").value("version", ""), v = report.at("tool").value("version", "");
+  if (v != version) {
+    throw InputError(fmt::format("merge: {} was written by devparity {} and {} by devparity {}; "
+                                 "merge reports of one version",
+                                 first_path, version, path, v));
+  }
+  if (report.at("schema_version") != first.at("schema_version")) {
+    throw InputError(fmt::format("merge: {} has report schema {} and {} schema {}", first_path,
+                                 first.at("schema_version").dump(), path, report.at("schema_version").dump()));
+  }
+}
+
 // What keeps the inputs from being a whole run, one line each.
 std::vector<std::string> merge_gaps(const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
   std::vector<std::string> gaps;
@@ -62,7 +77,6 @@ std::vector<std::string> merge_gaps(const std::vector<std::pair<std::string, nlo
 nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
   if (reports.empty()) throw InputError("merge: no reports given");
   const auto& [first_path, first] = reports.front();
-  const auto version = first.at("tool").value("version", "");
   std::map<std::string, std::string> owner;  // id -> path
   RunSummary summary;
   std::set<std::string> unsupported_keys;
@@ -74,16 +88,7 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
   std::optional<BaselineSummary> baseline;
   nlohmann::json interrupted;  // the first input's cause
   for (const auto& [path, report] : reports) {
-    const auto v = report.at("tool").value("version", "");
-    if (v != version) {
-      throw InputError(fmt::format("merge: {} was written by devparity {} and {} by devparity {}; "
-                                   "merge reports of one version",
-                                   first_path, version, path, v));
-    }
-    if (report.at("schema_version") != first.at("schema_version")) {
-      throw InputError(fmt::format("merge: {} has report schema {} and {} schema {}", first_path,
-                                   first.at("schema_version").dump(), path, report.at("schema_version").dump()));
-    }
+    require_same_writer(first_path, first, path, report);
     merged_from.push_back({{"path", path}, {"shard", report.at("run").value("shard", nlohmann::json())},
                            {"started_at", report.at("run").value("started_at", "")}});
     environments.push_back(report.at("environment"));

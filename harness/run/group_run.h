@@ -20,6 +20,8 @@ class GroupRun {
   const TrialGroup& group() const { return group_; }
   /// Why the input or the parameters could not be made; empty when they were.
   const std::string& setup_error() const { return setup_error_; }
+  /// The input, on the CPU; undefined when the setup failed.
+  const at::Tensor& input() const { return input_; }
 
   /// The reference output's execution; null when the setup failed or the
   /// reference device is absent.

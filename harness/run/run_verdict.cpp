@@ -8,27 +8,6 @@
 
 namespace devparity {
 
-namespace {
-
-// NaN or Inf in an output is a warning on every row, the reference's too:
-// where every device returns NaN, parity agrees and nothing else would say so.
-void warn_non_finite(const at::Tensor& output, const DeviceTarget& target, CheckOutcome& c) {
-  const auto bad = non_finite_of(output);
-  c.stats["output_non_finite"] = bad.count;
-  if (bad.count == 0) return;
-  Finding f;
-  f.kind = finding_kind::kNonFiniteOutput;
-  f.severity = Severity::kWarning;
-  f.device = target.resolved_name();
-  f.shape = output.sizes().vec();
-  f.dtype = dtype_name(output.scalar_type());
-  f.message = fmt::format("the output holds {} NaN or Inf element(s) of {}; the first, at [{}], is {}", bad.count,
-                          output.numel(), fmt::join(bad.first, ","), number_text(bad.first_value));
-  c.findings.push_back(f.to_json());
-  c.message += "; warning: " + f.message;
-}
-
-}  // namespace
 
 CheckOutcome run_verdict(const Execution& e, const DeviceTarget& target, bool on_reference_device,
                          bool subject_runs_on_reference, const std::string& reference_name) {
@@ -45,7 +24,6 @@ CheckOutcome run_verdict(const Execution& e, const DeviceTarget& target, bool on
              {"output_shape", e.output.sizes().vec()},
              {"output_dtype", dtype_name(e.output.scalar_type())},
              {"output_device", device_label(e.output_device)}};
-  if (target.has_values()) warn_non_finite(e.output, target, c);
   return c;
 }
 
@@ -104,6 +82,23 @@ CheckOutcome failed_run_verdict(const ClassifiedError& err, const DeviceTarget& 
       break;
   }
   return c;
+}
+
+void warn_non_finite(const at::Tensor& output, const at::Tensor& input, const DeviceTarget& target, CheckOutcome& c) {
+  if (!target.has_values() || !output.defined() || c.status != Status::kPass) return;
+  const auto bad = non_finite_of(output);
+  c.stats["output_non_finite"] = bad.count;
+  if (bad.count == 0 || (input.defined() && non_finite_of(input).count > 0)) return;
+  Finding f;
+  f.kind = finding_kind::kNonFiniteOutput;
+  f.severity = Severity::kWarning;
+  f.device = target.resolved_name();
+  f.shape = output.sizes().vec();
+  f.dtype = dtype_name(output.scalar_type());
+  f.message = fmt::format("the output holds {} NaN or Inf element(s) of {}; the first, at [{}], is {}", bad.count,
+                          output.numel(), fmt::join(bad.first, ","), number_text(bad.first_value));
+  c.findings.push_back(f.to_json());
+  c.message += "; warning: " + f.message;
 }
 
 }  // namespace devparity

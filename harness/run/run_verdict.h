@@ -26,4 +26,11 @@ CheckOutcome failed_run_verdict(const ClassifiedError& error, const DeviceTarget
 CheckOutcome run_verdict(const Execution& execution, const DeviceTarget& target, bool on_reference_device,
                          bool subject_runs_on_reference, const std::string& reference_name);
 
+/// Note [Non-finite outputs]: NaN or Inf in an output is a warning
+/// (non_finite_output) on every row, the reference's too: where every device
+/// returns NaN, parity agrees and nothing else would say so. Not where the
+/// input holds NaN or Inf itself, whose output should. Adds it to `run`, a
+/// passing "run" verdict, with the count in its stats.
+void warn_non_finite(const at::Tensor& output, const at::Tensor& input, const DeviceTarget& target, CheckOutcome& run);
+
 }  // namespace devparity

@@ -136,6 +136,7 @@ class RunPass {
     if (on_reference_device && !group.group().compares_reference_row() && mine.ran) {
       run.message += " (reference output for this group)";
     }
+    warn_non_finite(mine.output, group.input(), trial.target, run);
     r.checks.push_back(run);
     dispatch_.run(group, trial, mine, on_reference_device, r);
     return r;

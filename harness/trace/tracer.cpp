@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
@@ -1038,17 +1039,17 @@ void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunc
 
 // A move that returned its input (`.to(x.device)` of data already there)
 // changes where the subject's code thinks that data is.
-void note_returned_input(Tracer::State& s, const Frame& frame, const at::Tensor& out, Record& r) {
+void note_returned_input(Tracer::State& s, const Frame& frame, const at::Tensor& out, Record& r,
+                         const std::function<std::shared_ptr<const Origin>()>& home) {
   if (*frame.move_to == Side::kTarget && r.host && out.device() == s.target) {
     r.host = false;
   } else if (*frame.move_to == Side::kHost && !r.host && !r.seeded && out.device() == s.target) {
     // `.cpu()` on the cpu row returns its input: what the subject
     // computed is now, by its own words, on the host. (Its input and
-    // state stay device data: other references to them remain.)
-    auto o = std::make_shared<Origin>();
-    o->made = Origin::Made::kCopiedHome;
+    // state stay device data: other references to them remain.) Its line
+    // is the one the accelerator rows name, so one bug reads as one problem.
     r.host = true;
-    r.origin = std::move(o);
+    r.origin = home();
   }
 }
 
@@ -1076,6 +1077,12 @@ bool new_output_on_host(const Tracer::State& s, const Frame& frame, const at::Te
   if (frame.move_to) {
     const bool host = *frame.move_to == Side::kHost;
     if (host) origin = frame.host_origin;
+    if (host && !origin && frame.inputs_target) {
+      // The cpu row's `.cpu()` of device data: copied home, as on an accelerator (its line is added).
+      auto o = std::make_shared<Origin>();
+      o->made = Origin::Made::kCopiedHome;
+      origin = std::move(o);
+    }
     return host;
   }
   if (frame.factory_side) {
@@ -1174,7 +1181,7 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
   // Device data going home is named by its line, asked before the lock (a
   // Python locator takes the interpreter's lock).
   const bool homeward = frame.inputs_target && std::any_of(outs.begin(), outs.end(), [&](const at::Tensor& o) {
-                          return o.device().is_cpu() && !s.target.is_cpu();
+                          return o.device().is_cpu() && (!s.target.is_cpu() || (frame.move_to && *frame.move_to == Side::kHost));
                         });
   const auto here = homeward ? current_source() : SourcePoint{};
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -1184,7 +1191,7 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
     const auto it = s.storages.find(key);
     if (it != s.storages.end()) {
       if (frame.move_to && frame.info->base != "aten::copy_" && !frame.literal_on_host) {
-        note_returned_input(s, frame, out, it->second);
+        note_returned_input(s, frame, out, it->second, [&] { return copied_home(t, frame, here); });
       }
       // A host buffer the op filled with device data (`out.copy_(x)`,
       // `out[i] = x`): on the cpu row, a CPU result of CPU input.

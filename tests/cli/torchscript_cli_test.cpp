@@ -153,6 +153,14 @@ TEST_F(TorchScriptCli, SuitesReportFaultsByKind) {
   for (const char* clean : {"gain_clean", "ramp_clean", "normalize_clean", "halve_clean"}) {
     EXPECT_EQ(kinds.count(clean), 0u) << clean;
   }
+  // Note [Root cause]: four bugs, four problems, each on every device it failed, whatever
+  // the finding's kind there (an arange's implicit_device_factory on the CPU, its
+  // device_mismatch_error elsewhere; the CPU row's .cpu() and the accelerators').
+  EXPECT_NE(faulty.out.find("failures: 4 problems in 13 trials"), std::string::npos) << faulty.out;
+  EXPECT_NE(faulty.out.find("4 trials on cpu, vdev:0, vdev:1, meta -- implicit_device_factory in aten::arange"),
+            std::string::npos) << faulty.out;
+  EXPECT_NE(faulty.out.find("3 trials on cpu, vdev:0, vdev:1 -- wrong_device_output"), std::string::npos)
+      << faulty.out;
   const auto clean = cli("run --suite " +
                          shell_quote(testing::source_path("cases/examples/torchscript_clean.json")) +
                          " --report c.json");

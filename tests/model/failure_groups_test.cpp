@@ -46,7 +46,7 @@ TEST(FailureGroupsTest, OneCauseOnFourDevicesAndTwoInputsIsOneProblem) {
   EXPECT_EQ(groups.headline(), "1 problem in 8 trials");
   EXPECT_EQ(g.where(), "8 trials on meta, vdev:0, vdev:1, cpu");
   // The error finding, not the warning before it; the device named generically.
-  EXPECT_EQ(g.summary, "state_off_device: tensor attribute 'gain' stays on cpu, not <device> (m.py:56)");
+  EXPECT_EQ(g.summary, "state_off_device: tensor attribute 'gain' stays on cpu, not <device> (made at m.py:56)");
 }
 
 TEST(FailureGroupsTest, AnotherSourceLineIsAnotherProblem) {
