@@ -198,6 +198,51 @@ TEST_F(Robustness, SignalBeforeTheFirstTrialLeavesAnEmptyMarkedReport) {
   }
 }
 
+// Every output is checked before the first trial (issue 36): a clash, a path
+// that cannot be written, or a report another run is writing is exit 2 naming
+// the option and the path, and nothing ran.
+TEST_F(Robustness, OutputsAreCheckedBeforeTheFirstTrial) {
+  dir_.write("suite.json", stuck_suite().dump());
+  dir_.write("a_file", "x");
+  std::filesystem::create_directories(dir_.file("a_folder"));
+  const std::string run = "run " + crash_plugin() + " --suite suite.json --devices cpu --filter 'first*' ";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"--report r.json --junit r.json", "--report and --junit both name r.json"},
+      {"--report out/r.json --html out/../out/r.json", "--report and --html both name out/../out/r.json"},
+      {"--report r.json --junit r.xml --reporter junit=./r.xml", "--junit and --reporter junit both name ./r.xml"},
+      {"--report r.json --artifacts r.xml --junit r.xml", "both name"},
+      {"--report r.json --junit a_file/r.xml", "--junit a_file/r.xml: cannot be written: "},
+      {"--report r.json --html a_folder", "--html a_folder: is a folder"},
+      {"--report r.json --artifacts a_file", "--artifacts "},
+      {"--report a_file/r.json", "--report a_file/r.json: cannot be written"},
+  };
+  for (const auto& [args, expected] : bad) {
+    const auto r = cli(run + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
+    EXPECT_NE(r.err.find(expected), std::string::npos) << args << "\n" << r.err;
+    EXPECT_EQ(r.out.find("PASSED"), std::string::npos) << "nothing runs: " << args;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("r.json")));
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("r-artifacts"))) << "checking makes nothing";
+
+  // A second run on a report another run is writing is refused, and the first one's log survives.
+  const std::string script =
+      "cd " + shell_quote(dir_.path()) + " || exit 1; NO_COLOR=1 " + shell_quote(DEVPARITY_BINARY) + " run " +
+      crash_plugin() + " --suite suite.json --devices cpu,vdev:1 --isolate --timeout-s 120 --report r.json "
+      ">out.txt 2>err.txt & pid=$!; for i in $(seq 1200); do grep -qF stuck/crash_hang/float32/cpu/ r.json.partial 2>/dev/null && break; "
+      "sleep 0.1; done; NO_COLOR=1 " + shell_quote(DEVPARITY_BINARY) + " run " + crash_plugin() +
+      " --suite suite.json --devices cpu --report r.json >out2.txt 2>err2.txt; echo $? > rc2.txt; cp r.json.partial during.partial; "
+      "kill -TERM $pid; wait $pid; echo $? > rc.txt";
+  ASSERT_EQ(std::system(("bash -c " + shell_quote(script)).c_str()), 0);
+  EXPECT_EQ(testing::read_text(dir_.file("rc2.txt")), "2\n") << testing::read_text(dir_.file("err2.txt"));
+  EXPECT_NE(testing::read_text(dir_.file("err2.txt")).find("another devparity run is writing this report"),
+            std::string::npos);
+  EXPECT_NE(testing::read_text(dir_.file("during.partial")).find("stuck/crash_hang/float32/cpu/"), std::string::npos)
+      << "the second run truncated the first one's log";
+  EXPECT_EQ(testing::read_text(dir_.file("rc.txt")), "143\n");
+  EXPECT_EQ(report("r.json")["summary"]["interrupted"]["signal"], "SIGTERM");
+}
+
 TEST_F(Robustness, KillNineLeavesALogThatMergeTurnsIntoAReport) {
   dir_.write("suite.json", stuck_suite().dump());
   // In-process: the hang takes the whole run with it.

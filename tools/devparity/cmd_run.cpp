@@ -1,6 +1,7 @@
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/interrupt.h"
+#include "harness/base/output_paths.h"
 #include "harness/base/text.h"
 #include "harness/device/device.h"
 #include "harness/device/vdev.h"
@@ -305,12 +306,30 @@ RunInfo run_info(const Options& options, const PlanOptions& plan_options, const 
 }
 
 // --artifacts-budget-mb and --artifacts: where failing images go, beside the report.
+// The artifacts folder, relative to the report's folder.
+std::string artifacts_folder(const RunOptions& o) {
+  return o.artifacts.empty() ? std::filesystem::path(o.report).stem().string() + "-artifacts" : o.artifacts;
+}
+
 std::unique_ptr<ArtifactStore> artifact_store(const RunOptions& o) {
   if (o.artifacts_budget_mb <= 0) return nullptr;
-  const std::filesystem::path report(o.report);
-  const auto folder = o.artifacts.empty() ? report.stem().string() + "-artifacts" : o.artifacts;
-  return std::make_unique<ArtifactStore>(report.parent_path().string(), folder,
+  return std::make_unique<ArtifactStore>(std::filesystem::path(o.report).parent_path().string(), artifacts_folder(o),
                                          static_cast<int64_t>(o.artifacts_budget_mb * 1024 * 1024));
+}
+
+// Every file and folder the run will write, for check_output_paths.
+std::vector<OutputPath> outputs_of(const RunOptions& o) {
+  std::vector<OutputPath> out = {{"--report", o.report}};
+  if (!o.junit.empty()) out.push_back({"--junit", o.junit});
+  if (!o.html.empty()) out.push_back({"--html", o.html});
+  for (const auto& spec : o.reporters) {
+    const auto eq = spec.find('=');
+    if (eq != std::string::npos && eq + 1 < spec.size()) out.push_back({"--reporter " + spec.substr(0, eq), spec.substr(eq + 1)});
+  }
+  if (o.artifacts_budget_mb > 0) {
+    out.push_back({"--artifacts", (std::filesystem::path(o.report).parent_path() / artifacts_folder(o)).string(), true});
+  }
+  return out;
 }
 
 // --isolate: workers started from this executable with the same command line.
@@ -360,6 +379,10 @@ int cmd_run(const Options& options) {
   }
   const auto artifacts = artifact_store(o);
   if (!o.worker.empty()) return run_worker(o, plan, artifacts.get());
+  // Before the first trial: an output that cannot be written, or that another
+  // output or another run also writes, would lose this run's evidence.
+  check_output_paths(outputs_of(o));
+  const ReportClaim claim(o.report);
 
   ListenerList listeners;
   add_reporters(o, listeners);
