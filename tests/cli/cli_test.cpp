@@ -235,7 +235,11 @@ TEST_F(CliTest, OtherUsageErrors) {
            {"run --timeout-s nan", "--timeout-s: expected a number of seconds above 0, got 'nan'"},
            {"run --timeout-s 0", "--timeout-s: expected a number of seconds above 0, got '0'"},
            {"run --seed 18446744073709551616", "--seed: expected a whole number from 0 to 18446744073709551615"},
-           {"apply resize --input x.npy --output y.npy --seed 99999999999999999999", "--seed: expected a whole number"}}) {
+           {"apply resize --input x.npy --output y.npy --seed 99999999999999999999", "--seed: expected a whole number"},
+           // The name promises the format: never .npy bytes under a .jpg name.
+           {"apply resize --input x.npy --output y.jpg", "--output y.jpg: resize writes a tensor, as .npy; name a .npy file"},
+           {"apply resize --input x.npy --output y.png", "--output y.png: resize writes a tensor"},
+           {"apply jpeg_encode --input x.npy --output y.png", "--output y.png: jpeg_encode writes JPEG bytes"}}) {
     const auto r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
     EXPECT_NE(r.err.find(said), std::string::npos) << args << "\n" << describe(r);

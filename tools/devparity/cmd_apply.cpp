@@ -22,12 +22,24 @@
 namespace devparity::cli {
 namespace {
 
-bool is_jpeg_path(const std::string& path) {
-  for (const char* ext : {".jpg", ".jpeg", ".JPG", ".JPEG"}) {
+bool has_extension(const std::string& path, std::initializer_list<const char*> extensions) {
+  for (const char* ext : extensions) {
     const std::string e(ext);
     if (path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0) return true;
   }
   return false;
+}
+
+bool is_jpeg_path(const std::string& path) { return has_extension(path, {".jpg", ".jpeg", ".JPG", ".JPEG"}); }
+
+// What --output's name promises is what is written: .npy for a tensor,
+// .jpg for a JPEG subject's bytes; another name would hold the wrong format.
+void check_output_name(const std::string& output, const Transform& subject) {
+  const bool jpeg = subject.info().output == "jpeg";
+  if (has_extension(output, {".npy", ".NPY"}) || (jpeg && is_jpeg_path(output))) return;
+  throw UsageError(fmt::format("--output {}: {} writes {}; name a {} file", output, subject.info().name,
+                               jpeg ? "JPEG bytes" : "a tensor, as .npy",
+                               jpeg ? ".jpg (the files) or .npy (the bytes as a tensor)" : ".npy"));
 }
 
 // A JPEG subject's output (the files back to back) as .jpg files: `path`
@@ -55,7 +67,7 @@ CLI::App* add_apply_command(CLI::App& app, Options& o) {
                                             "another library)");
   apply->add_option("subject", o.apply.subject, "Transform name (see devparity list)")->required();
   apply->add_option("--input", o.apply.input, "Input .npy (NCHW)")->required();
-  apply->add_option("--output", o.apply.output, "Output .npy")->required();
+  apply->add_option("--output", o.apply.output, "Output .npy (a JPEG subject: also .jpg)")->required();
   apply->add_option("--params", o.apply.params, "Parameters as a JSON object")->capture_default_str();
   apply->add_option("--device", o.apply.device,
                     "cpu | cuda | cuda:<index> | cuda:N | vdev | vdev:<index> | vdev:N")
@@ -74,6 +86,7 @@ int cmd_apply(const Options& options) {
     throw UsageError(fmt::format("unknown subject '{}' (known: {})", o.subject,
                                  fmt::join(TransformRegistry::global().names(), ", ")));
   }
+  check_output_name(o.output, *subject);
   const auto target = resolve_device(o.device, DeviceInventory::probe());
   if (!target.available()) {
     throw UsageError(fmt::format("--device {}: {}", o.device, target.absent_reason));
