@@ -15,7 +15,7 @@ import re
 
 from devparity import _coverage, _device_queries, _host_data, _kept, _sources
 from devparity._arguments import tensors_in
-from devparity._devices import DevparityError, installed_count, install, ops as _ops
+from devparity._devices import DevparityError, installed_count, install, ops as _ops, torch_module
 
 _library = {"lib": None}
 _counter = itertools.count()
@@ -223,6 +223,7 @@ def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=N
     swept until every random gate went both ways (Note [Random gates]): from `seed` (0 without
     one), at most `seeds` of them (16 by default), or exactly the list `seeds`.
     """
+    torch_module()
     _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds)
     device_list = _device_list(devices)
     if "vdev" in device_list and installed_count() == 0:
@@ -287,7 +288,7 @@ def compare(output, reference, tolerance=None):
     pattern, psnr_db; plus `tolerance` (resolved for the dtype) and `within` (True when it holds).
     tolerance: {"atol", "rtol", "mismatch_fraction" with "outlier_atol", "tie_epsilon"} or None for
     the dtype's default."""
-    import torch
+    torch = torch_module()
 
     if not isinstance(output, torch.Tensor) or not isinstance(reference, torch.Tensor):
         raise DevparityError("compare(output, reference): expected two tensors")

@@ -3,6 +3,7 @@
 import json
 import os
 import pathlib
+import sys
 
 _state = {"ops": None, "count": 0}
 CPU_ONLY = "cpu-only"  # the pytest plugin's row with no accelerator runtime (Note [No accelerator])
@@ -18,6 +19,24 @@ def _build_info():
         return json.load(f), path
 
 
+def torch_module():
+    """torch, or a DevparityError naming this interpreter and the one devparity was built with: a
+    Python without torch (a venv, another installation) is the usual wrong turn."""
+    try:
+        import torch
+    except ImportError as e:
+        try:
+            info, path = _build_info()
+            built = f"it was built against torch {info['torch']} for {info.get('python', 'an unrecorded interpreter')}"
+        except OSError:
+            built = "its build record (_build.json) is missing"
+        raise DevparityError(
+            f"devparity needs torch, and this Python ({sys.executable}) cannot import it ({e}); {built}: run it "
+            f"with that interpreter (on Debian /usr/bin/python3 with python3-torch), or rebuild devparity with "
+            f"-DPython3_EXECUTABLE=<this interpreter> against its torch") from e
+    return torch
+
+
 def _release(version):
     # "1.13.0a0+git..." and "1.13.1" are the same release series for the ABI.
     return tuple(version.split("+")[0].split(".")[:2])
@@ -27,7 +46,7 @@ def _ops():
     """Loads the op library once, after checking that this torch is the one it was built for."""
     if _state["ops"] is not None:
         return _state["ops"]
-    import torch
+    torch = torch_module()
 
     info, path = _build_info()
     if _release(torch.__version__) != _release(info["torch"]):

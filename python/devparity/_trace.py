@@ -26,9 +26,9 @@ class Trace:
         self._active = False
 
     def __enter__(self):
+        ops = _ops()
         import torch
 
-        ops = _ops()
         target = "" if self.target is None else str(self.target)
         try:
             ops.trace_begin(target, list(_sources.skipped_folders()))

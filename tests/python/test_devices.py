@@ -94,6 +94,20 @@ def test_a_torch_it_was_not_built_for_is_refused(tmp_path):
     assert "Segmentation" not in r.stderr
 
 
+@pytest.mark.parametrize("entry", ["devparity.install()", "devparity.trace().__enter__()",
+                                   "devparity.audit(lambda x: x, [(1, 3, 4, 4)])", "devparity.compare(1, 1)"])
+def test_a_python_without_torch_is_told_which_interpreter_the_build_used(entry):
+    # A Python that cannot import torch (a venv, another installation): no bare ModuleNotFoundError.
+    code = f"import sys; sys.modules['torch'] = None; import devparity\ntry:\n  {entry}\n" \
+           "except devparity.DevparityError as e:\n  print(e)"
+    r = run_python(code)
+    assert r.returncode == 0, r.stderr
+    recorded = json.loads(open(os.path.join(os.path.dirname(devparity.__file__), "_build.json")).read())["python"]
+    assert f"this Python ({sys.executable}) cannot import it" in r.stdout, r.stdout
+    assert f"built against torch" in r.stdout and recorded in r.stdout, r.stdout
+    assert recorded.startswith("/"), "the build records the interpreter whose torch it is"
+
+
 def test_an_op_with_a_cpu_kernel_alone_runs_on_vdev_outside_inference_mode(vdev):
     import torch
     import torchvision
