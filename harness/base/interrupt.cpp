@@ -9,6 +9,7 @@ namespace devparity::interrupt {
 namespace {
 
 std::atomic<int> g_signal{0};
+std::atomic<bool> g_abandoned{false};
 
 void on_signal(int sig) {
   int expected = 0;
@@ -32,6 +33,17 @@ void install() {
 
 int signal() { return g_signal.load(); }
 
-void reset() { g_signal.store(0); }
+void request(int sig) {
+  int expected = 0;
+  g_signal.compare_exchange_strong(expected, sig);
+  g_abandoned.store(true);
+}
+
+bool abandoned() { return g_abandoned.load(); }
+
+void reset() {
+  g_signal.store(0);
+  g_abandoned.store(false);
+}
 
 }  // namespace devparity::interrupt

@@ -10,7 +10,13 @@ namespace devparity::interrupt {
 void install();
 /// The signal that asked the run to stop, or 0.
 int signal();
-/// For tests: forget a recorded signal.
+/// Asks the run to stop as signal `sig` would, from code rather than a
+/// handler (Python's KeyboardInterrupt inside an audited callable): the trial
+/// it arrived in is abandoned, not reported as the subject's failure.
+void request(int sig);
+/// Whether request() abandoned the trial in progress.
+bool abandoned();
+/// Forgets a recorded signal and request (tests; an audit after an interrupted one).
 void reset();
 
 }  // namespace devparity::interrupt

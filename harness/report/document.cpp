@@ -18,7 +18,8 @@ nlohmann::json assemble_report(const RunInfo& info, const RunSummary& summary,
 }
 
 std::string Interruption::describe() const {
-  const auto how = cause == "timeout"      ? std::string("stopped by --timeout-s")
+  const auto how = cause == "timeout"      ? std::string("stopped by its timeout")
+                   : cause == "worker"     ? std::string("ended with its worker process (audit(isolate=True))")
                    : cause == "incomplete" ? std::string("merged from incomplete inputs")
                    : cause == "none"       ? std::string("ended without its report (killed or crashed)")
                                            : "interrupted by " + cause;

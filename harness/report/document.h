@@ -24,7 +24,9 @@ nlohmann::json assemble_report(const RunInfo& info, const RunSummary& summary,
 /// A run that did not finish (a signal, --timeout-s for the run), as its
 /// report says: every format marks it, so that no reader takes it for green.
 struct Interruption {
-  std::string cause;       ///< "SIGINT", "SIGTERM", "timeout", "incomplete" (a merge)
+  /// "SIGINT", "SIGTERM", "timeout", "none" (rebuilt from a .partial log),
+  /// "incomplete" (a merge), "worker" (an isolated audit's worker died)
+  std::string cause;
   std::string message;
   int64_t planned = 0;     ///< trials the run meant to report (0: unknown)
   int64_t finished = 0;    ///< results it holds

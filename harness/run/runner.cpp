@@ -110,6 +110,10 @@ class RunPass {
       out().on_trial_start(trials[t].id);
       watchdog_.started(g, t);
       auto r = run_trial(group, trials[t]);
+      if (interrupt::abandoned()) {  // stopped inside the subject: no verdict of its own
+        watchdog_.finished([] {});
+        break;
+      }
       r.finalize();
       finish(r);
     }

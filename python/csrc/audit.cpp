@@ -3,13 +3,18 @@
 #include "python/csrc/python_frames.h"
 
 #include "harness/base/compare.h"
+#include "harness/base/atomic_file.h"
 #include "harness/base/error.h"
+#include "harness/base/interrupt.h"
 #include "harness/base/json_source.h"
 #include "harness/base/tolerance.h"
 #include "harness/device/device.h"
 #include "harness/device/vdev_async.h"
 #include "harness/model/results.h"
+#include "harness/report/document.h"
 #include "harness/report/environment.h"
+#include "harness/report/html.h"
+#include "harness/report/junit.h"
 #include "harness/report/report_file.h"
 #include "harness/report/reporter_registry.h"
 #include "harness/run/run_listener.h"
@@ -23,6 +28,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/library.h>
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -83,6 +89,7 @@ devparity::RunInfo run_info(const nlohmann::json& o, const devparity::PlanOption
               {"timeout_s", 0.0}};
   if (o.value("vdev_async", false)) info.run["vdev_async"] = {{"interleavings", o.value("interleavings", 1)}};
   if (o.contains("random_sweep")) info.run["random_sweep"] = o.at("random_sweep");
+  if (o.contains("isolation")) info.run["isolation"] = o.at("isolation");
   info.environment = devparity::describe_environment(inventory);
   return info;
 }
@@ -113,6 +120,7 @@ devparity::PlanOptions plan_options(const nlohmann::json& o, const devparity::De
 std::string audit(const std::string& suite_json, const std::string& options_json) {
   try {
     const auto o = nlohmann::json::parse(options_json);
+    devparity::interrupt::reset();  // an earlier audit's KeyboardInterrupt is not this one's
     devparity::python::locate_python_sources(o.value("skip", std::vector<std::string>{}));
     const auto placement = o.value("placement", std::string("warn"));
     if (placement != "off") devparity::Tracer::self_test();
@@ -147,6 +155,47 @@ std::string audit(const std::string& suite_json, const std::string& options_json
     TORCH_CHECK_VALUE(false, "devparity.audit: ", e.what());
   }
 }
+
+// The report of an audit whose worker process ended before writing it
+// (audit(isolate=True): it died, called os._exit, or ran past timeout_s):
+// rebuilt from `report`.partial (or `report` itself, or empty when the worker
+// wrote neither), marked interrupted by `cause` with `message`, and written
+// to the report, JUnit and HTML paths of `options_json`. Returns the report.
+std::string close_report(const std::string& report, const std::string& options_json, const std::string& cause,
+                         const std::string& message) {
+  try {
+    const auto o = nlohmann::json::parse(options_json);
+    nlohmann::json doc;
+    for (const auto& path : {report, report + ".partial"}) {
+      if (!doc.is_null() || !std::filesystem::exists(path)) continue;
+      doc = devparity::load_report(path);
+    }
+    if (doc.is_null()) {
+      const auto inventory = devparity::DeviceInventory::probe();
+      doc = devparity::assemble_report(run_info(o, plan_options(o, inventory), inventory, report),
+                                       devparity::RunSummary{}, nlohmann::json::array());
+    }
+    std::remove((report + ".partial").c_str());
+    doc["summary"]["interrupted"] = {{"signal", cause}, {"message", message}};
+    auto path_of = [&](const char* key) {
+      return o.contains(key) && o.at(key).is_string() ? o.at(key).get<std::string>() : std::string();
+    };
+    if (!path_of("report").empty()) devparity::write_file_atomic(path_of("report"), doc.dump(2) + "\n");
+    if (!path_of("junit").empty()) devparity::write_file_atomic(path_of("junit"), devparity::junit_xml(doc));
+    if (!path_of("html").empty()) {
+      devparity::HtmlOptions html;
+      html.base_dir = std::filesystem::path(report).parent_path().string();
+      devparity::write_file_atomic(path_of("html"), devparity::html_report(doc, html));
+    }
+    return doc.dump();
+  } catch (const InputError& e) {
+    TORCH_CHECK_VALUE(false, "devparity.audit: ", e.what());
+  }
+}
+
+// A KeyboardInterrupt inside the audited callable: the run stops after it,
+// its trial abandoned, and audit() raises it again once the report is written.
+void request_interrupt() { devparity::interrupt::request(SIGINT); }
 
 // The parity statistics of `output` against `reference` under the tolerance
 // setting `tolerance_json` (null: the dtype's default), as reports write them.
@@ -186,4 +235,6 @@ TORCH_LIBRARY_FRAGMENT(devparity, m) {
   m.def("register_input(str name, Tensor tensor) -> ()", &register_input);
   m.def("audit(str suite, str options) -> str", &audit);
   m.def("compare(Tensor reference, Tensor output, str tolerance) -> str", &compare);
+  m.def("close_report(str report, str options, str cause, str message) -> str", &close_report);
+  m.def("request_interrupt() -> ()", &request_interrupt);
 }

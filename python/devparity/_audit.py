@@ -13,7 +13,7 @@ import itertools
 import json
 import re
 
-from devparity import _coverage, _device_queries, _host_data, _kept, _sources
+from devparity import _coverage, _device_queries, _host_data, _isolation, _kept, _sources
 from devparity._arguments import tensors_in
 from devparity._devices import DevparityError, installed_count, install, ops as _ops, torch_module
 
@@ -86,13 +86,17 @@ def _register_subject(fn, name, sweep):
 
     def run(image):
         subject = moved.get(str(image.device), fn)
-        with contextlib.ExitStack() as stack:
-            stack.enter_context(_device_queries.watched())
-            if image.device.type == "cpu":
-                stack.enter_context(_host_data.watching())
-                if sweep.collecting:
-                    stack.enter_context(sweep.arcs)
-            return subject(image)
+        try:
+            with contextlib.ExitStack() as stack:
+                stack.enter_context(_device_queries.watched())
+                if image.device.type == "cpu":
+                    stack.enter_context(_host_data.watching())
+                    if sweep.collecting:
+                        stack.enter_context(sweep.arcs)
+                return subject(image)
+        except KeyboardInterrupt:
+            _ops().request_interrupt()  # Ctrl-C stops the audit, not this trial's verdict
+            raise
 
     lib.impl(op, run, "CompositeImplicitAutograd")
     if not isinstance(fn, torch.nn.Module):
@@ -159,9 +163,14 @@ class AuditResult:
         self.seeds = list(sweep["seeds"]) if sweep else None
 
     @property
+    def interrupted(self):
+        """Why the audit did not finish (summary.interrupted: signal and message), or None."""
+        return self.report.get("summary", {}).get("interrupted")
+
+    @property
     def passed(self):
-        """True when no trial failed or erred."""
-        return not self.failures
+        """True when the audit finished and no trial failed or erred."""
+        return not self.failures and self.interrupted is None
 
     def __bool__(self):
         return self.passed
@@ -200,14 +209,18 @@ def _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds):
 
 def _run_audit(suite, options):
     try:
-        return json.loads(_ops().audit(json.dumps(suite), json.dumps(options)))
+        report = json.loads(_ops().audit(json.dumps(suite), json.dumps(options)))
     except (RuntimeError, ValueError) as e:
         raise DevparityError(str(e).splitlines()[0]) from None
+    if report.get("summary", {}).get("interrupted", {}).get("signal") == "SIGINT":
+        raise KeyboardInterrupt  # the report is written and marked; Ctrl-C goes on up
+    return report
 
 
 def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=None, html=None,
           name=None, differentiable=True, random=False, checks=None, tolerance=None,
-          placement="warn", quiet=True, vdev_async=False, interleavings=1, seeds=None):
+          placement="warn", quiet=True, vdev_async=False, interleavings=1, seeds=None,
+          isolate=False, timeout_s=None):
     """Audits `fn` (a callable image -> image, or an nn.Module, moved per device) as `devparity run`
     audits a transform: parity against the reference device with per-dtype tolerances, placement,
     the gradient for floating inputs; random draws replayed per device.
@@ -222,9 +235,37 @@ def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=N
     random: the callable draws random numbers; its draws are replayed per device, and seeds are
     swept until every random gate went both ways (Note [Random gates]): from `seed` (0 without
     one), at most `seeds` of them (16 by default), or exactly the list `seeds`.
+    isolate / timeout_s: the audit runs in a worker process of its own (either one asks for it), so
+    that os._exit, a crash or a hang past timeout_s seconds in the audited code ends the worker only;
+    the report then holds the results finished before, marked interrupted with the cause.
+    Ctrl-C stops the audit after writing its report, marked, and raises KeyboardInterrupt.
     """
     torch_module()
     _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds)
+    _isolation.check_arguments(isolate, timeout_s)
+    caller = _sources.caller_file(2)
+    if isolate or timeout_s is not None:
+        def here(report_path):  # in the worker
+            isolation = {"worker": "fork"}
+            worker_checks = checks
+            refused = _isolation.autograd_refused()
+            if refused:
+                isolation["gradient"] = refused
+                worker_checks = dict(checks or {}, gradient=False)
+            return _audit_here(fn, inputs, devices, dtypes, seed, report_path, junit, html, name, differentiable,
+                               random, worker_checks, tolerance, placement, quiet, vdev_async, interleavings, seeds,
+                               caller, isolation)
+        options = {"report": report, "junit": junit, "html": html, "devices": _device_list(devices),
+                   "placement": placement}
+        return AuditResult(_isolation.run_isolated(here, options, timeout_s))
+    return AuditResult(_audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, differentiable,
+                                   random, checks, tolerance, placement, quiet, vdev_async, interleavings, seeds,
+                                   caller))
+
+
+def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, differentiable, random, checks,
+                tolerance, placement, quiet, vdev_async, interleavings, seeds, caller, isolation=None):
+    """The audit in this process; returns its report. `isolation`: how its worker ran (run.isolation)."""
     device_list = _device_list(devices)
     if "vdev" in device_list and installed_count() == 0:
         install()
@@ -250,13 +291,15 @@ def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=N
     options = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
                "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": list(_sources.skipped_folders()),
                "vdev_async": bool(vdev_async), "interleavings": interleavings}
-    with _sources.scaffolding_file(_sources.caller_file(2)):
+    if isolation:
+        options["isolation"] = isolation
+    with _sources.scaffolding_file(caller):
         cases = [case]
         if random:
             cases, options["random_sweep"] = _random_cases(case, sweep, seed, seeds)
             options["seed"] = None  # each case carries its own
         suite = {"suite": "devparity.audit", "description": f"devparity.audit({name})", "cases": cases}
-        return AuditResult(_run_audit(suite, options))
+        return _run_audit(suite, options)
 
 
 def _random_cases(case, sweep, seed, seeds):

@@ -138,3 +138,93 @@ def test_a_random_audit_sweeps_seeds_until_the_gate_went_both_ways(vdev):
     assert "implicit_device_factory" in kinds, kinds
     fixed = devparity.audit(RareGate(), [(1, 3, 4, 4)], devices="cpu,vdev:1", random=True, seeds=[0])
     assert fixed.seeds == [0]
+
+
+# --- isolation, timeouts and Ctrl-C (issue 36) -------------------------------------------------
+
+def _off_cpu(action):
+    """x * 2, except off the CPU, where `action()` runs first (the audited code's misbehaviour)."""
+    def fn(x):
+        if x.device.type != "cpu":
+            action()
+        return x * 2
+    return fn
+
+
+def _sleep_forever():
+    import time
+
+    while True:
+        time.sleep(0.05)
+
+
+def _segfault():
+    import ctypes
+
+    ctypes.string_at(0)
+
+
+@pytest.mark.parametrize("action, cause, words", [
+    (lambda: os._exit(3), "worker", "exited with status 3"),
+    (_segfault, "worker", "was killed by SIGSEGV"),
+    (_sleep_forever, "timeout", "ran past 3 s"),
+], ids=["os_exit", "segfault", "hang"])
+def test_an_isolated_audit_survives_what_the_audited_code_does_to_its_process(vdev, tmp_path, action, cause, words):
+    import time
+
+    started = time.monotonic()
+    result = devparity.audit(_off_cpu(action), [(1, 3, 8, 8)], devices="cpu,vdev:1", isolate=True, timeout_s=3,
+                             report=str(tmp_path / "r.json"), junit=str(tmp_path / "r.xml"),
+                             html=str(tmp_path / "r.html"))
+    assert time.monotonic() - started < 60
+    assert not result.passed
+    assert result.interrupted["signal"] == cause, result.interrupted
+    assert words in result.interrupted["message"], result.interrupted
+    # The trials finished before are kept: the CPU rows ran before the worker ended.
+    assert [r["status"] for r in result.results if r["device"] == "cpu"] == ["pass"]
+    assert not [r for r in result.results if r["device"] == "vdev:1"]
+    written = json.loads((tmp_path / "r.json").read_text())
+    assert written["summary"]["interrupted"]["signal"] == cause
+    assert 'type="interrupted"' in (tmp_path / "r.xml").read_text()
+    assert ">INTERRUPTED</span>" in (tmp_path / "r.html").read_text()
+    assert not (tmp_path / "r.json.partial").exists()
+
+
+def test_an_isolated_audit_of_clean_code_matches_the_audit_in_place(vdev):
+    here = devparity.audit(lambda x: x * 2, [(1, 3, 8, 8)], devices="cpu,vdev:1")
+    isolated = devparity.audit(lambda x: x * 2, [(1, 3, 8, 8)], devices="cpu,vdev:1", isolate=True)
+    assert isolated.passed and isolated.interrupted is None
+    # The audit in place ran a backward on vdev: a fork of this process cannot run autograd,
+    # so the worker says the gradient was not checked rather than failing it.
+    assert "Autograd-and-Fork" in isolated.report["run"]["isolation"]["gradient"]
+    without_gradient = {key: (status, [c for c in failing if c != "gradient"])
+                        for key, (status, failing) in verdicts(here.report).items()}
+    assert verdicts(isolated.report) == without_gradient
+    with pytest.raises(devparity.DevparityError, match="timeout_s"):
+        devparity.audit(lambda x: x, [(1, 3, 8, 8)], timeout_s=0)
+    # A misuse inside the worker is the same error as in place.
+    with pytest.raises(devparity.DevparityError, match="an NCHW shape or a recipe dict"):
+        devparity.audit(lambda x: x, [(1, 3, 8)], isolate=True)
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["in_place", "isolated"])
+def test_ctrl_c_stops_the_audit_with_a_marked_report(vdev, tmp_path, isolate):
+    import signal
+    import threading
+
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            devparity.audit(_off_cpu(_sleep_forever), [(1, 3, 8, 8)], devices="cpu,vdev:1", isolate=isolate,
+                            report=str(tmp_path / "r.json"), junit=str(tmp_path / "r.xml"))
+    finally:
+        timer.cancel()
+    written = json.loads((tmp_path / "r.json").read_text())
+    assert written["summary"]["interrupted"]["signal"] == "SIGINT", written["summary"]
+    # Not the subject's failure: the trial Ctrl-C landed in is not reported at all.
+    assert [r["status"] for r in written["results"] if r["device"] == "vdev:1"] == []
+    assert [r["status"] for r in written["results"] if r["device"] == "cpu"] == ["pass"]
+    assert 'type="interrupted"' in (tmp_path / "r.xml").read_text()
+    # The next audit runs whole.
+    assert devparity.audit(lambda x: x * 2, [(1, 3, 8, 8)], devices="cpu,vdev:1").passed
