@@ -331,6 +331,13 @@ TEST_F(GateFlow, ShardsMergeIntoTheUnshardedRun) {
   EXPECT_EQ(version.exit_code, 2) << describe(version);
   EXPECT_NE(version.err.find("devparity 0.0.1"), std::string::npos) << version.err;
   EXPECT_FALSE(std::filesystem::exists(dir_.file("bad.json")));
+  // Outputs as for run: distinct, never an input.
+  const auto clash = cli("merge m.json s0.json s1.json --junit m.json");
+  EXPECT_EQ(clash.exit_code, 2) << describe(clash);
+  EXPECT_NE(clash.err.find("the output and --junit both name m.json"), std::string::npos) << clash.err;
+  const auto onto = cli("merge s1.json s0.json s1.json");
+  EXPECT_EQ(onto.exit_code, 2) << describe(onto);
+  EXPECT_NE(onto.err.find("the output s1.json is also an input"), std::string::npos) << onto.err;
   // A missing shard is named, and merged only when asked, marked incomplete.
   const auto one = cli("merge one.json s1.json");
   EXPECT_EQ(one.exit_code, 2) << describe(one);

@@ -1,5 +1,6 @@
 #include "harness/base/atomic_file.h"
 #include "harness/base/error.h"
+#include "harness/base/output_paths.h"
 #include "harness/report/html.h"
 #include "harness/report/junit.h"
 #include "harness/report/merge.h"
@@ -30,6 +31,16 @@ CLI::App* add_merge_command(CLI::App& app, Options& o) {
 
 int cmd_merge(const Options& options) {
   const auto& o = options.merge;
+  std::vector<OutputPath> outputs = {{"the output", o.output}};
+  if (!o.junit.empty()) outputs.push_back({"--junit", o.junit});
+  if (!o.html.empty()) outputs.push_back({"--html", o.html});
+  for (const auto& input : o.inputs) {
+    if (std::filesystem::exists(input) && std::filesystem::exists(o.output) &&
+        std::filesystem::equivalent(input, o.output)) {
+      throw UsageError(fmt::format("merge: the output {} is also an input; write the merged report elsewhere", o.output));
+    }
+  }
+  check_output_paths(outputs);
   std::vector<std::pair<std::string, nlohmann::json>> inputs;
   for (const auto& path : o.inputs) inputs.emplace_back(path, load_report(path));
   const auto merged = merge_reports(inputs);
