@@ -74,6 +74,15 @@ void check_output_paths(const std::vector<OutputPath>& outputs) {
   }
 }
 
+void check_not_an_input(const OutputPath& output, const std::vector<std::string>& inputs) {
+  std::error_code ec;
+  for (const auto& input : inputs) {
+    if (fs::equivalent(input, output.path, ec) || resolved(input) == resolved(output.path)) {
+      throw UsageError(fmt::format("{} {} is also an input ({}); write it elsewhere", output.option, output.path, input));
+    }
+  }
+}
+
 ReportClaim::ReportClaim(const std::string& report) {
   const auto partial = report + ".partial";
   std::error_code ec;

@@ -24,6 +24,10 @@ struct OutputPath {
 /// path is a folder (a folder path a file). Makes nothing.
 void check_output_paths(const std::vector<OutputPath>& outputs);
 
+/// Refuses (UsageError) an output that is one of the command's inputs (the
+/// same file, by any path): the command would destroy what it reads.
+void check_not_an_input(const OutputPath& output, const std::vector<std::string>& inputs);
+
 /// An exclusive claim on a report path for one run, held until destroyed:
 /// a lock on REPORT.partial (the file the run streams to). A second run
 /// claiming the same report while one holds it gets an InputError.

@@ -239,7 +239,8 @@ TEST_F(CliTest, OtherUsageErrors) {
            // The name promises the format: never .npy bytes under a .jpg name.
            {"apply resize --input x.npy --output y.jpg", "--output y.jpg: resize writes a tensor, as .npy; name a .npy file"},
            {"apply resize --input x.npy --output y.png", "--output y.png: resize writes a tensor"},
-           {"apply jpeg_encode --input x.npy --output y.png", "--output y.png: jpeg_encode writes JPEG bytes"}}) {
+           {"apply jpeg_encode --input x.npy --output y.png", "--output y.png: jpeg_encode writes JPEG bytes"},
+           {"apply resize --input x.npy --output ./x.npy", "--output ./x.npy is also an input (x.npy)"}}) {
     const auto r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
     EXPECT_NE(r.err.find(said), std::string::npos) << args << "\n" << describe(r);

@@ -337,7 +337,10 @@ TEST_F(GateFlow, ShardsMergeIntoTheUnshardedRun) {
   EXPECT_NE(clash.err.find("the output and --junit both name m.json"), std::string::npos) << clash.err;
   const auto onto = cli("merge s1.json s0.json s1.json");
   EXPECT_EQ(onto.exit_code, 2) << describe(onto);
-  EXPECT_NE(onto.err.find("the output s1.json is also an input"), std::string::npos) << onto.err;
+  EXPECT_NE(onto.err.find("the output s1.json is also an input (s1.json)"), std::string::npos) << onto.err;
+  const auto html_onto = cli("html s1.json ./s1.json");
+  EXPECT_EQ(html_onto.exit_code, 2) << describe(html_onto);
+  EXPECT_NE(html_onto.err.find("is also an input"), std::string::npos) << html_onto.err;
   // A missing shard is named, and merged only when asked, marked incomplete.
   const auto one = cli("merge one.json s1.json");
   EXPECT_EQ(one.exit_code, 2) << describe(one);

@@ -1,4 +1,5 @@
 #include "harness/base/atomic_file.h"
+#include "harness/base/output_paths.h"
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/json_source.h"
@@ -87,6 +88,7 @@ int cmd_apply(const Options& options) {
                                  fmt::join(TransformRegistry::global().names(), ", ")));
   }
   check_output_name(o.output, *subject);
+  check_not_an_input({"--output", o.output}, {o.input});
   const auto target = resolve_device(o.device, DeviceInventory::probe());
   if (!target.available()) {
     throw UsageError(fmt::format("--device {}: {}", o.device, target.absent_reason));

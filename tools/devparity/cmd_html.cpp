@@ -1,4 +1,5 @@
 #include "harness/base/atomic_file.h"
+#include "harness/base/output_paths.h"
 #include "harness/report/html.h"
 #include "harness/report/report_file.h"
 #include "tools/devparity/commands.h"
@@ -20,6 +21,9 @@ CLI::App* add_html_command(CLI::App& app, Options& o) {
 
 int cmd_html(const Options& options) {
   const auto& o = options.html;
+  const OutputPath out{"the output", o.output};
+  check_not_an_input(out, {o.report});
+  check_output_paths({out});
   HtmlOptions html;
   html.base_dir = std::filesystem::path(o.report).parent_path().string();
   const auto page = html_report(load_report(o.report), html);

@@ -34,12 +34,7 @@ int cmd_merge(const Options& options) {
   std::vector<OutputPath> outputs = {{"the output", o.output}};
   if (!o.junit.empty()) outputs.push_back({"--junit", o.junit});
   if (!o.html.empty()) outputs.push_back({"--html", o.html});
-  for (const auto& input : o.inputs) {
-    if (std::filesystem::exists(input) && std::filesystem::exists(o.output) &&
-        std::filesystem::equivalent(input, o.output)) {
-      throw UsageError(fmt::format("merge: the output {} is also an input; write the merged report elsewhere", o.output));
-    }
-  }
+  for (const auto& output : outputs) check_not_an_input(output, o.inputs);
   check_output_paths(outputs);
   std::vector<std::pair<std::string, nlohmann::json>> inputs;
   for (const auto& path : o.inputs) inputs.emplace_back(path, load_report(path));
