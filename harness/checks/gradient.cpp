@@ -154,6 +154,10 @@ class GradientCheck final : public Check {
     if (!mine.ran) {
       const bool unsupported = mine.error.kind == FailureKind::kUnsupported;
       out.status = unsupported && !ctx.target.has_values() ? Status::kSkip : Status::kFail;
+      // As the run check's: the summary's unsupported ops are read from the results.
+      out.stats["error_kind"] = failure_kind_name(mine.error.kind);
+      if (!mine.error.op.empty()) out.stats["op"] = mine.error.op;
+      out.stats["device_type"] = c10::DeviceTypeName(ctx.target.device->type(), /*lower_case=*/true);
       out.message = fmt::format("backward on {} failed ({}): {}", ctx.target.resolved_name(),
                                 failure_kind_name(mine.error.kind), mine.error.message);
       return out;

@@ -2,6 +2,7 @@
 
 #include "harness/base/json_reader.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -177,7 +178,14 @@ void RunSummary::add(const TrialResult& result) {
   if (baseline && result.baseline == "new") baseline->fresh.push_back(result.id);
   results.add(result.status);
   by_device[result.device].add(result.status);
-  for (const auto& c : result.checks) by_check[c.name].add(c.status);
+  for (const auto& c : result.checks) {
+    by_check[c.name].add(c.status);
+    if (c.stats.value("error_kind", "") != "unsupported") continue;
+    const auto op = c.stats.value("op", ""), type = c.stats.value("device_type", "");
+    if (op.empty() || type.empty()) continue;
+    auto& ops = unsupported_ops[type];
+    if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+  }
 }
 
 int RunSummary::exit_code() const {

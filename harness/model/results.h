@@ -97,7 +97,10 @@ struct RunSummary {
   std::map<std::string, StatusCounts> by_check;   ///< by check name
   std::map<std::string, StatusCounts> by_device;  ///< by device name
   double duration_s = 0.0;
-  /// Ops found without a kernel per device type: {"meta": ["aten::conv2d"]}.
+  /// Ops found without a kernel per device type: {"meta": ["aten::conv2d"]},
+  /// gathered by add() from the checks whose stats say error_kind
+  /// "unsupported" with an op and a device_type (the run check's, the
+  /// gradient check's): results, so workers' trials count as this process's.
   nlohmann::json unsupported_ops = nlohmann::json::object();
 
   /// Set when the run is measured against a baseline.

@@ -79,8 +79,6 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
   const auto& [first_path, first] = reports.front();
   std::map<std::string, std::string> owner;  // id -> path
   RunSummary summary;
-  std::set<std::string> unsupported_keys;
-  nlohmann::json unsupported = nlohmann::json::object();
   nlohmann::json results = nlohmann::json::array();
   nlohmann::json merged_from = nlohmann::json::array();
   nlohmann::json environments = nlohmann::json::array();
@@ -109,7 +107,7 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
     const auto ops_by_device = s.value("unsupported_ops", nlohmann::json::object());
     for (const auto& [device, ops] : ops_by_device.items()) {
       for (const auto& op : ops) {
-        auto& list = unsupported[device];
+        auto& list = summary.unsupported_ops[device];  // results name theirs; older reports only here
         if (std::find(list.begin(), list.end(), op) == list.end()) list.push_back(op);
       }
     }
@@ -123,7 +121,6 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
       for (const auto& id : s["baseline"].value("fixed", std::vector<std::string>{})) baseline->fixed.push_back(id);
     }
   }
-  summary.unsupported_ops = unsupported;
   summary.baseline = baseline;
   RunInfo info;
   info.tool = first.at("tool");

@@ -4,6 +4,7 @@
 #include "harness/base/dtype.h"
 #include "harness/trace/finding.h"
 
+#include <c10/core/DeviceType.h>
 #include <fmt/format.h>
 
 namespace devparity {
@@ -36,6 +37,7 @@ CheckOutcome failed_run_verdict(const ClassifiedError& err, const DeviceTarget& 
   const auto device = target.resolved_name();
   c.stats = {{"error_kind", failure_kind_name(err.kind)}};
   if (!err.op.empty()) c.stats["op"] = err.op;
+  if (target.device) c.stats["device_type"] = c10::DeviceTypeName(target.device->type(), /*lower_case=*/true);
   switch (err.kind) {
     case FailureKind::kUnsupported:
       if (!target.has_values()) {

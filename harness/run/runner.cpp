@@ -2,7 +2,6 @@
 
 #include "harness/base/interrupt.h"
 #include "harness/checks/registry.h"
-#include "harness/device/capabilities.h"
 #include "harness/run/baseline_listener.h"
 #include "harness/run/check_dispatch.h"
 #include "harness/run/device_health.h"
@@ -75,7 +74,6 @@ class RunPass {
     summary.interrupted_by = interrupted_by;
     summary.stopped_because = std::move(stopped_because);
     summary.duration_s = std::chrono::duration<double>(Clock::now() - start_).count();
-    summary.unsupported_ops = Capabilities::global().to_json();
     return summary;
   }
 

@@ -2,7 +2,6 @@
 
 #include "harness/base/dtype.h"
 #include "harness/base/rng.h"
-#include "harness/device/capabilities.h"
 #include "harness/device/cuda_support.h"
 #include "harness/device/device.h"
 #include "harness/device/vdev_async.h"
@@ -222,10 +221,6 @@ class Run {
       auto mismatch = mismatch_finding(e_.error, tracer_ ? tracer_->failed_op() : Finding{});
       if (tracer_) mismatch.made_at = stray_made_at(tracer_->findings(), mismatch.source);
       found_.add(mismatch);
-    }
-    // Kernels a device lacks (forward or backward) go into the run's summary.
-    if (e_.error.kind == FailureKind::kUnsupported && !e_.error.op.empty()) {
-      Capabilities::global().record_unsupported(device_.type(), e_.error.op);
     }
     stop_tracing();
     stop_backward_tracing();

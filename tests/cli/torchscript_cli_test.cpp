@@ -181,6 +181,17 @@ TEST_F(TorchScriptCli, SuitesReportFaultsByKind) {
   EXPECT_GE(blend_rows, 8);  // 2 alphas x cpu, meta, vdev:0, vdev:1
 }
 
+// The summary's unsupported ops come from the results, so isolated workers' count too (issue 37).
+TEST_F(TorchScriptCli, UnsupportedOpsAreSummarisedInEveryIsolation) {
+  for (const std::string isolate : {"", " --isolate", " --isolate=case"}) {
+    const auto r = cli("run --suite " + shell_quote(testing::source_path("cases/examples/torchscript.json")) +
+                       " --filter 'normalize_item*' --devices cpu,meta --report u.json" + isolate);
+    EXPECT_LE(r.exit_code, 1) << describe(r);
+    const auto ops = report("u.json")["summary"]["unsupported_ops"];
+    EXPECT_EQ(ops.value("meta", json::array()), json::array({"aten::_local_scalar_dense"})) << isolate << ops.dump();
+  }
+}
+
 // One bad case file per error kind: exit 2, file:line:column, the field's
 // pointer and what was expected.
 TEST_F(TorchScriptCli, CaseFileErrorsSayWhereAndWhat) {

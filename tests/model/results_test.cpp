@@ -59,6 +59,26 @@ TEST(ModelTest, JsonRoundTrip) {
   EXPECT_EQ(back.status, Status::kFail);
 }
 
+// Read from the results (so an isolated worker's trials count): each op once per device type.
+TEST(ModelTest, SummaryGathersUnsupportedOpsFromTheResults) {
+  RunSummary s;
+  for (const char* device : {"meta", "meta"}) {
+    TrialResult r;
+    r.device = device;
+    auto run = outcome("run", Status::kSkip, "unsupported on meta");
+    run.stats = {{"error_kind", "unsupported"}, {"op", "aten::conv2d"}, {"device_type", "meta"}};
+    auto gradient = outcome("gradient", Status::kSkip, "backward on meta failed");
+    gradient.stats = {{"error_kind", "unsupported"}, {"op", "aten::convolution_backward"}, {"device_type", "meta"}};
+    auto other = outcome("parity", Status::kFail, "");
+    other.stats = {{"error_kind", "exception"}, {"op", "aten::add"}, {"device_type", "meta"}};
+    r.checks = {run, gradient, other};
+    r.finalize();
+    s.add(TrialResult::from_json(r.to_json()));
+  }
+  EXPECT_EQ(s.to_json()["unsupported_ops"],
+            nlohmann::json({{"meta", {"aten::conv2d", "aten::convolution_backward"}}}));
+}
+
 TEST(ModelTest, SummaryCountsAndExitCode) {
   RunSummary s;
   TrialResult pass, skip, fail;
