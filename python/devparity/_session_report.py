@@ -60,7 +60,7 @@ def write_session_report(path, session, config):
                 "duration_s": summary["duration_s"], "argv": ["pytest"] + list(config.invocation_params.args),
                 "seed": None, "suites": sorted({r["suite"] for r in results}),
                 "devices": [{"name": d, "present": True, "resolved": d} for d in devices],
-                "dtypes": [], "filter": "", "placement": session.get("mode", "warn"), "report": path,
+                "dtypes": [], "filter": "", "placement": config.getoption("devparity_placement"), "report": path,
                 "planned_trials": len(results)},
         "summary": summary, "results": results}
     folder = os.path.dirname(os.path.abspath(path))

@@ -53,6 +53,7 @@ def test_trace_fails_on_placement_errors_and_reports_them(tmp_path):
     assert kept["met_at"].endswith("sample_lib.py:13"), kept
     assert by_id["test_sample.py::test_ramp[vdev:1]"]["status"] == "pass"
     assert data["summary"]["failed"] == 2 and data["summary"]["total"] == len(data["results"])
+    assert data["run"]["placement"] == "warn"
     cli = os.environ.get("DEVPARITY_CLI")
     if cli:  # the CLI reads it: html renders it
         html = subprocess.run([cli, "html", str(report), str(tmp_path / "s.html")], capture_output=True, text=True)
@@ -107,6 +108,15 @@ def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace(tmp_path)
     assert skipped["status"] == "skip" and skipped["checks"][0]["status"] == "skip", skipped
     assert skipped["message"].startswith("skipped: drew, then skipped"), skipped["message"]
     assert by_id["test_sample.py::test_ramp[vdev:1]"]["status"] == "pass"
+
+
+def test_the_session_report_names_the_placement_mode(tmp_path):
+    # issue 37: it said "warn" whatever --devparity-placement was.
+    report = tmp_path / "session.json"
+    run, _ = pytest_run("--devparity-devices=cpu,vdev:1", "--device=cpu,vdev:1", "--devparity-trace",
+                        "--devparity-placement=strict", f"--devparity-report={report}", "-k", "test_ramp")
+    assert run.returncode in (0, 1), run.stdout + run.stderr
+    assert json.loads(report.read_text())["run"]["placement"] == "strict"
 
 
 def test_a_warning_is_given_once_per_line_of_code():
