@@ -32,7 +32,7 @@ class RunPass {
       : plan_(plan), options_(options), tally_(listener),
         dispatch_{checks, options.placement, options.artifacts},
         watchdog_(options.isolate == nullptr ? options.timeout_s : 0.0,
-                  [this](size_t group, size_t trial) { timed_out(group, trial); }) {
+                  [this](size_t group, size_t trial, int signal) { stop_stuck(group, trial, signal); }) {
     if (options.baseline) baseline_.emplace(tally_, *options.baseline, options.baseline_path);
     for (const auto& g : plan.groups) planned_[g.spec] += static_cast<int64_t>(g.trials.size());
   }
@@ -158,16 +158,21 @@ class RunPass {
   }
 
   // Note [In-process timeout]: on the watchdog's thread, with its lock held.
-  [[noreturn]] void timed_out(size_t g, size_t t) {
+  // `signal` 0: the trial ran past --timeout-s; else it did not return after that signal.
+  [[noreturn]] void stop_stuck(size_t g, size_t t, int signal) {
     const auto& id = plan_.groups[g].trials[t].id;
-    auto r = unfinished_trial(plan_, g, t,
-                              fmt::format("timeout: the trial ran past --timeout-s {:g} s in this process; "
-                                          "the run stopped here (--isolate kills only the trial and goes on)",
-                                          options_.timeout_s));
-    out().on_trial_end(r);
+    if (signal == 0) {
+      auto r = unfinished_trial(plan_, g, t,
+                                fmt::format("timeout: the trial ran past --timeout-s {:g} s in this process; "
+                                            "the run stopped here (--isolate kills only the trial and goes on)",
+                                            options_.timeout_s));
+      out().on_trial_end(r);
+    }
     out().on_case_end(case_info_, {});
-    const auto summary = totals(0, fmt::format("{} ran past --timeout-s {:g} s; the results are those finished before",
-                                               id, options_.timeout_s));
+    const auto summary =
+        signal != 0 ? totals(signal, "")
+                    : totals(0, fmt::format("{} ran past --timeout-s {:g} s; the results are those finished before",
+                                            id, options_.timeout_s));
     try {
       out().on_run_end(summary);
     } catch (...) {

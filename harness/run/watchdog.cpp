@@ -1,5 +1,7 @@
 #include "harness/run/watchdog.h"
 
+#include "harness/base/interrupt.h"
+
 namespace devparity {
 
 Watchdog::Watchdog(double timeout_s, OnTimeout on_timeout)
@@ -35,8 +37,14 @@ void Watchdog::watch() {
   const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
   while (!stop_) {
     wake_.wait_for(lock, std::chrono::milliseconds(100));
-    if (stop_ || !active_ || Clock::now() - since_ < limit) continue;
-    on_timeout_(group_, trial_);
+    if (stop_ || !active_) continue;
+    const auto now = Clock::now();
+    if (const int sig = interrupt::signal(); sig != 0) {
+      if (!signalled_) signalled_at_ = now;
+      signalled_ = true;
+      if (now - signalled_at_ >= kStuckAfterSignal) on_timeout_(group_, trial_, sig);
+    }
+    if (now - since_ >= limit) on_timeout_(group_, trial_, 0);
   }
 }
 

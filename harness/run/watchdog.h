@@ -2,7 +2,12 @@
 /// Note [In-process timeout]
 /// Without --isolate, a watchdog ends the run when a trial runs past the
 /// limit. The stuck thread cannot be stopped, so the watchdog reports the
-/// trial, lets every reporter write its file and exits the process.
+/// trial, lets every reporter write its file and exits the process. So too
+/// when SIGINT or SIGTERM asked the run to stop and the trial in progress
+/// has not returned within kStuckAfterSignal: it is abandoned (not
+/// reported), the reports are written marked interrupted, and the exit code
+/// is 128 + the signal; without this, Ctrl-C on a hung trial did nothing
+/// until --timeout-s.
 
 #include <chrono>
 #include <condition_variable>
@@ -16,8 +21,13 @@ namespace devparity {
 class Watchdog {
  public:
   /// Called on the watchdog's thread, with its lock held, for the trial that
-  /// ran too long (plan group, trial). It does not return: it ends the process.
-  using OnTimeout = std::function<void(size_t group, size_t trial)>;
+  /// ran too long (plan group, trial; `signal` 0) or did not return after a
+  /// signal asked the run to stop (`signal` that signal). It does not
+  /// return: it ends the process.
+  using OnTimeout = std::function<void(size_t group, size_t trial, int signal)>;
+
+  /// How long a trial may go on after SIGINT or SIGTERM before it counts as stuck.
+  static constexpr std::chrono::seconds kStuckAfterSignal{3};
 
   /// A watchdog for `timeout_s` seconds per trial; 0 watches nothing.
   Watchdog(double timeout_s, OnTimeout on_timeout);
@@ -43,6 +53,8 @@ class Watchdog {
   bool active_ = false;
   size_t group_ = 0, trial_ = 0;
   Clock::time_point since_;
+  Clock::time_point signalled_at_{};
+  bool signalled_ = false;
   std::thread thread_;
 };
 

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -241,6 +242,26 @@ TEST_F(Robustness, OutputsAreCheckedBeforeTheFirstTrial) {
       << "the second run truncated the first one's log";
   EXPECT_EQ(testing::read_text(dir_.file("rc.txt")), "143\n");
   EXPECT_EQ(report("r.json")["summary"]["interrupted"]["signal"], "SIGTERM");
+}
+
+// Note [In-process timeout]: without --isolate, a trial that does not return
+// after SIGTERM is abandoned within seconds, not at --timeout-s.
+TEST_F(Robustness, SigtermOnAStuckTrialInProcessStopsWithinSeconds) {
+  dir_.write("suite.json", stuck_suite().dump());
+  const auto started = std::chrono::steady_clock::now();
+  const int rc = run_and_signal("run " + crash_plugin() + " --suite suite.json --devices cpu,vdev:1 --timeout-s 120 "
+                                "--report r.json --junit r.xml",
+                                "stuck/crash_hang/float32/cpu/", 1, "TERM");
+  EXPECT_EQ(rc, 143) << testing::read_text(dir_.file("out.txt")) << testing::read_text(dir_.file("err.txt"));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
+  const auto rep = report("r.json");
+  EXPECT_EQ(rep["summary"]["interrupted"]["signal"], "SIGTERM");
+  std::map<std::string, std::string> status;
+  for (const auto& result : rep["results"]) status[result["id"]] = result["status"];
+  EXPECT_EQ(status["stuck/crash_hang/float32/cpu/noise-1x3x17x11"], "pass");
+  EXPECT_EQ(status.count("stuck/crash_hang/float32/vdev:1/noise-1x3x17x11"), 0u) << "abandoned, not reported";
+  EXPECT_NE(testing::read_text(dir_.file("r.xml")).find("type=\"interrupted\""), std::string::npos);
+  EXPECT_NE(testing::read_text(dir_.file("out.txt")).find("INTERRUPTED"), std::string::npos);
 }
 
 TEST_F(Robustness, KillNineLeavesALogThatMergeTurnsIntoAReport) {
