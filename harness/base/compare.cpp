@@ -335,12 +335,13 @@ nlohmann::json spatial_json(const SpatialStats& s) {
 NonFinite non_finite_of(const at::Tensor& tensor) {
   NonFinite out;
   if (!at::isFloatingType(tensor.scalar_type()) || tensor.numel() == 0) return out;
-  const auto bad = tensor.to(at::kCPU).isfinite().logical_not().flatten();
+  const auto values = tensor.to(at::kCPU).flatten();
+  const auto bad = values.isfinite().logical_not();
   out.count = bad.sum().item<int64_t>();
   if (out.count == 0) return out;
   const auto flat = bad.nonzero()[0][0].item<int64_t>();
   out.first = unravel(flat, tensor.sizes());
-  out.first_value = tensor.to(at::kCPU).flatten()[flat].item<double>();
+  out.first_value = values[flat].item<double>();
   return out;
 }
 

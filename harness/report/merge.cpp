@@ -7,9 +7,8 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <optional>
-
 #include <map>
+#include <optional>
 #include <set>
 
 namespace devparity {
@@ -84,7 +83,6 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
   nlohmann::json environments = nlohmann::json::array();
   bool environments_differ = false;
   std::optional<BaselineSummary> baseline;
-  nlohmann::json interrupted;  // the first input's cause
   for (const auto& [path, report] : reports) {
     require_same_writer(first_path, first, path, report);
     merged_from.push_back({{"path", path}, {"shard", report.at("run").value("shard", nlohmann::json())},
@@ -111,9 +109,6 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
         if (std::find(list.begin(), list.end(), op) == list.end()) list.push_back(op);
       }
     }
-    if (s.contains("interrupted") && s["interrupted"].is_object() && interrupted.is_null()) {
-      interrupted = {{"signal", s["interrupted"].value("signal", "unknown")}};
-    }
     if (s.contains("baseline")) {
       if (!baseline) baseline = BaselineSummary{s["baseline"].value("path", ""), {}, {}, {}};
       for (const auto& id : s["baseline"].value("known_failures", std::vector<std::string>{})) baseline->known.push_back(id);
@@ -135,7 +130,14 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
   auto out = assemble_report(info, summary, std::move(results));
   out["run"]["duration_s"] = summary.duration_s;
   if (const auto gaps = merge_gaps(reports); !gaps.empty()) {
-    if (interrupted.is_null()) interrupted = {{"signal", "incomplete"}};
+    // The first input's cause, else the merge's own: a shard is missing.
+    nlohmann::json interrupted = {{"signal", "incomplete"}};
+    for (const auto& [path, report] : reports) {
+      if (const auto interruption = interruption_of(report)) {
+        interrupted["signal"] = interruption->cause;
+        break;
+      }
+    }
     interrupted["message"] = fmt::format("merged from incomplete inputs: {}", fmt::join(gaps, "; "));
     interrupted["gaps"] = gaps;
     out["summary"]["interrupted"] = interrupted;

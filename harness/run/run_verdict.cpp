@@ -9,7 +9,6 @@
 
 namespace devparity {
 
-
 CheckOutcome run_verdict(const Execution& e, const DeviceTarget& target, bool on_reference_device,
                          bool subject_runs_on_reference, const std::string& reference_name) {
   if (!e.ran) {

@@ -244,23 +244,23 @@ def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=N
     _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds)
     _isolation.check_arguments(isolate, timeout_s)
     caller = _sources.caller_file(2)
+
+    def here(report_path, case_checks=checks, isolation=None):
+        return _audit_here(fn, inputs, devices, dtypes, seed, report_path, junit, html, name, differentiable, random,
+                           case_checks, tolerance, placement, quiet, vdev_async, interleavings, seeds, caller,
+                           isolation)
+
     if isolate or timeout_s is not None:
-        def here(report_path):  # in the worker
-            isolation = {"worker": "fork"}
-            worker_checks = checks
+        def in_worker(report_path):
             refused = _isolation.autograd_refused()
-            if refused:
-                isolation["gradient"] = refused
-                worker_checks = dict(checks or {}, gradient=False)
-            return _audit_here(fn, inputs, devices, dtypes, seed, report_path, junit, html, name, differentiable,
-                               random, worker_checks, tolerance, placement, quiet, vdev_async, interleavings, seeds,
-                               caller, isolation)
+            if not refused:
+                return here(report_path, isolation={"worker": "fork"})
+            return here(report_path, dict(checks or {}, gradient=False), {"worker": "fork", "gradient": refused})
+
         options = {"report": report, "junit": junit, "html": html, "devices": _device_list(devices),
                    "placement": placement}
-        return AuditResult(_isolation.run_isolated(here, options, timeout_s))
-    return AuditResult(_audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, differentiable,
-                                   random, checks, tolerance, placement, quiet, vdev_async, interleavings, seeds,
-                                   caller))
+        return AuditResult(_isolation.run_isolated(in_worker, options, timeout_s))
+    return AuditResult(here(report))
 
 
 def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, differentiable, random, checks,

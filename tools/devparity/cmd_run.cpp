@@ -87,6 +87,25 @@ int run_worker(const RunOptions& o, const Plan& plan, ArtifactStore* artifacts) 
   return 0;
 }
 
+// A reporter asked for on the command line: the option that asked, the
+// reporter's name and its file (empty: stdout).
+struct AskedReporter {
+  std::string option, name, path;
+};
+
+// --junit, --html and each --reporter NAME[=FILE], in that order.
+std::vector<AskedReporter> asked_reporters(const RunOptions& o) {
+  std::vector<AskedReporter> asked;
+  if (!o.junit.empty()) asked.push_back({"--junit", "junit", o.junit});
+  if (!o.html.empty()) asked.push_back({"--html", "html", o.html});
+  for (const auto& spec : o.reporters) {
+    const auto eq = spec.find('=');
+    const auto name = spec.substr(0, eq);
+    asked.push_back({"--reporter " + name, name, eq == std::string::npos ? "" : spec.substr(eq + 1)});
+  }
+  return asked;
+}
+
 // The console first, so its end-of-run summary comes after the reports are
 // written (end events run in reverse); then the JSON report, then every
 // --junit, --html and --reporter NAME[=FILE], built by the reporter registry.
@@ -102,14 +121,9 @@ void add_reporters(const RunOptions& o, ListenerList& listeners) {
   ReporterOptions json;
   json.path = o.report;
   listeners.add(registry.make("json", json));
-  std::vector<std::pair<std::string, std::string>> asked;
-  if (!o.junit.empty()) asked.emplace_back("junit", o.junit);
-  if (!o.html.empty()) asked.emplace_back("html", o.html);
-  for (const auto& spec : o.reporters) {
-    const auto eq = spec.find('=');
-    asked.emplace_back(spec.substr(0, eq), eq == std::string::npos ? "" : spec.substr(eq + 1));
-  }
-  for (const auto& [name, path] : asked) {
+  for (const auto& asked : asked_reporters(o)) {
+    const auto& name = asked.name;
+    const auto& path = asked.path;
     if (registry.find(name) == nullptr) {
       throw UsageError(fmt::format("--reporter '{}': no such reporter (registered: {})", name,
                                    fmt::join(registry.names(), ", ")));
@@ -305,12 +319,12 @@ RunInfo run_info(const Options& options, const PlanOptions& plan_options, const 
   return info;
 }
 
-// --artifacts-budget-mb and --artifacts: where failing images go, beside the report.
 // The artifacts folder, relative to the report's folder.
 std::string artifacts_folder(const RunOptions& o) {
   return o.artifacts.empty() ? std::filesystem::path(o.report).stem().string() + "-artifacts" : o.artifacts;
 }
 
+// --artifacts-budget-mb and --artifacts: where failing images go, beside the report.
 std::unique_ptr<ArtifactStore> artifact_store(const RunOptions& o) {
   if (o.artifacts_budget_mb <= 0) return nullptr;
   return std::make_unique<ArtifactStore>(std::filesystem::path(o.report).parent_path().string(), artifacts_folder(o),
@@ -320,11 +334,8 @@ std::unique_ptr<ArtifactStore> artifact_store(const RunOptions& o) {
 // Every file and folder the run will write, for check_output_paths.
 std::vector<OutputPath> outputs_of(const RunOptions& o) {
   std::vector<OutputPath> out = {{"--report", o.report}};
-  if (!o.junit.empty()) out.push_back({"--junit", o.junit});
-  if (!o.html.empty()) out.push_back({"--html", o.html});
-  for (const auto& spec : o.reporters) {
-    const auto eq = spec.find('=');
-    if (eq != std::string::npos && eq + 1 < spec.size()) out.push_back({"--reporter " + spec.substr(0, eq), spec.substr(eq + 1)});
+  for (const auto& asked : asked_reporters(o)) {
+    if (!asked.path.empty()) out.push_back({asked.option, asked.path});
   }
   if (o.artifacts_budget_mb > 0) {
     out.push_back({"--artifacts", (std::filesystem::path(o.report).parent_path() / artifacts_folder(o)).string(), true});
