@@ -52,7 +52,7 @@ void CheckDispatch::run(GroupRun& group, const Trial& trial, const Execution& mi
       row.checks.push_back(CheckOutcome::verdict(name, Status::kSkip, why_not));
       continue;
     }
-    const nlohmann::json setting = name == "placement" && placement == "strict"
+    const nlohmann::json setting = name == "placement" && placement == Placement::kStrict
                                        ? nlohmann::json{{"mode", "strict"}}
                                        : case_setting;
     const CheckContext view{row,     trial.target, g.dtype,      setting,          reference,

@@ -4,6 +4,7 @@
 
 #include "harness/checks/check.h"
 #include "harness/run/group_run.h"
+#include "harness/run/run_modes.h"
 
 #include <string>
 #include <vector>
@@ -14,8 +15,8 @@ class CheckRegistry;
 
 struct CheckDispatch {
   const CheckRegistry& registry;
-  /// --placement: "strict" overrides every case's placement setting.
-  std::string placement;
+  /// --placement: strict overrides every case's placement setting.
+  Placement placement = Placement::kWarn;
   ArtifactStore* artifacts = nullptr;
 
   /// Appends to `row` the verdict of each of its case's checks, in case order:

@@ -5,7 +5,9 @@
 namespace devparity {
 
 void ListenerList::add(std::unique_ptr<RunListener> listener) {
-  if (listener) listeners_.push_back(std::move(listener));
+  if (!listener) return;
+  listeners_.push_back(listener.get());
+  owned_.push_back(std::move(listener));
 }
 
 void ListenerList::on_run_start(const RunInfo& info) {

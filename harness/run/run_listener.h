@@ -34,6 +34,8 @@ class ListenerList final : public RunListener {
  public:
   /// Adds a listener; the list owns it.
   void add(std::unique_ptr<RunListener> listener);
+  /// Adds a listener the caller keeps alive while the list is used.
+  void add(RunListener& listener) { listeners_.push_back(&listener); }
   /// Number of listeners.
   size_t size() const { return listeners_.size(); }
 
@@ -45,7 +47,8 @@ class ListenerList final : public RunListener {
   void on_run_end(const RunSummary& summary) override;
 
  private:
-  std::vector<std::unique_ptr<RunListener>> listeners_;
+  std::vector<std::unique_ptr<RunListener>> owned_;
+  std::vector<RunListener*> listeners_;
 };
 
 }  // namespace devparity

@@ -89,7 +89,7 @@ class RunPass {
       out().on_trial_start(r.id);
       finish(r);
     };
-    if (options_.isolate_unit == "case") {
+    if (options_.isolate_unit == Isolation::kCase) {
       if (g > 0 && plan_.groups[g - 1].spec == group.spec) return;
       std::vector<WorkerItem> items;
       for (size_t k = g; k < plan_.groups.size() && plan_.groups[k].spec == group.spec; ++k) items.push_back({k, -1});
@@ -102,7 +102,7 @@ class RunPass {
   }
 
   void run_group(size_t g) {
-    GroupRun group(plan_.groups[g], options_.placement != "off", options_.interleavings);
+    GroupRun group(plan_.groups[g], options_.placement != Placement::kOff, options_.interleavings);
     const auto& trials = plan_.groups[g].trials;
     for (size_t t = 0; t < trials.size() && interrupt::signal() == 0; ++t) {
       out().on_trial_start(trials[t].id);

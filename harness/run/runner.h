@@ -11,6 +11,7 @@
 /// are skipped with the reason, exceptions become verdicts, never crashes.
 
 #include "harness/run/run_listener.h"
+#include "harness/run/run_modes.h"
 #include "harness/suite/plan.h"
 
 #include <nlohmann/json.hpp>
@@ -26,10 +27,8 @@ class IsolatedExecutor;
 
 /// How the runner runs.
 struct RunnerOptions {
-  /// --placement: "warn" (default; each case's placement setting applies),
-  /// "strict" (placement warnings fail everywhere), "off" (no tracing; the
-  /// placement check is skipped).
-  std::string placement = "warn";
+  /// --placement: each case's setting (warn), strict everywhere, or no tracing.
+  Placement placement = Placement::kWarn;
   /// --baseline: a previous report (load_report()); its failures that recur
   /// with the same failing checks are "known" and do not fail the run.
   std::optional<nlohmann::json> baseline;
@@ -39,7 +38,7 @@ struct RunnerOptions {
   /// --isolate: trials run in worker processes (isolation.h); null runs them
   /// in this process.
   const IsolatedExecutor* isolate = nullptr;
-  std::string isolate_unit = "trial";  ///< trial | case: what one worker runs
+  Isolation isolate_unit = Isolation::kTrial;  ///< what one worker runs
   /// In this process: a trial running longer than this ends the run (the
   /// trial is reported as a timeout error and the reports are written; a
   /// stuck thread cannot be stopped). 0: no limit. Workers have their own.

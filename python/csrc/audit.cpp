@@ -4,25 +4,21 @@
 
 #include "harness/base/compare.h"
 #include "harness/base/atomic_file.h"
+#include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/interrupt.h"
 #include "harness/base/json_source.h"
 #include "harness/base/tolerance.h"
 #include "harness/device/device.h"
-#include "harness/device/vdev_async.h"
 #include "harness/model/results.h"
 #include "harness/report/document.h"
 #include "harness/report/environment.h"
 #include "harness/report/html.h"
 #include "harness/report/junit.h"
 #include "harness/report/report_file.h"
-#include "harness/report/reporter_registry.h"
-#include "harness/run/run_listener.h"
-#include "harness/run/runner.h"
+#include "harness/session/session.h"
 #include "harness/subject/input.h"
 #include "harness/suite/case.h"
-#include "harness/suite/plan.h"
-#include "harness/trace/tracer.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -47,72 +43,40 @@ void register_input(const std::string& name, const at::Tensor& tensor) {
   }
 }
 
-// The reporters of one audit: the JSON report, then JUnit and HTML when asked,
-// and the console (failures and the final line) unless quiet.
-void add_reporters(const nlohmann::json& o, const std::string& report, devparity::ListenerList& listeners) {
-  const auto& registry = devparity::ReporterRegistry::global();
-  if (!o.value("quiet", false)) {
-    devparity::ReporterOptions console;
-    console.stream = &std::cout;
-    console.quiet = true;
-    listeners.add(registry.make("console", console));
+// An audit's options (written by devparity/_audit.py) as a session's
+// configuration, reporting to `report`.
+devparity::RunConfig audit_config(const nlohmann::json& o, const devparity::DeviceInventory& inventory,
+                                  const std::string& report) {
+  devparity::RunConfig c;
+  c.argv = {"devparity.audit"};
+  c.suites = {"devparity.audit"};
+  c.plan.devices = devparity::parse_device_list(o.value("devices", std::string("auto")), inventory);
+  if (o.contains("seed") && !o.at("seed").is_null()) c.plan.seed = o.at("seed").get<uint64_t>();
+  if (o.contains("dtypes")) {
+    c.plan.dtypes.emplace();
+    for (const auto& name : o.at("dtypes")) {
+      const auto t = devparity::parse_dtype(name.get<std::string>());
+      if (!t) throw devparity::UsageError(fmt::format("audit(dtypes): dtype {} is not supported", name.dump()));
+      c.plan.dtypes->push_back(*t);
+    }
   }
-  devparity::ReporterOptions json;
-  json.path = report;
-  listeners.add(registry.make("json", json));
+  c.placement = devparity::parse_placement(o.value("placement", std::string("warn")), "audit(placement)");
+  c.vdev_async = o.value("vdev_async", false);
+  c.interleavings = o.value("interleavings", 1);
+  c.report = report;
+  c.report_option = "audit(report)";
+  c.console.show = !o.value("quiet", false);
+  c.console.quiet = true;
+  c.console.color = devparity::Color::kNever;
   for (const char* name : {"junit", "html"}) {
-    if (!o.contains(name) || o.at(name).is_null()) continue;
-    devparity::ReporterOptions file;
-    file.path = o.at(name).get<std::string>();
-    file.base_dir = std::filesystem::path(report).parent_path().string();
-    listeners.add(registry.make(name, file));
+    if (o.contains(name) && o.at(name).is_string()) {
+      c.reporters.push_back({fmt::format("audit({})", name), name, o.at(name).get<std::string>()});
+    }
   }
-}
-
-devparity::RunInfo run_info(const nlohmann::json& o, const devparity::PlanOptions& plan,
-                            const devparity::DeviceInventory& inventory, const std::string& report) {
-  devparity::RunInfo info;
-  info.tool = devparity::describe_tool();
-  info.run = {{"started_at", devparity::utc_timestamp()},
-              {"argv", {"devparity.audit"}},
-              {"seed", o.value("seed", nlohmann::json(nullptr))},
-              {"suites", {"devparity.audit"}},
-              {"devices", devparity::describe_devices(plan.devices)},
-              {"dtypes", o.value("dtypes", nlohmann::json::array())},
-              {"filter", ""},
-              {"placement", o.value("placement", std::string("warn"))},
-              {"report", report},
-              {"junit", o.value("junit", nlohmann::json(nullptr))},
-              {"html", o.value("html", nlohmann::json(nullptr))},
-              {"baseline", nullptr},
-              {"isolate", nullptr},
-              {"timeout_s", 0.0}};
-  if (o.value("vdev_async", false)) info.run["vdev_async"] = {{"interleavings", o.value("interleavings", 1)}};
-  if (o.contains("random_sweep")) info.run["random_sweep"] = o.at("random_sweep");
-  if (o.contains("isolation")) info.run["isolation"] = o.at("isolation");
-  info.environment = devparity::describe_environment(inventory);
-  return info;
-}
-
-// The asynchronous vdev for one audit, as it was before afterwards.
-class AsyncMode {
- public:
-  explicit AsyncMode(bool on) : was_(devparity::vdev::async::enabled()) {
-    if (on) devparity::vdev::async::set_enabled(true);
+  for (const char* field : {"random_sweep", "isolation"}) {
+    if (o.contains(field)) c.run_fields[field] = o.at(field);
   }
-  ~AsyncMode() { devparity::vdev::async::set_enabled(was_); }
-  AsyncMode(const AsyncMode&) = delete;
-  AsyncMode& operator=(const AsyncMode&) = delete;
-
- private:
-  bool was_;
-};
-
-devparity::PlanOptions plan_options(const nlohmann::json& o, const devparity::DeviceInventory& inventory) {
-  devparity::PlanOptions plan;
-  plan.devices = devparity::parse_device_list(o.value("devices", std::string("auto")), inventory);
-  if (o.contains("seed") && !o.at("seed").is_null()) plan.seed = o.at("seed").get<uint64_t>();
-  return plan;
+  return c;
 }
 
 // Runs the one-suite document `suite_json` (written by devparity/_audit.py)
@@ -122,30 +86,16 @@ std::string audit(const std::string& suite_json, const std::string& options_json
     const auto o = nlohmann::json::parse(options_json);
     devparity::interrupt::reset();  // an earlier audit's KeyboardInterrupt is not this one's
     devparity::python::locate_python_sources(o.value("skip", std::vector<std::string>{}));
-    const auto placement = o.value("placement", std::string("warn"));
-    if (placement != "off") devparity::Tracer::self_test();
     const auto inventory = devparity::DeviceInventory::probe();
-    const auto plan_opts = plan_options(o, inventory);
     std::vector<devparity::Suite> suites;
     suites.push_back(devparity::load_suite(devparity::parse_json_text("devparity.audit", suite_json), ".", inventory));
-    const auto plan = devparity::make_plan(suites, plan_opts, inventory);
-    if (plan.trial_count() == 0) throw devparity::UsageError("no trials: no device or dtype left to run");
     // Without a report path the report goes to a temporary file, read back.
     const bool keep = o.contains("report") && !o.at("report").is_null();
     const auto report = keep ? o.at("report").get<std::string>()
                              : (std::filesystem::temp_directory_path() /
                                 fmt::format("devparity-audit-{}.json", ::getpid()))
                                    .string();
-    devparity::ListenerList listeners;
-    add_reporters(o, report, listeners);
-    devparity::RunnerOptions runner_options;
-    runner_options.placement = placement;
-    runner_options.interleavings = o.value("interleavings", 1);
-    devparity::Runner runner(listeners, runner_options);
-    {
-      const AsyncMode mode(o.value("vdev_async", false));
-      runner.run(plan, run_info(o, plan_opts, inventory, report));
-    }
+    devparity::run_session(audit_config(o, inventory, report), suites, inventory);
     const auto out = devparity::load_report(report).dump();
     if (!keep) std::remove(report.c_str());
     return out;
@@ -172,7 +122,7 @@ std::string close_report(const std::string& report, const std::string& options_j
     }
     if (doc.is_null()) {
       const auto inventory = devparity::DeviceInventory::probe();
-      doc = devparity::assemble_report(run_info(o, plan_options(o, inventory), inventory, report),
+      doc = devparity::assemble_report(devparity::session_run_info(audit_config(o, inventory, report), inventory),
                                        devparity::RunSummary{}, nlohmann::json::array());
     }
     std::remove((report + ".partial").c_str());

@@ -105,6 +105,8 @@ TEST_F(GateCli, ReporterFlagChoosesFromTheRegistry) {
   EXPECT_EQ(no_file.exit_code, 2) << describe(no_file);
   EXPECT_NE(no_file.err.find("--reporter junit: the junit reporter needs a path"), std::string::npos)
       << describe(no_file);
+  // Refused before the report is claimed: no empty c.json.partial left behind.
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("c.json.partial")));
 }
 
 // The artifacts of failing trials and the budget that bounds them: no tool needed.

@@ -32,9 +32,10 @@ class StreamFaultsTest : public testing::AsyncVdevTest {
       if (jpeg) c["params"] = {{"quality", 85}};
       cases.push_back(c);
     }
-    RunnerOptions options;
-    options.interleavings = interleavings;
-    return testing::run_suite({{"cases", cases}}, "cpu,vdev:1", 0, "", nullptr, options);
+    RunConfig config;
+    config.vdev_async = true;
+    config.interleavings = interleavings;
+    return testing::run_suite({{"cases", cases}}, "cpu,vdev:1", 0, "", nullptr, config);
   }
 
   static bool raced(const TrialResult& r) {

@@ -1,20 +1,12 @@
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/interrupt.h"
-#include "harness/base/output_paths.h"
 #include "harness/base/text.h"
 #include "harness/device/device.h"
 #include "harness/device/vdev.h"
-#include "harness/device/vdev_async.h"
-#include "harness/model/artifacts.h"
-#include "harness/report/environment.h"
-#include "harness/report/report_file.h"
-#include "harness/report/reporter_registry.h"
-#include "harness/run/runner.h"
-#include "harness/run/workers.h"
+#include "harness/session/session.h"
 #include "harness/suite/case.h"
 #include "harness/suite/plan.h"
-#include "harness/trace/tracer.h"
 #include "tools/devparity/commands.h"
 
 #include <CLI/CLI.hpp>
@@ -24,16 +16,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <unistd.h>
 
 namespace devparity::cli {
 namespace {
-
-bool use_color(const std::string& setting) {
-  if (setting == "always") return true;
-  if (setting == "never") return false;
-  return ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
-}
 
 std::vector<int64_t> parse_shape(const std::string& text) {
   std::vector<int64_t> out;
@@ -74,70 +59,7 @@ Suite torchscript_suite(const RunOptions& o, const DeviceInventory& inventory) {
       {"suite", "torchscript"},
       {"description", "devparity run --torchscript " + o.torchscript},
       {"cases", {{{"name", "torchscript"}, {"subject", subject}, {"inputs", inputs}, {"dtypes", dtypes}}}}};
-  return load_suite(parse_json_text("--torchscript " + o.torchscript, suite.dump(2)), ".", inventory);
-}
-
-int run_worker(const RunOptions& o, const Plan& plan, ArtifactStore* artifacts) {
-  RunnerOptions options;
-  options.placement = o.placement;
-  options.interleavings = o.interleavings;
-  if (artifacts != nullptr) artifacts->keep_existing();
-  options.artifacts = artifacts;
-  serve_worker(plan, o.worker, options);
-  return 0;
-}
-
-// A reporter asked for on the command line: the option that asked, the
-// reporter's name and its file (empty: stdout).
-struct AskedReporter {
-  std::string option, name, path;
-};
-
-// --junit, --html and each --reporter NAME[=FILE], in that order.
-std::vector<AskedReporter> asked_reporters(const RunOptions& o) {
-  std::vector<AskedReporter> asked;
-  if (!o.junit.empty()) asked.push_back({"--junit", "junit", o.junit});
-  if (!o.html.empty()) asked.push_back({"--html", "html", o.html});
-  for (const auto& spec : o.reporters) {
-    const auto eq = spec.find('=');
-    const auto name = spec.substr(0, eq);
-    asked.push_back({"--reporter " + name, name, eq == std::string::npos ? "" : spec.substr(eq + 1)});
-  }
-  return asked;
-}
-
-// The console first, so its end-of-run summary comes after the reports are
-// written (end events run in reverse); then the JSON report, then every
-// --junit, --html and --reporter NAME[=FILE], built by the reporter registry.
-void add_reporters(const RunOptions& o, ListenerList& listeners) {
-  const auto& registry = ReporterRegistry::global();
-  ReporterOptions console;
-  console.stream = &std::cout;
-  console.quiet = o.quiet;
-  console.verbose = o.verbose;
-  console.color = use_color(o.color);
-  console.interactive = ::isatty(STDOUT_FILENO) != 0;
-  listeners.add(registry.make("console", console));
-  ReporterOptions json;
-  json.path = o.report;
-  listeners.add(registry.make("json", json));
-  for (const auto& asked : asked_reporters(o)) {
-    const auto& name = asked.name;
-    const auto& path = asked.path;
-    if (registry.find(name) == nullptr) {
-      throw UsageError(fmt::format("--reporter '{}': no such reporter (registered: {})", name,
-                                   fmt::join(registry.names(), ", ")));
-    }
-    ReporterOptions file;
-    file.path = path;
-    file.stream = path.empty() ? &std::cout : nullptr;
-    file.base_dir = std::filesystem::path(o.report).parent_path().string();
-    try {
-      listeners.add(registry.make(name, file));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(fmt::format("--reporter {}{}: {}", name, path.empty() ? "" : "=" + path, e.what()));
-    }
-  }
+  return load_suite(JsonDocument{"--torchscript " + o.torchscript, suite, {}}, ".", inventory);
 }
 
 }  // namespace
@@ -288,74 +210,43 @@ PlanOptions plan_options_of(const RunOptions& o, const DeviceInventory& inventor
   return plan_options;
 }
 
-// The run's settings as the report's "run" object records them.
-RunInfo run_info(const Options& options, const PlanOptions& plan_options, const std::vector<std::string>& paths,
-                 const DeviceInventory& inventory) {
+// --junit, --html and each --reporter NAME[=FILE], in that order.
+std::vector<ReporterSpec> reporter_specs(const RunOptions& o) {
+  std::vector<ReporterSpec> asked;
+  if (!o.junit.empty()) asked.push_back({"--junit", "junit", o.junit});
+  if (!o.html.empty()) asked.push_back({"--html", "html", o.html});
+  for (const auto& spec : o.reporters) {
+    const auto eq = spec.find('=');
+    const auto name = spec.substr(0, eq);
+    asked.push_back({"--reporter " + name, name, eq == std::string::npos ? "" : spec.substr(eq + 1)});
+  }
+  return asked;
+}
+
+// `run`'s options as a session's configuration.
+RunConfig run_config(const Options& options, const DeviceInventory& inventory) {
   const auto& o = options.run;
-  RunInfo info;
-  info.tool = describe_tool();
-  std::vector<std::string> dtype_names;
-  if (plan_options.dtypes) {
-    for (auto t : *plan_options.dtypes) dtype_names.push_back(dtype_name(t));
-  }
-  auto or_null = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v); };
-  info.run = {{"started_at", utc_timestamp()},
-              {"argv", options.argv},
-              {"seed", o.seed ? nlohmann::json(*o.seed) : nlohmann::json(nullptr)},
-              {"suites", paths},
-              {"devices", describe_devices(plan_options.devices)},
-              {"dtypes", dtype_names},
-              {"filter", o.filter},
-              {"placement", o.placement},
-              {"report", o.report},
-              {"junit", or_null(o.junit)},
-              {"html", or_null(o.html)},
-              {"baseline", or_null(o.baseline)},
-              {"isolate", or_null(o.isolate)},
-              {"timeout_s", o.timeout_s}};
-  if (!o.shard.empty()) info.run["shard"] = o.shard;
-  if (o.vdev_async) info.run["vdev_async"] = {{"interleavings", o.interleavings}};
-  info.environment = describe_environment(inventory);
-  return info;
-}
-
-// The artifacts folder, relative to the report's folder.
-std::string artifacts_folder(const RunOptions& o) {
-  return o.artifacts.empty() ? std::filesystem::path(o.report).stem().string() + "-artifacts" : o.artifacts;
-}
-
-// --artifacts-budget-mb and --artifacts: where failing images go, beside the report.
-std::unique_ptr<ArtifactStore> artifact_store(const RunOptions& o) {
-  if (o.artifacts_budget_mb <= 0) return nullptr;
-  return std::make_unique<ArtifactStore>(std::filesystem::path(o.report).parent_path().string(), artifacts_folder(o),
-                                         static_cast<int64_t>(o.artifacts_budget_mb * 1024 * 1024));
-}
-
-// Every file and folder the run will write, for check_output_paths.
-std::vector<OutputPath> outputs_of(const RunOptions& o) {
-  std::vector<OutputPath> out = {{"--report", o.report}};
-  for (const auto& asked : asked_reporters(o)) {
-    if (!asked.path.empty()) out.push_back({asked.option, asked.path});
-  }
-  if (o.artifacts_budget_mb > 0) {
-    out.push_back({"--artifacts", (std::filesystem::path(o.report).parent_path() / artifacts_folder(o)).string(), true});
-  }
-  return out;
-}
-
-// --isolate: workers started from this executable with the same command line.
-std::unique_ptr<IsolatedExecutor> isolated_executor(const Options& options) {
-  const auto& o = options.run;
-  if (o.isolate.empty()) return nullptr;
-  IsolationOptions iso;
-  std::error_code ec;
-  iso.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec) throw std::runtime_error("--isolate: cannot find this executable: " + ec.message());
-  // Note [Workers]: the same command line; --worker takes precedence.
-  iso.arguments.assign(options.argv.begin() + 1, options.argv.end());
-  iso.timeout_s = o.timeout_s;
-  iso.memory_limit_mb = o.memory_limit_mb;
-  return std::make_unique<IsolatedExecutor>(std::move(iso));
+  RunConfig c;
+  c.argv = options.argv;
+  c.plan = plan_options_of(o, inventory);
+  c.placement = parse_placement(o.placement, "--placement");
+  c.isolation.unit = parse_isolation(o.isolate, "--isolate");
+  // Note [Workers]: a worker runs this command line; --worker takes precedence.
+  c.isolation.arguments.assign(options.argv.begin() + 1, options.argv.end());
+  c.isolation.memory_limit_mb = static_cast<double>(o.memory_limit_mb);
+  c.timeout_s = o.timeout_s;
+  c.vdev_async = o.vdev_async;
+  c.interleavings = o.interleavings;
+  c.worker = o.worker;
+  c.report = o.report;
+  c.console.quiet = o.quiet;
+  c.console.verbose = o.verbose;
+  c.console.color = parse_color(o.color, "--color");
+  c.reporters = reporter_specs(o);
+  c.artifacts = o.artifacts;
+  c.artifacts_budget_mb = o.artifacts_budget_mb;
+  c.baseline = o.baseline;
+  return c;
 }
 
 }  // namespace
@@ -364,57 +255,20 @@ int cmd_run(const Options& options) {
   const auto& o = options.run;
   // From the start, so that a signal while suites load still leaves a report (empty, marked).
   if (o.worker.empty()) interrupt::install();
-  if (o.placement != "off") Tracer::self_test();
   vdev::install(o.vdev_count);
-  if (o.interleavings > 1 && !o.vdev_async) {
-    throw UsageError(fmt::format("--interleavings {}: only the asynchronous vdev has interleavings; add --vdev-async",
-                                 o.interleavings));
-  }
-  if (o.vdev_async) vdev::async::set_enabled(true);
   const auto inventory = DeviceInventory::probe();
-  const auto plan_options = plan_options_of(o, inventory);
-
-  std::vector<std::string> paths = o.suites;
+  auto config = run_config(options, inventory);
   std::vector<Suite> suites;
   if (!o.torchscript.empty()) {
-    paths = {o.torchscript};
+    config.suites = {o.torchscript};
     suites.push_back(torchscript_suite(o, inventory));
   } else {
-    if (paths.empty()) paths.push_back(default_suite_path());
-    for (const auto& path : paths) suites.push_back(load_suite(path, inventory));
+    config.suites = o.suites;
+    if (config.suites.empty()) config.suites.push_back(default_suite_path());
+    for (const auto& path : config.suites) suites.push_back(load_suite(path, inventory));
   }
-  const auto plan = make_plan(suites, plan_options, inventory);
-  if (plan.trial_count() == 0 && interrupt::signal() == 0) {
-    throw UsageError(fmt::format("no trials selected (suites: {}; filter: '{}'; dtypes: '{}')",
-                                 fmt::join(paths, ", "), o.filter, o.dtypes));
-  }
-  const auto artifacts = artifact_store(o);
-  if (!o.worker.empty()) return run_worker(o, plan, artifacts.get());
-  // Before the first trial: an output that cannot be written, or that another
-  // output or another run also writes, would lose this run's evidence.
-  check_output_paths(outputs_of(o));
-  const ReportClaim claim(o.report);
-
-  ListenerList listeners;
-  add_reporters(o, listeners);
-  const auto info = run_info(options, plan_options, paths, inventory);
-  RunnerOptions runner_options;
-  runner_options.placement = o.placement;
-  runner_options.artifacts = artifacts.get();
-  runner_options.timeout_s = o.timeout_s;
-  runner_options.interleavings = o.interleavings;
-  const auto isolate = isolated_executor(options);
-  if (isolate) {
-    runner_options.isolate = isolate.get();
-    runner_options.isolate_unit = o.isolate;
-    if (artifacts) artifacts->clear_stale();
-  }
-  if (!o.baseline.empty()) {
-    runner_options.baseline = load_report(o.baseline);
-    runner_options.baseline_path = o.baseline;
-  }
-  Runner runner(listeners, runner_options);
-  const auto summary = runner.run(plan, info);
+  const auto summary = run_session(config, suites, inventory);
+  if (!o.worker.empty()) return 0;
   if (!o.quiet) std::cout << "report: " << o.report << "\n";
   return summary.exit_code();
 }

@@ -1,0 +1,277 @@
+// Note [Session]
+// `devparity run`, devparity.audit(), the pytest plugin's session report and
+// the tests' run_suite() are front ends: each parses its own syntax (options,
+// keyword arguments, ini settings) into a RunConfig and calls run_session()
+// or report_session(). What a run is — the reporters in their order (the
+// console first, so its summary comes after the files are written, as end
+// events run in reverse), the report's "run" object, the output checks and
+// the report's lock, the baseline, artifacts, workers and watchdog — is
+// written here once, so a front end cannot drift from the others (the
+// plugin's report once said "placement": "warn" whatever the mode).
+#include "harness/session/session.h"
+
+#include "harness/base/dtype.h"
+#include "harness/base/error.h"
+#include "harness/base/interrupt.h"
+#include "harness/base/output_paths.h"
+#include "harness/base/text.h"
+#include "harness/device/device.h"
+#include "harness/device/vdev_async.h"
+#include "harness/model/artifacts.h"
+#include "harness/report/environment.h"
+#include "harness/report/report_file.h"
+#include "harness/report/reporter_registry.h"
+#include "harness/run/result_tally.h"
+#include "harness/run/runner.h"
+#include "harness/run/workers.h"
+#include "harness/suite/case.h"
+#include "harness/trace/tracer.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <unistd.h>
+
+namespace devparity {
+namespace {
+
+bool on_terminal(const ConsoleSpec& c) {
+  return (c.stream == nullptr || c.stream == &std::cout) && ::isatty(STDOUT_FILENO) != 0;
+}
+
+bool use_color(const ConsoleSpec& c) {
+  if (c.color == Color::kAuto) return on_terminal(c) && std::getenv("NO_COLOR") == nullptr;
+  return c.color == Color::kAlways;
+}
+
+// The console first (end events run in reverse: its summary comes last),
+// then the JSON report, then config.reporters, then the caller's listeners.
+void add_reporters(const RunConfig& c, ListenerList& listeners) {
+  const auto& registry = ReporterRegistry::global();
+  if (c.console.show) {
+    ReporterOptions console;
+    console.stream = c.console.stream != nullptr ? c.console.stream : &std::cout;
+    console.quiet = c.console.quiet;
+    console.verbose = c.console.verbose;
+    console.color = use_color(c.console);
+    console.interactive = on_terminal(c.console);
+    listeners.add(registry.make("console", console));
+  }
+  if (!c.report.empty()) {
+    ReporterOptions json;
+    json.path = c.report;
+    listeners.add(registry.make("json", json));
+  }
+  for (const auto& asked : c.reporters) {
+    if (registry.find(asked.name) == nullptr) {
+      throw UsageError(fmt::format("--reporter '{}': no such reporter (registered: {})", asked.name,
+                                   fmt::join(registry.names(), ", ")));
+    }
+    ReporterOptions file;
+    file.path = asked.path;
+    file.stream = asked.path.empty() ? &std::cout : nullptr;
+    file.base_dir = std::filesystem::path(c.report).parent_path().string();
+    try {
+      listeners.add(registry.make(asked.name, file));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("{}{}: {}", asked.option, asked.path.empty() ? "" : "=" + asked.path, e.what()));
+    }
+  }
+  for (auto* l : c.listeners) listeners.add(*l);
+}
+
+}  // namespace
+
+RunInfo session_run_info(const RunConfig& c, const DeviceInventory& inventory) {
+  RunInfo info;
+  info.tool = describe_tool();
+  std::vector<std::string> dtype_names;
+  if (c.plan.dtypes) {
+    for (auto t : *c.plan.dtypes) dtype_names.push_back(dtype_name(t));
+  }
+  auto or_null = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  info.run = {{"started_at", utc_timestamp()},
+              {"argv", c.argv},
+              {"seed", c.plan.seed ? nlohmann::json(*c.plan.seed) : nlohmann::json(nullptr)},
+              {"suites", c.suites},
+              {"devices", describe_devices(c.plan.devices)},
+              {"dtypes", dtype_names},
+              {"filter", c.plan.filter},
+              {"placement", name_of(kPlacementNames, c.placement)},
+              {"report", c.report},
+              {"junit", or_null(c.reporter_path("junit"))},
+              {"html", or_null(c.reporter_path("html"))},
+              {"baseline", or_null(c.baseline)},
+              {"isolate", or_null(name_of(kIsolationNames, c.isolation.unit))},
+              {"timeout_s", c.timeout_s}};
+  if (c.plan.shard_count > 1) info.run["shard"] = fmt::format("{}/{}", c.plan.shard_index, c.plan.shard_count);
+  if (c.vdev_async) info.run["vdev_async"] = {{"interleavings", c.interleavings}};
+  info.run.update(c.run_fields);
+  info.environment = describe_environment(inventory);
+  return info;
+}
+
+namespace {
+
+// Every file and folder the run will write, for check_output_paths.
+std::vector<OutputPath> outputs_of(const RunConfig& c) {
+  std::vector<OutputPath> out;
+  if (!c.report.empty()) out.push_back({c.report_option, c.report});
+  for (const auto& asked : c.reporters) {
+    if (!asked.path.empty()) out.push_back({asked.option, asked.path});
+  }
+  if (c.artifacts_budget_mb > 0) {
+    out.push_back({"--artifacts", (std::filesystem::path(c.report).parent_path() / c.artifacts_folder()).string(), true});
+  }
+  return out;
+}
+
+// Where failing trials' images go, beside the report; null: nowhere.
+std::unique_ptr<ArtifactStore> artifact_store(const RunConfig& c) {
+  if (c.artifacts_budget_mb <= 0 || c.report.empty()) return nullptr;
+  return std::make_unique<ArtifactStore>(std::filesystem::path(c.report).parent_path().string(), c.artifacts_folder(),
+                                         static_cast<int64_t>(c.artifacts_budget_mb * 1024 * 1024));
+}
+
+// Workers started from `executable` (default: this one) with the parent's arguments.
+std::unique_ptr<IsolatedExecutor> isolated_executor(const RunConfig& c) {
+  if (c.isolation.unit == Isolation::kNone) return nullptr;
+  IsolationOptions iso;
+  iso.executable = c.isolation.executable;
+  if (iso.executable.empty()) {
+    std::error_code ec;
+    iso.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (ec) throw std::runtime_error("--isolate: cannot find this executable: " + ec.message());
+  }
+  iso.arguments = c.isolation.arguments;
+  iso.timeout_s = c.timeout_s;
+  iso.memory_limit_mb = c.isolation.memory_limit_mb;
+  return std::make_unique<IsolatedExecutor>(std::move(iso));
+}
+
+// The asynchronous vdev for one session, as it was before afterwards.
+class AsyncMode {
+ public:
+  explicit AsyncMode(bool on) : was_(vdev::async::enabled()) {
+    if (on) vdev::async::set_enabled(true);
+  }
+  ~AsyncMode() { vdev::async::set_enabled(was_); }
+  AsyncMode(const AsyncMode&) = delete;
+  AsyncMode& operator=(const AsyncMode&) = delete;
+
+ private:
+  bool was_;
+};
+
+// The session's reporters, built once its outputs are checked and its report
+// claimed: an output that cannot be written, or that another output or
+// another run also writes, would lose the run's evidence.
+class SessionOutputs {
+ public:
+  explicit SessionOutputs(const RunConfig& c) {
+    check_output_paths(outputs_of(c));
+    add_reporters(c, listeners_);  // an unknown reporter leaves no trace
+    if (!c.report.empty()) claim_.emplace(c.report);
+  }
+  ListenerList& listeners() { return listeners_; }
+
+ private:
+  std::optional<ReportClaim> claim_;
+  ListenerList listeners_;
+};
+
+void check_config(const RunConfig& c) {
+  if (c.interleavings > 1 && !c.vdev_async) {
+    throw UsageError(fmt::format("--interleavings {}: only the asynchronous vdev has interleavings; add --vdev-async",
+                                 c.interleavings));
+  }
+}
+
+// What a trial needs, here or in a worker (whose parent keeps the time limit
+// and the baseline).
+RunnerOptions trial_options(const RunConfig& c, ArtifactStore* artifacts) {
+  RunnerOptions o;
+  o.placement = c.placement;
+  o.artifacts = artifacts;
+  o.interleavings = c.interleavings;
+  return o;
+}
+
+std::string no_trials_message(const RunConfig& c) {
+  std::vector<std::string> dtypes;
+  if (c.plan.dtypes) {
+    for (auto t : *c.plan.dtypes) dtypes.push_back(dtype_name(t));
+  }
+  return fmt::format("no trials selected (suites: {}; filter: '{}'; dtypes: '{}')", fmt::join(c.suites, ", "),
+                     c.plan.filter, fmt::join(dtypes, ","));
+}
+
+}  // namespace
+
+RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites, const DeviceInventory& inventory) {
+  check_config(config);
+  if (config.placement != Placement::kOff) Tracer::self_test();
+  const AsyncMode async(config.vdev_async);
+  const auto plan = make_plan(suites, config.plan, inventory);
+  if (plan.trial_count() == 0 && interrupt::signal() == 0) throw UsageError(no_trials_message(config));
+  const auto artifacts = artifact_store(config);
+  if (!config.worker.empty()) {
+    if (artifacts) artifacts->keep_existing();
+    serve_worker(plan, config.worker, trial_options(config, artifacts.get()));
+    return {};
+  }
+  auto options = trial_options(config, artifacts.get());
+  options.timeout_s = config.timeout_s;
+  if (!config.baseline.empty()) {
+    options.baseline = load_report(config.baseline);
+    options.baseline_path = config.baseline;
+  }
+  const auto isolate = isolated_executor(config);
+  SessionOutputs outputs(config);
+  if (isolate) {
+    options.isolate = isolate.get();
+    options.isolate_unit = config.isolation.unit;
+    if (artifacts) artifacts->clear_stale();
+  }
+  return Runner(outputs.listeners(), options).run(plan, session_run_info(config, inventory));
+}
+
+RunSummary report_session(const RunConfig& config, const std::vector<TrialResult>& results, double duration_s,
+                          const DeviceInventory& inventory) {
+  for (const auto& r : results) {  // the report schema's rule, before anything is written
+    if (!is_identifier(r.case_name)) {
+      throw InputError(fmt::format("result '{}': case '{}' is not an identifier ([A-Za-z0-9_])", r.id, r.case_name));
+    }
+  }
+  SessionOutputs outputs(config);
+  ResultTally tally(outputs.listeners());
+  auto info = session_run_info(config, inventory);
+  info.planned_trials = static_cast<int64_t>(results.size());
+  tally.on_run_start(info);
+  CaseInfo current;
+  auto end_case = [&] {
+    if (!current.name.empty()) tally.on_case_end(current, {});
+  };
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    if (i == 0 || r.case_name != current.name) {
+      end_case();
+      current = {r.suite, r.case_name, r.subject, "", 0};
+      for (size_t k = i; k < results.size() && results[k].case_name == r.case_name; ++k) ++current.planned_trials;
+      tally.on_case_start(current);
+    }
+    tally.on_trial_start(r.id);
+    tally.on_trial_end(r);
+  }
+  end_case();
+  auto summary = tally.summary();
+  summary.duration_s = duration_s;
+  tally.on_run_end(summary);
+  return tally.final_summary();
+}
+
+}  // namespace devparity
