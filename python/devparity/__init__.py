@@ -9,7 +9,7 @@ statistics, `host_handover()` declares code that hands data to the host on purpo
 """
 
 from devparity._audit import AuditResult, audit, compare
-from devparity._devices import DevparityError, device, device_name, device_type, install, installed_count
+from devparity._devices import DevparityError, DevparityTypeError, DevparityValueError, device, device_name, device_type, install, installed_count
 from devparity._findings import Finding
 from devparity._handover import host_handover
 from devparity._no_accelerator import NoAcceleratorError, without_accelerator
@@ -18,6 +18,6 @@ from devparity._sources import add_scaffolding
 from devparity._streams import AsyncRun, Race, vdev_async
 from devparity._trace import Trace, trace
 
-__all__ = ["AsyncRun", "AuditResult", "DevparityError", "Finding", "NoAcceleratorError", "Race", "Trace", "add_scaffolding", "audit",
+__all__ = ["AsyncRun", "AuditResult", "DevparityError", "DevparityTypeError", "DevparityValueError", "Finding", "NoAcceleratorError", "Race", "Trace", "add_scaffolding", "audit",
            "compare", "device", "device_name", "device_type", "host_handover", "install", "installed_count", "trace",
            "UnsupportedOnSimulatedDevice", "vdev_async", "without_accelerator"]

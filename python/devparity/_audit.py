@@ -15,7 +15,8 @@ import re
 
 from devparity import _coverage, _device_queries, _host_data, _isolation, _kept, _sources
 from devparity._arguments import tensors_in
-from devparity._devices import DevparityError, installed_count, install, ops as _ops, torch_module
+from devparity._devices import (DevparityTypeError, DevparityValueError, argument_error, installed_count,
+                                install, op_error, ops as _ops, torch_module)
 
 _library = {"lib": None}
 _counter = itertools.count()
@@ -37,7 +38,8 @@ def _dtype_name(dtype):
     if isinstance(dtype, torch.dtype):
         dtype = str(dtype).replace("torch.", "")
     if not isinstance(dtype, str) or dtype not in _DTYPES:
-        raise DevparityError(f"unknown dtype {dtype!r} (expected one of: {', '.join(sorted(set(_DTYPES.values())))})")
+        raise argument_error(f"unknown dtype {dtype!r} (expected one of: {', '.join(sorted(set(_DTYPES.values())))})",
+                             dtype, str)
     return _DTYPES[dtype]
 
 
@@ -127,7 +129,7 @@ def _inputs(inputs, name):
         if isinstance(item, torch.Tensor):
             tensor_name = f"{name}_{i}"
             if item.dim() != 4:
-                raise DevparityError(f"inputs[{i}]: expected an NCHW tensor, got shape {tuple(item.shape)}")
+                raise DevparityValueError(f"inputs[{i}]: expected an NCHW tensor, got shape {tuple(item.shape)}")
             _ops().register_input(tensor_name, item.detach())
             recipes.append({"tensor": tensor_name})
             dtypes.append(_dtype_name(item.dtype))
@@ -136,7 +138,7 @@ def _inputs(inputs, name):
         elif isinstance(item, (list, tuple)) and len(item) == 4 and all(isinstance(v, int) for v in item):
             recipes.append({"shape": list(item)})
         else:
-            raise DevparityError(f"inputs[{i}]: expected a tensor, an NCHW shape or a recipe dict "
+            raise DevparityTypeError(f"inputs[{i}]: expected a tensor, an NCHW shape or a recipe dict "
                                  f"({{'pattern': 'noise', 'shape': [1, 3, 17, 11]}}), got {item!r}")
     return recipes, dtypes
 
@@ -192,32 +194,34 @@ class _Sweep:
 
 def _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds):
     if not callable(fn):
-        raise DevparityError(f"audit(fn): expected a callable or an nn.Module, got {fn!r}")
+        raise DevparityTypeError(f"audit(fn): expected a callable or an nn.Module, got {fn!r}")
     if placement not in ("warn", "strict", "off"):
-        raise DevparityError(f"audit(placement): expected warn, strict or off, got {placement!r}")
+        raise argument_error(f"audit(placement): expected warn, strict or off, got {placement!r}", placement, str)
     if not isinstance(interleavings, int) or isinstance(interleavings, bool) or not 1 <= interleavings <= 1000:
-        raise DevparityError(f"audit(interleavings): expected an integer in [1, 1000], got {interleavings!r}")
+        raise argument_error(f"audit(interleavings): expected an integer in [1, 1000], got {interleavings!r}",
+                             interleavings, int)
     if interleavings > 1 and not vdev_async:
-        raise DevparityError(f"audit(interleavings={interleavings}): only the asynchronous vdev has interleavings; "
+        raise DevparityValueError(f"audit(interleavings={interleavings}): only the asynchronous vdev has interleavings; "
                              f"pass vdev_async=True")
     if seeds is not None and not (
             (isinstance(seeds, int) and not isinstance(seeds, bool) and 1 <= seeds <= 1000) or
             (isinstance(seeds, (list, tuple)) and seeds and
              all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in seeds))):
-        raise DevparityError(f"audit(seeds): expected a bound in [1, 1000] or a list of seeds, got {seeds!r}")
+        raise argument_error(f"audit(seeds): expected a bound in [1, 1000] or a list of seeds, got {seeds!r}",
+                             seeds, (int, list, tuple))
 
 
 def _run_audit(suite, options):
     try:
         report = json.loads(_ops().audit(json.dumps(suite), json.dumps(options)))
     except (RuntimeError, ValueError) as e:
-        raise DevparityError(str(e).splitlines()[0]) from None
+        raise op_error(e) from None
     if report.get("summary", {}).get("interrupted", {}).get("signal") == "SIGINT":
         raise KeyboardInterrupt  # the report is written and marked; Ctrl-C goes on up
     return report
 
 
-def audit(fn, inputs, devices=None, dtypes=None, seed=None, report=None, junit=None, html=None,
+def audit(fn, inputs, *, devices=None, dtypes=None, seed=None, report=None, junit=None, html=None,
           name=None, differentiable=True, random=False, checks=None, tolerance=None,
           placement="warn", quiet=True, vdev_async=False, interleavings=1, seeds=None,
           isolate=False, timeout_s=None):
@@ -334,11 +338,11 @@ def compare(output, reference, tolerance=None):
     torch = torch_module()
 
     if not isinstance(output, torch.Tensor) or not isinstance(reference, torch.Tensor):
-        raise DevparityError("compare(output, reference): expected two tensors")
+        raise DevparityTypeError("compare(output, reference): expected two tensors")
     if isinstance(tolerance, dict) and "reason" not in tolerance:
         tolerance = dict(tolerance, reason="given to devparity.compare")
     try:
         text = _ops().compare(reference, output, json.dumps(tolerance))
     except (RuntimeError, ValueError) as e:
-        raise DevparityError(str(e).splitlines()[0]) from None
+        raise op_error(e) from None
     return json.loads(text)

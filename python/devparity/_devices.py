@@ -13,6 +13,28 @@ class DevparityError(RuntimeError):
     """A devparity misuse with its cause: an unknown device, a torch it was not built for."""
 
 
+class DevparityTypeError(DevparityError, TypeError):
+    """An argument of a type devparity does not take; also a TypeError, as Python's own."""
+
+
+class DevparityValueError(DevparityError, ValueError):
+    """An argument of the right type with a value devparity does not take; also a ValueError."""
+
+
+def op_error(e):
+    """The error for a devparity op's failure `e`: its first line; a ValueError from the op (a bad
+    setting, device or file) stays one (DevparityValueError)."""
+    return (DevparityValueError if isinstance(e, ValueError) else DevparityError)(str(e).splitlines()[0])
+
+
+def argument_error(message, value, types):
+    """The error for a bad argument `value`: DevparityTypeError when it is not one of `types` (a bool
+    is not an int here), else DevparityValueError."""
+    types = types if isinstance(types, tuple) else (types,)
+    wrong_type = not isinstance(value, types) or (isinstance(value, bool) and bool not in types)
+    return (DevparityTypeError if wrong_type else DevparityValueError)(message)
+
+
 def _build_info():
     path = pathlib.Path(__file__).with_name("_build.json")
     with open(path, encoding="utf-8") as f:
@@ -80,7 +102,7 @@ def install(count=2):
     processes only, and before the first backward (autograd counts devices then).
     """
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 16:
-        raise DevparityError(f"install(count): expected an integer in [1, 16], got {count!r}")
+        raise argument_error(f"install(count): expected an integer in [1, 16], got {count!r}", count, int)
     ops = _ops()
     if _state["count"] and _state["count"] != count and _autograd_started():
         raise DevparityError(
@@ -142,7 +164,7 @@ def device(spec):
     if isinstance(spec, torch.device):
         return spec
     if not isinstance(spec, str):
-        raise DevparityError(f"device(spec): expected a device name such as 'vdev:1', got {spec!r}")
+        raise DevparityTypeError(f"device(spec): expected a device name such as 'vdev:1', got {spec!r}")
     name, _, index = spec.partition(":")
     if name in ("cpu", "meta", "cuda") and (not index or index.isdigit()):
         return torch.device(spec)
@@ -150,17 +172,17 @@ def device(spec):
         return torch.device("cpu")
     if name in ("vdev", "privateuseone"):
         if index and not index.isdigit():
-            raise DevparityError(f"device '{spec}': expected 'vdev' (the current index) or 'vdev:K'")
+            raise DevparityValueError(f"device '{spec}': expected 'vdev' (the current index) or 'vdev:K'")
         if _state["count"] == 0:
             raise DevparityError(f"device '{spec}': the simulated device is not installed: "
                                  f"call devparity.install() first")
         if not index:  # the spelling users write: the current device, as `cuda` is
             return torch.device(device_type())
         if int(index) >= _state["count"]:
-            raise DevparityError(f"device '{spec}': only {_state['count']} simulated device(s) installed "
+            raise DevparityValueError(f"device '{spec}': only {_state['count']} simulated device(s) installed "
                                  f"(vdev:0..vdev:{_state['count'] - 1})")
         return torch.device(device_type(), int(index))
-    raise DevparityError(f"unknown device '{spec}': expected cpu, cpu-only, meta, cuda[:N], vdev or vdev:K")
+    raise DevparityValueError(f"unknown device '{spec}': expected cpu, cpu-only, meta, cuda[:N], vdev or vdev:K")
 
 
 def device_name(dev):

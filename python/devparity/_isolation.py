@@ -19,17 +19,21 @@ import tempfile
 import time
 import traceback
 
-from devparity._devices import DevparityError, ops as _ops
+from devparity._devices import (DevparityError, DevparityTypeError, DevparityValueError, argument_error, op_error,
+                                ops as _ops)
 
 _EXIT_ERROR = 70  # the worker raised: its exception is in the result file
+# A misuse found in the worker is the error it would be in place.
+_RAISED_AGAIN = {e.__name__: e for e in (DevparityError, DevparityTypeError, DevparityValueError)}
 
 
 def check_arguments(isolate, timeout_s):
     if not isinstance(isolate, bool):
-        raise DevparityError(f"audit(isolate): expected True or False, got {isolate!r}")
+        raise DevparityTypeError(f"audit(isolate): expected True or False, got {isolate!r}")
     if timeout_s is not None and (isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or
                                   not 0 < timeout_s < float("inf")):
-        raise DevparityError(f"audit(timeout_s): expected a number of seconds above 0, got {timeout_s!r}")
+        raise argument_error(f"audit(timeout_s): expected a number of seconds above 0, got {timeout_s!r}",
+                             timeout_s, (int, float))
 
 
 def autograd_refused():
@@ -126,8 +130,8 @@ def _outcome(result, status, report, options):
         return out["report"]
     if out is not None and out.get("type") == "KeyboardInterrupt":
         raise KeyboardInterrupt
-    if out is not None and out.get("type") == "DevparityError":
-        raise DevparityError(out["error"])
+    if out is not None and out.get("type") in _RAISED_AGAIN:
+        raise _RAISED_AGAIN[out["type"]](out["error"])
     if out is not None:
         how = f"raised {out['type']}: {out['error']}"
     elif os.WIFSIGNALED(status):
@@ -144,4 +148,4 @@ def _closed(report, options, cause, message):
     try:
         return json.loads(_ops().close_report(report, json.dumps(options), cause, message))
     except (RuntimeError, ValueError) as e:
-        raise DevparityError(str(e).splitlines()[0]) from None
+        raise op_error(e) from None

@@ -6,7 +6,7 @@ import threading
 _active = threading.local()
 
 from devparity import _sources
-from devparity._devices import DevparityError, _ops, installed_count
+from devparity._devices import DevparityError, _ops, argument_error, installed_count
 
 
 class Race:
@@ -67,5 +67,5 @@ def vdev_async(seed=0):
     (item(), nonzero) order work, as on a GPU; a non-blocking copy into pinned memory holds
     `run.poison` until its stream reaches it."""
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise DevparityError(f"vdev_async(seed): expected a non-negative integer, got {seed!r}")
+        raise argument_error(f"vdev_async(seed): expected a non-negative integer, got {seed!r}", seed, int)
     return AsyncRun(seed)

@@ -5,7 +5,7 @@ import json
 
 from devparity import _device_queries, _host_data, _kept, _sources
 from devparity._arguments import tensors_in
-from devparity._devices import DevparityError, device as _device, ops as _ops
+from devparity._devices import DevparityTypeError, device as _device, op_error, ops as _ops
 from devparity._findings import Finding, add_to_trace
 
 
@@ -33,7 +33,7 @@ class Trace:
         try:
             ops.trace_begin(target, list(_sources.skipped_folders()))
         except RuntimeError as e:
-            raise DevparityError(str(e).splitlines()[0]) from None
+            raise op_error(e) from None
         self._active = True
         # Modules met while tracing: their plain tensor attributes are kept state, which moving
         # a module leaves where it was made (Note [Kept state in Python]).
@@ -158,5 +158,5 @@ def trace(device=None, strict=False):
         import torch
 
         if not isinstance(device, torch.device):
-            raise DevparityError(f"trace(device): expected a device or a device name, got {device!r}")
+            raise DevparityTypeError(f"trace(device): expected a device or a device name, got {device!r}")
     return Trace(device, strict)

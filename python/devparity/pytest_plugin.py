@@ -98,6 +98,17 @@ def pytest_load_initial_conftests(early_config, parser, args):
     _sources.set_scaffolding_globs(options.devparity_scaffolding or [])
 
 
+def pytest_report_header(config):
+    if not _session["enabled"]:
+        return None
+    from devparity import installed_count
+
+    trace = (f"trace on (placement {config.getoption('devparity_placement')}, warnings "
+             f"{config.getoption('devparity_warnings')})" if config.getoption("devparity_trace") else "trace off")
+    names = ", ".join(name for name, _ in _session["devices"]) or "none"
+    return f"devparity: devices {names}; simulated vdev indices {installed_count()}; {trace}"
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "devparity_vdev: a test parametrized onto the simulated device by devparity")
 
@@ -110,9 +121,15 @@ def simulated_devices():
     return [(name, dev) for name, dev in _session["devices"] if name.startswith("vdev") or name == CPU_ONLY]
 
 
-def test_devices():
+def devices_under_test():
     """Every (name, torch.device) pair of --devparity-devices, in order."""
     return list(_session["devices"])
+
+
+# The earlier name, kept for conftests that import it; marked so that pytest does not collect it
+# as a test once it is imported into a test module.
+test_devices = devices_under_test
+test_devices.__test__ = False
 
 
 def pytest_plugin_registered(plugin, manager):

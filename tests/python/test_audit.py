@@ -89,13 +89,25 @@ def test_compare_returns_the_parity_statistics():
 
 
 def test_audit_errors_are_clear(vdev):
-    with pytest.raises(devparity.DevparityError, match="expected a callable"):
+    # A bad argument is also the TypeError or ValueError Python's own functions raise (issue 37).
+    with pytest.raises(TypeError, match="expected a callable") as raised:
         devparity.audit(42, [(1, 3, 4, 4)])
-    with pytest.raises(devparity.DevparityError, match="NCHW"):
+    assert isinstance(raised.value, devparity.DevparityError)
+    with pytest.raises(TypeError, match="NCHW"):
         devparity.audit(lambda x: x, ["not an input"])
-    with pytest.raises(devparity.DevparityError, match="unknown dtype"):
+    with pytest.raises(ValueError, match="unknown dtype"):
         devparity.audit(lambda x: x, [(1, 3, 4, 4)], dtypes=["int7"])
-    with pytest.raises(devparity.DevparityError, match="gpu"):
+    with pytest.raises(ValueError, match="placement"):
+        devparity.audit(lambda x: x, [(1, 3, 4, 4)], placement="loud")
+    with pytest.raises(TypeError, match="interleavings"):
+        devparity.audit(lambda x: x, [(1, 3, 4, 4)], interleavings="2")
+    with pytest.raises(TypeError, match="positional"):  # everything after the inputs is by keyword
+        devparity.audit(lambda x: x, [(1, 3, 4, 4)], "cpu")
+    with pytest.raises(TypeError, match="expected two tensors"):
+        devparity.compare(1, 2)
+    with pytest.raises(ValueError, match="unknown device"):
+        devparity.device("gpu:0")
+    with pytest.raises(ValueError, match="gpu"):
         devparity.audit(lambda x: x, [(1, 3, 4, 4)], devices="cpu,gpu:3")
 
 
@@ -200,10 +212,10 @@ def test_an_isolated_audit_of_clean_code_matches_the_audit_in_place(vdev):
     without_gradient = {key: (status, [c for c in failing if c != "gradient"])
                         for key, (status, failing) in verdicts(here.report).items()}
     assert verdicts(isolated.report) == without_gradient
-    with pytest.raises(devparity.DevparityError, match="timeout_s"):
+    with pytest.raises(ValueError, match="timeout_s"):
         devparity.audit(lambda x: x, [(1, 3, 8, 8)], timeout_s=0)
     # A misuse inside the worker is the same error as in place.
-    with pytest.raises(devparity.DevparityError, match="an NCHW shape or a recipe dict"):
+    with pytest.raises(devparity.DevparityTypeError, match="an NCHW shape or a recipe dict"):
         devparity.audit(lambda x: x, [(1, 3, 8)], isolate=True)
 
 

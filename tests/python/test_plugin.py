@@ -42,6 +42,10 @@ def test_trace_fails_on_placement_errors_and_reports_them(tmp_path):
         "test_sample.py::test_channel_gain[vdev:1]", "test_sample.py::test_gain_listed_devices[vdev:1]"]
     data = json.loads(report.read_text())
     by_id = {r["id"]: r for r in data["results"]}
+    # Written by devparity's session (issue 37): totals counted there, a case the schema accepts.
+    assert data["summary"]["failed"] == 2 and data["run"]["planned_trials"] == len(data["results"]), data["summary"]
+    assert {r["case"] for r in data["results"]} == {"test_sample_py"}
+    assert not os.path.exists(str(report) + ".partial")
     gain = by_id["test_sample.py::test_channel_gain[vdev:1]"]
     kinds = {f["kind"] for f in gain["checks"][0]["findings"]}
     assert "unregistered_tensor_state" in kinds and gain["status"] == "fail"
@@ -114,9 +118,13 @@ def test_the_session_report_names_the_placement_mode(tmp_path):
     # issue 37: it said "warn" whatever --devparity-placement was.
     report = tmp_path / "session.json"
     run, _ = pytest_run("--devparity-devices=cpu,vdev:1", "--device=cpu,vdev:1", "--devparity-trace",
-                        "--devparity-placement=strict", f"--devparity-report={report}", "-k", "test_ramp")
+                        "--devparity-placement=strict", f"--devparity-report={report}", "-k", "test_ramp",
+                        "-v")  # -q (pytest_run's) and -v: the session header is printed
     assert run.returncode in (0, 1), run.stdout + run.stderr
     assert json.loads(report.read_text())["run"]["placement"] == "strict"
+    # The session's header says what devparity does in it.
+    assert re.search(r"^devparity: devices cpu, vdev:1; simulated vdev indices \d+; trace on \(placement strict, "
+                     r"warnings once\)$", run.stdout, re.M), run.stdout[:2000]
 
 
 def test_a_warning_is_given_once_per_line_of_code():
