@@ -7,16 +7,22 @@ second operator that also tells the runner what the copy holds: its parameters a
 (registered state) and its plain tensor attributes (kept state, which moving leaves behind).
 """
 
+from __future__ import annotations
+
 import contextlib
 import copy
 import itertools
 import json
 import re
+from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence, Union
 
 from devparity import _coverage, _device_queries, _host_data, _isolation, _kept, _sources
 from devparity._arguments import tensors_in
 from devparity._devices import (DevparityTypeError, DevparityValueError, argument_error, installed_count,
                                 install, op_error, ops as _ops, torch_module)
+
+if TYPE_CHECKING:
+    import torch
 
 _library = {"lib": None}
 _counter = itertools.count()
@@ -156,7 +162,7 @@ def _device_list(devices):
 class AuditResult:
     """What devparity.audit() found: the report (a dict in the report schema) and its verdict."""
 
-    def __init__(self, report):
+    def __init__(self, report: Dict[str, Any]):
         self.report = report
         self.results = report.get("results", [])
         self.failures = [r for r in self.results if r.get("status") in ("fail", "error")]
@@ -165,12 +171,12 @@ class AuditResult:
         self.seeds = list(sweep["seeds"]) if sweep else None
 
     @property
-    def interrupted(self):
+    def interrupted(self) -> Optional[Dict[str, Any]]:
         """Why the audit did not finish (summary.interrupted: signal and message), or None."""
         return self.report.get("summary", {}).get("interrupted")
 
     @property
-    def passed(self):
+    def passed(self) -> bool:
         """True when the audit finished and no trial failed or erred."""
         return not self.failures and self.interrupted is None
 
@@ -221,10 +227,13 @@ def _run_audit(suite, options):
     return report
 
 
-def audit(fn, inputs, *, devices=None, dtypes=None, seed=None, report=None, junit=None, html=None,
-          name=None, differentiable=True, random=False, checks=None, tolerance=None,
-          placement="warn", quiet=True, vdev_async=False, interleavings=1, seeds=None,
-          isolate=False, timeout_s=None):
+def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[Any], None] = None,
+          dtypes: Optional[Sequence[Any]] = None, seed: Optional[int] = None, report: Optional[str] = None,
+          junit: Optional[str] = None, html: Optional[str] = None, name: Optional[str] = None,
+          differentiable: bool = True, random: bool = False, checks: Optional[Mapping[str, Any]] = None,
+          tolerance: Optional[Mapping[str, Any]] = None, placement: str = "warn", quiet: bool = True,
+          vdev_async: bool = False, interleavings: int = 1, seeds: Union[int, Sequence[int], None] = None,
+          isolate: bool = False, timeout_s: Optional[float] = None) -> AuditResult:
     """Audits `fn` (a callable image -> image, or an nn.Module, moved per device) as `devparity run`
     audits a transform: parity against the reference device with per-dtype tolerances, placement,
     the gradient for floating inputs; random draws replayed per device.
@@ -329,7 +338,8 @@ def _random_cases(case, sweep, seed, seeds):
                    "one_sided": sweep.arcs.one_sided()}
 
 
-def compare(output, reference, tolerance=None):
+def compare(output: "torch.Tensor", reference: "torch.Tensor",
+            tolerance: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
     """Parity statistics of `output` against `reference` (same shape and dtype, any device), as the
     report's parity check writes them: max_abs, max_rel, max_ulp, mismatches, histogram, spatial
     pattern, psnr_db; plus `tolerance` (resolved for the dtype) and `within` (True when it holds).

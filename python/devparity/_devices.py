@@ -1,9 +1,15 @@
 """The simulated device from Python: install it, name its indices."""
 
+from __future__ import annotations
+
 import json
 import os
 import pathlib
 import sys
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    import torch
 
 _state = {"ops": None, "count": 0}
 CPU_ONLY = "cpu-only"  # the pytest plugin's row with no accelerator runtime (Note [No accelerator])
@@ -94,7 +100,7 @@ def _ops():
     return _state["ops"]
 
 
-def install(count=2):
+def install(count: int = 2) -> None:
     """Installs the simulated device with `count` indices (1..16) and returns its type name.
 
     On torch 2.x this names the PrivateUse1 backend "vdev", which makes it the process's
@@ -144,19 +150,19 @@ def _register_device_module(ops):
             torch.utils.generate_methods_for_privateuse1_backend(for_storage=True)
 
 
-def installed_count():
+def installed_count() -> int:
     """The simulated device's index count; 0 before install()."""
     return _state["count"]
 
 
-def device_type():
+def device_type() -> str:
     """The torch device type of the simulated device: "vdev" on torch 2.x, "privateuseone" on 1.13."""
     if _state["ops"] is None:
         raise DevparityError("the simulated device is not installed: call devparity.install() first")
     return "vdev" if _state["ops"].named_in_libtorch() else "privateuseone"
 
 
-def device(spec):
+def device(spec: Union[str, "torch.device"]) -> "torch.device":
     """The torch.device for a devparity device name: "cpu", "meta", "cuda[:N]", "vdev:K", or "vdev"
     without an index (the current device, as users write `cuda`)."""
     import torch
@@ -185,7 +191,7 @@ def device(spec):
     raise DevparityValueError(f"unknown device '{spec}': expected cpu, cpu-only, meta, cuda[:N], vdev or vdev:K")
 
 
-def device_name(dev):
+def device_name(dev: Union[str, "torch.device"]) -> str:
     """devparity's name for a torch device: "vdev:1" for privateuseone:1 on torch 1.13."""
     import torch
 

@@ -5,6 +5,8 @@ scaffolding (Note [Scaffolding]). These helpers are the Python side of the op li
 locator (python/csrc/python_frames.h), for what Python sees and LibTorch's callbacks do not.
 """
 
+from __future__ import annotations
+
 import ast
 import contextlib
 import fnmatch
@@ -13,6 +15,7 @@ import inspect
 import os
 import sys
 import textwrap
+from typing import Iterable
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -36,7 +39,7 @@ def set_scaffolding_globs(globs):
     _is_scaffolding.cache_clear()
 
 
-def add_scaffolding(globs):
+def add_scaffolding(globs: Iterable[str]) -> None:
     """Declares files (fnmatch globs, e.g. "*/tests/helpers/*.py") the test suite's own code: the
     tensors they make are the test's inputs, and their syncs and copies are not the library's
     findings (Note [Scaffolding]). The pytest plugin's --devparity-scaffolding does the same."""

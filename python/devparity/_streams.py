@@ -1,5 +1,7 @@
 """The asynchronous simulated device from Python (docs/python.md, docs/vdev-async.md)."""
 
+from __future__ import annotations
+
 import json
 import threading
 
@@ -55,7 +57,7 @@ class AsyncRun:
         return False
 
 
-def vdev_async(seed=0):
+def vdev_async(seed: int = 0) -> AsyncRun:
     """A block in which vdev streams run later, in an interleaving drawn from `seed`, with a race
     detector; at its end every stream is drained and `.races` holds what was found:
 

@@ -1,12 +1,18 @@
 """devparity.trace(): the placement tracer around a block of Python code."""
 
+from __future__ import annotations
+
 import contextlib
 import json
+from typing import TYPE_CHECKING, Union
 
 from devparity import _device_queries, _host_data, _kept, _sources
 from devparity._arguments import tensors_in
 from devparity._devices import DevparityTypeError, device as _device, op_error, ops as _ops
 from devparity._findings import Finding, add_to_trace
+
+if TYPE_CHECKING:
+    import torch
 
 
 def _is_device_mismatch(error):
@@ -146,7 +152,7 @@ class Trace:
         return [f for f in self.findings if f.severity == "warning"]
 
 
-def trace(device=None, strict=False):
+def trace(device: Union[str, "torch.device", None] = None, strict: bool = False) -> Trace:
     """Traces the ops of a `with` block for placement findings, as the CLI's placement check does.
 
     `device` is the target (a torch.device or a devparity name such as "vdev:1"); by default it
