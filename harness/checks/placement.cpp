@@ -10,6 +10,7 @@
 
 #include "harness/base/json_reader.h"
 #include "harness/checks/registry.h"
+#include "harness/trace/finding_kinds.h"
 
 #include <fmt/format.h>
 #include <map>
@@ -18,16 +19,15 @@
 namespace devparity {
 namespace {
 
-// Every finding kind, for "severity" overrides.
+// The kinds a case may re-grade ("severity"): the placement check's rows.
 const std::vector<std::string>& kinds() {
-  static const std::vector<std::string> all = {
-      finding_kind::kForeignDeviceInput,   finding_kind::kWrongDeviceOutput,
-      finding_kind::kImplicitDeviceFactory, finding_kind::kDeviceWithoutIndex,
-      finding_kind::kForeignDeviceTarget,  finding_kind::kHostSync,
-      finding_kind::kHostToDeviceCopy,     finding_kind::kStateOffDevice,
-      finding_kind::kDeviceMismatchError,  finding_kind::kUnregisteredTensorState,
-      finding_kind::kDeviceDependentCode,  finding_kind::kDeviceRandom,
-      finding_kind::kUnsynchronizedAccess, finding_kind::kAcceleratorRuntime};
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> out;
+    for (const auto& row : finding_kinds()) {
+      if (std::string(row.check) == "placement") out.push_back(row.name);
+    }
+    return out;
+  }();
   return all;
 }
 

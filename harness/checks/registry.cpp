@@ -1,5 +1,7 @@
 #include "harness/checks/registry.h"
 
+#include "harness/checks/register.h"
+
 #include <stdexcept>
 
 namespace devparity {
@@ -14,6 +16,10 @@ const Check& CheckRegistry::add(std::unique_ptr<Check> check) {
   const std::string name = check->name();
   if (name == "run") throw std::invalid_argument("check name 'run' is reserved for the runner");
   return NamedRegistry::add(name, std::move(check));
+}
+
+bool register_check(std::unique_ptr<Check> check) noexcept {
+  return register_noexcept([&] { CheckRegistry::global().add(std::move(check)); });
 }
 
 }  // namespace devparity

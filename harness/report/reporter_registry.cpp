@@ -1,5 +1,7 @@
 #include "harness/report/reporter_registry.h"
 
+#include "harness/report/register.h"
+
 #include <stdexcept>
 
 namespace devparity {
@@ -12,6 +14,10 @@ ReporterRegistry& ReporterRegistry::global() {
 void ReporterRegistry::add(const std::string& name, const std::string& description,
                            ReporterFactory factory) {
   NamedRegistry::add(name, std::make_unique<ReporterEntry>(ReporterEntry{description, std::move(factory)}));
+}
+
+bool register_reporter(const std::string& name, const std::string& description, ReporterFactory factory) noexcept {
+  return register_noexcept([&] { ReporterRegistry::global().add(name, description, std::move(factory)); });
 }
 
 std::unique_ptr<RunListener> ReporterRegistry::make(const std::string& name,

@@ -10,6 +10,7 @@
 /// taking such registrations with them. Built-ins are registered explicitly
 /// in register_builtins() for that reason.
 
+#include "harness/base/registration.h"
 #include "harness/subject/transform_registry.h"
 
 #include <memory>
@@ -18,19 +19,12 @@
 
 namespace devparity {
 
-/// Adds `transform` to the process-wide registry. Never throws (it may run
-/// while a plugin loads, where an exception would end the process): a
-/// problem (a null transform, a name already taken) is recorded, returned as
-/// false, and reported by whoever loads the plugin.
+/// Adds `transform` to the process-wide registry. Never throws: a problem
+/// (a null transform, a name already taken) is recorded (base/registration.h),
+/// returned as false, and reported by whoever loads the plugin.
 bool register_transform(std::unique_ptr<Transform> transform) noexcept;
 
-/// Problems recorded by register_transform() since the last call; clears them.
-std::vector<std::string> take_registration_errors();
-
 }  // namespace devparity
-
-#define DEVPARITY_CONCAT_INNER(a, b) a##b
-#define DEVPARITY_CONCAT(a, b) DEVPARITY_CONCAT_INNER(a, b)
 
 #define DEVPARITY_REGISTER_TRANSFORM(Type)                                             \
   namespace {                                                                          \

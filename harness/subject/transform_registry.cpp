@@ -1,5 +1,7 @@
 #include "harness/subject/transform_registry.h"
 
+#include "harness/subject/register.h"
+
 #include <stdexcept>
 
 namespace devparity {
@@ -15,42 +17,8 @@ const Transform& TransformRegistry::add(std::unique_ptr<Transform> transform) {
   return NamedRegistry::add(name, std::move(transform));
 }
 
-}  // namespace devparity
-
-#include "harness/subject/register.h"
-
-#include <mutex>
-
-namespace devparity {
-namespace {
-
-std::mutex g_errors_mutex;
-std::vector<std::string>& registration_errors() {
-  static std::vector<std::string> errors;
-  return errors;
-}
-
-}  // namespace
-
 bool register_transform(std::unique_ptr<Transform> transform) noexcept {
-  try {
-    TransformRegistry::global().add(std::move(transform));
-    return true;
-  } catch (const std::exception& e) {
-    try {
-      std::lock_guard<std::mutex> lock(g_errors_mutex);
-      registration_errors().push_back(e.what());
-    } catch (...) {
-    }
-    return false;
-  }
-}
-
-std::vector<std::string> take_registration_errors() {
-  std::lock_guard<std::mutex> lock(g_errors_mutex);
-  std::vector<std::string> out;
-  out.swap(registration_errors());
-  return out;
+  return register_noexcept([&] { TransformRegistry::global().add(std::move(transform)); });
 }
 
 }  // namespace devparity

@@ -12,48 +12,24 @@
 
 namespace devparity {
 
-/// Finding kinds (the `kind` field of reports).
+/// Finding kinds (the `kind` field of reports): what each means, its usual
+/// severity and the check that reports it are one row each of
+/// finding_kinds() (trace/finding_kinds.cpp); these are the names code uses.
 namespace finding_kind {
-/// Host data (or a tensor on another device) met device data in an op whose CUDA kernel
-/// refuses the mix (device/device_rules.h; a CPU scalar to `mul` is fine, to `cat` it is not).
 constexpr const char* kForeignDeviceInput = "foreign_device_input";
-/// The subject returned a tensor that is not on the target device.
 constexpr const char* kWrongDeviceOutput = "wrong_device_output";
-/// A factory called with no device, whose tensor (host data) met device data or was returned.
 constexpr const char* kImplicitDeviceFactory = "implicit_device_factory";
-/// A factory or to() given the target's device type without an index: it lands on the current device.
 constexpr const char* kDeviceWithoutIndex = "device_without_index";
-/// A factory or to() given an explicit device that is not the target: another accelerator,
-/// or the CPU for a tensor that then met device data or was returned.
 constexpr const char* kForeignDeviceTarget = "foreign_device_target";
-/// The host waits for device data inside apply (item(), copies to the CPU, data-dependent shapes).
 constexpr const char* kHostSync = "host_sync";
-/// Host data moved to the target inside apply, by the subject or by ATen (host indices): a copy
-/// on every call. Literals and scalars are exempt.
 constexpr const char* kHostToDeviceCopy = "host_to_device_copy";
-/// Registered state that is not on the target after the subject was moved there.
 constexpr const char* kStateOffDevice = "state_off_device";
-/// An op threw LibTorch's "same device" error (in any of its wordings).
 constexpr const char* kDeviceMismatchError = "device_mismatch_error";
-/// A tensor the subject keeps that is neither a parameter nor a buffer (a
-/// TorchScript attribute), met by device data: moving the subject left it where it was made.
 constexpr const char* kUnregisteredTensorState = "unregistered_tensor_state";
-/// The subject's code branches on the device it runs on (`x.is_cuda`,
-/// `x.device.type == "cpu"`): each device runs different code.
 constexpr const char* kDeviceDependentCode = "device_dependent_code";
-/// Two accesses of the same memory, one a write, on two vdev streams (or a
-/// stream and the host) with no event, wait or sync ordering them: the
-/// asynchronous virtual device's race detector (device/vdev_async.h).
 constexpr const char* kUnsynchronizedAccess = "unsynchronized_access";
-/// Code on the cpu-only row (no accelerator runtime) called into it:
-/// pinned memory, a stream, torch.cuda's runtime (Python's
-/// devparity.without_accelerator(); DALI #2396).
 constexpr const char* kAcceleratorRuntime = "accelerator_runtime";
-/// A random op drew on the target device, from its own generator: the
-/// results differ from the CPU's by design (a note; parity is not compared).
 constexpr const char* kDeviceRandom = "device_random";
-/// The run check's, not placement's: the output holds NaN or Inf (a warning
-/// on every row, even where every device agrees: an all-NaN output is no answer).
 constexpr const char* kNonFiniteOutput = "non_finite_output";
 }  // namespace finding_kind
 

@@ -1,5 +1,6 @@
 #include "harness/base/dtype.h"
 #include "harness/checks/registry.h"
+#include "harness/trace/finding_kinds.h"
 #include "harness/device/device.h"
 #include "harness/report/reporter_registry.h"
 #include "harness/subject/input.h"
@@ -122,9 +123,15 @@ nlohmann::json listing(const DeviceInventory& inventory, const std::vector<Suite
   for (const auto* k : SubjectKindRegistry::global().list()) {
     kinds.push_back({{"name", k->name()}, {"description", k->description()}});
   }
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& k : finding_kinds()) {
+    findings.push_back({{"name", k.name}, {"check", k.check}, {"severity", severity_name(k.usual)},
+                        {"description", k.meaning}});
+  }
   return {{"transforms", transforms_json()},
           {"subject_kinds", kinds},
           {"checks", checks},
+          {"finding_kinds", findings},
           {"reporters", reporters},
           {"devices", devices_json(inventory)},
           {"input_patterns", input_patterns()},
@@ -198,6 +205,11 @@ int cmd_list(const Options& options) {
   print_transforms(all["transforms"]);
   print_named("declared subjects (case files: \"subject\": {KIND: ...}):", all["subject_kinds"]);
   print_named("checks:", all["checks"]);
+  std::cout << "finding kinds (the check that reports them, their usual severity):\n";
+  for (const auto& k : all["finding_kinds"]) {
+    std::cout << fmt::format("  {:<26} {} {}: {}\n", k["name"].get<std::string>(), k["check"].get<std::string>(),
+                             k["severity"].get<std::string>(), k["description"].get<std::string>());
+  }
   print_named("reporters:", all["reporters"]);
   print_devices_and_suites(all);
   return 0;
