@@ -13,29 +13,32 @@
 
 namespace devparity {
 
+void register_builtin_transforms(TransformRegistry& transforms) {
+  register_geometry_transforms(transforms);
+  register_filter_transforms(transforms);
+  register_intensity_transforms(transforms);
+  register_codec_transforms(transforms);
+  register_jpeg_encoder(transforms);
+  register_native_transforms(transforms);
+  register_native_ops(transforms);
+  register_color_basics(transforms);
+  register_flips(transforms);
+  register_crops(transforms);
+  register_color_adjustments(transforms);
+  register_color_spaces(transforms);
+  register_warps(transforms);
+  register_pads(transforms);
+  register_erasing(transforms);
+  register_smoothing(transforms);
+  register_noise(transforms);
+  register_plasma(transforms);
+  register_color_random(transforms);
+}
+
 void register_builtins() {
   static std::once_flag once;
   std::call_once(once, [] {
-    auto& transforms = TransformRegistry::global();
-    register_geometry_transforms(transforms);
-    register_filter_transforms(transforms);
-    register_intensity_transforms(transforms);
-    register_codec_transforms(transforms);
-    register_jpeg_encoder(transforms);
-    register_native_transforms(transforms);
-    register_native_ops(transforms);
-    register_color_basics(transforms);
-    register_flips(transforms);
-    register_crops(transforms);
-    register_color_adjustments(transforms);
-    register_color_spaces(transforms);
-    register_warps(transforms);
-    register_pads(transforms);
-    register_erasing(transforms);
-    register_smoothing(transforms);
-    register_noise(transforms);
-    register_plasma(transforms);
-    register_color_random(transforms);
+    register_builtin_transforms(TransformRegistry::global());
 
     register_torchscript_subjects(SubjectKindRegistry::global());
     register_op_subjects(SubjectKindRegistry::global());

@@ -5,6 +5,12 @@
 
 namespace devparity {
 
+class TransformRegistry;
+
+/// Adds every built-in transform to `registry` (register_builtins() does it
+/// to the global one; a test may list them apart from its own).
+void register_builtin_transforms(TransformRegistry& registry);
+
 /// Idempotent and thread-safe; call once before loading suites. (Loading
 /// libdevparity installs the virtual device: vdev_backend.cpp.)
 void register_builtins();

@@ -75,11 +75,12 @@ TEST(RegistryTest, DuplicateAndMalformedNamesAreRejected) {
 }
 
 TEST(RegistryTest, EveryBuiltinDocumentsItsParameters) {
-  register_builtins();
-  for (const char* name : {"gaussian_blur2d", "interpolate", "resize"}) {
-    const auto& info = TransformRegistry::global().find(name)->info();
+  TransformRegistry builtins;  // the built-ins alone, not this binary's test transforms
+  register_builtin_transforms(builtins);
+  ASSERT_GT(builtins.names().size(), 40u);
+  for (const auto& name : builtins.names()) {
+    const auto& info = builtins.find(name)->info();
     EXPECT_FALSE(info.description.empty()) << info.name;
-    EXPECT_FALSE(info.params.empty()) << info.name;
     EXPECT_FALSE(info.dtypes.empty()) << info.name;
     for (const auto& p : info.params) {
       EXPECT_FALSE(p.type.empty() || p.default_value.empty() || p.description.empty())

@@ -213,8 +213,8 @@ class RgbShift final : public Described<Transform> {
             Describe("rgb_shift", "color",
                      "Kornia's RandomRGBShift: a random offset per channel and sample, clamped to [0, 1]")
                 .param("r_shift_limit", "number in [0, 1]", "0.5", "r shift ~ U(-limit, limit)")
-                .param("g_shift_limit", "number in [0, 1]", "0.5", "")
-                .param("b_shift_limit", "number in [0, 1]", "0.5", "")
+                .param("g_shift_limit", "number in [0, 1]", "0.5", "g shift ~ U(-limit, limit)")
+                .param("b_shift_limit", "number in [0, 1]", "0.5", "b shift ~ U(-limit, limit)")
                 .param("p", "number in [0, 1]", "0.5", "probability per sample")
                 .param("same_on_batch", "bool", "false", "one draw for the whole batch")
                 .param("shifts", "[[r, g, b] per sample]", "drawn", "explicit shifts (gate all true)")

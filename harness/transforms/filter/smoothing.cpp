@@ -87,7 +87,7 @@ class BoxBlur final : public ConfiguredTransform<BoxConfig> {
   BoxBlur()
       : ConfiguredTransform(
             Describe("box_blur", "filter", "mean over a ky x kx window (Kornia); uint8 in fixed point")
-                .param("kernel_size", "k or [ky, kx] integers in [1, 255]", "required", "")
+                .param("kernel_size", "k or [ky, kx] integers in [1, 255]", "required", "window height, width (k: square)")
                 .param("border", "reflect|replicate|constant|circular", "\"reflect\"", "padding")
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
@@ -121,7 +121,7 @@ class MedianBlur final : public ConfiguredTransform<MedianConfig> {
   MedianBlur()
       : ConfiguredTransform(
             Describe("median_blur", "filter", "median of the window over a zero-padded image (Kornia)")
-                .param("kernel_size", "k or [ky, kx] odd integers in [1, 255]", "required", "")
+                .param("kernel_size", "k or [ky, kx] odd integers in [1, 255]", "required", "window height, width (k: square)")
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -188,7 +188,7 @@ class MotionBlur final : public ConfiguredTransform<MotionConfig> {
       : ConfiguredTransform(
             Describe("motion_blur", "filter",
                      "a line kernel rotated by an angle, weighted along it by direction (Kornia)")
-                .param("kernel_size", "odd integer in [3, 255]", "required", "")
+                .param("kernel_size", "odd integer in [3, 255]", "required", "the line's length and the square kernel's side")
                 .param("angle", "number (degrees)", "required", "counter-clockwise from horizontal")
                 .param("direction", "number in [-1, 1]", "0",
                        "-1: weight at the start, 0 uniform, 1 at the end")

@@ -71,7 +71,7 @@ class Pad final : public ConfiguredTransform<PadConfig> {
             Describe("pad", "geometry",
                      "pads the borders: constant, edge, reflect, symmetric or circular (torchvision)")
                 .param("padding", "p, [lr, tb] or [l, t, r, b] integers >= 0", "required", "pixels per side")
-                .param("padding_mode", "constant|edge|reflect|symmetric|circular", "\"constant\"", "")
+                .param("padding_mode", "constant|edge|reflect|symmetric|circular", "\"constant\"", "how the border is filled (torchvision's pad)")
                 .param("fill", "number", "0", "constant mode's value, in the dtype's units")
                 .dtypes(kImageDtypes)
                 .differentiable()) {}

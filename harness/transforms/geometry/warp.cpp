@@ -98,7 +98,8 @@ struct WarpOptions {
 
 // The resampling parameters every warp takes.
 std::vector<ParamDoc> warp_docs(Interpolation default_interpolation) {
-  return {{"interpolation", "nearest|bilinear|bicubic", fmt::format("\"{}\"", name_of(default_interpolation)), ""},
+  return {{"interpolation", "nearest|bilinear|bicubic", fmt::format("\"{}\"", name_of(default_interpolation)),
+           "grid_sample's sampling mode"},
           {"padding_mode", "zeros|border|reflection", "\"zeros\"", "grid_sample's padding"},
           {"fill", "number, [per channel] or null", "null",
            "colour of the area from outside the image (zeros padding; in the dtype's units)"}};
@@ -298,9 +299,9 @@ class Affine final : public ConfiguredTransform<AffineConfig> {
             Describe("affine", "geometry",
                      "rotation, translation, scale and shear about the centre (torchvision)")
                 .param("angle", "number (degrees)", "0", "clockwise, as torchvision's affine")
-                .param("translate", "[tx, ty] pixels", "[0, 0]", "")
-                .param("scale", "number > 0", "1", "")
-                .param("shear", "s (along x) or [sx, sy] degrees in [-89, 89]", "[0, 0]", "")
+                .param("translate", "[tx, ty] pixels", "[0, 0]", "shift after the rotation, scale and shear")
+                .param("scale", "number > 0", "1", "zoom about the centre")
+                .param("shear", "s (along x) or [sx, sy] degrees in [-89, 89]", "[0, 0]", "shear angles, torchvision's")
                 .param("center", "[x, y] or null", "null", "pixel coordinates; null: the image centre")
                 .params(warp_docs(Interpolation::kNearest))
                 .dtypes(kImageDtypes)

@@ -27,8 +27,8 @@ class GaussianNoise final : public SeededFieldTransform {
       : SeededFieldTransform(
             Describe("gaussian_noise", "noise",
                      "x + mean + sigma N(0, 1), clamped (torchvision); the noise is seeded registered state")
-                .param("mean", "number", "0", "")
-                .param("sigma", "number >= 0", "0.1", "")
+                .param("mean", "number", "0", "added to every pixel with the noise")
+                .param("sigma", "number >= 0", "0.1", "the noise's standard deviation")
                 .param("clip", "bool", "true", "clamp to [0, 1]")
                 .dtypes(kFloatDtypes)
                 .differentiable()) {}
