@@ -3,7 +3,7 @@
 /// results, and the base of every reporter that writes a whole file at the
 /// end (JSON, JUnit, HTML), so that they all describe the same run.
 
-#include "harness/run/run_listener.h"
+#include "harness/model/run_listener.h"
 
 #include <nlohmann/json.hpp>
 

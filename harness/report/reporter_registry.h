@@ -4,7 +4,7 @@
 /// with the built-ins added explicitly by register_builtins()).
 
 #include "harness/base/named_registry.h"
-#include "harness/run/run_listener.h"
+#include "harness/model/run_listener.h"
 
 #include <functional>
 #include <iosfwd>

@@ -4,7 +4,7 @@
 /// the listeners behind it see it, and the run's summary gains the known,
 /// new and fixed ids, so only new failures fail the run.
 
-#include "harness/run/run_listener.h"
+#include "harness/model/run_listener.h"
 
 #include <map>
 #include <set>

@@ -2,7 +2,7 @@
 /// The run's totals, kept as a listener in the runner's chain: it counts
 /// every result it passes on, so the summary is what the listeners saw.
 
-#include "harness/run/run_listener.h"
+#include "harness/model/run_listener.h"
 
 namespace devparity {
 

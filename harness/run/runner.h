@@ -10,7 +10,7 @@
 /// everything to the case's checks. Every device gets a result: absent devices
 /// are skipped with the reason, exceptions become verdicts, never crashes.
 
-#include "harness/run/run_listener.h"
+#include "harness/model/run_listener.h"
 #include "harness/run/run_modes.h"
 #include "harness/suite/plan.h"
 

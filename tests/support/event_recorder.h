@@ -1,7 +1,7 @@
 #pragma once
 // A listener that records every event, for event-order and result tests.
 
-#include "harness/run/run_listener.h"
+#include "harness/model/run_listener.h"
 
 #include <string>
 #include <string_view>

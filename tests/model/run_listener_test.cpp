@@ -1,4 +1,4 @@
-#include "harness/run/run_listener.h"
+#include "harness/model/run_listener.h"
 
 #include <gtest/gtest.h>
 
