@@ -47,6 +47,7 @@
 
 #include "harness/device/device_rules.h"
 #include "harness/trace/finding.h"
+#include "harness/trace/op_classification.h"
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
@@ -62,45 +63,6 @@
 
 namespace devparity {
 
-/// A tensor argument as the classifier sees it (buildable by hand in tests:
-/// CPU builds cannot make CUDA tensors).
-struct TensorInfo {
-  c10::Device device{c10::DeviceType::CPU};  ///< where its data is
-  std::vector<int64_t> shape;
-  c10::ScalarType dtype = c10::ScalarType::Float;
-  std::string argument;    ///< the schema's name for it ("self"); "" in hand-built calls
-  bool output = false;     ///< the op writes it (in-place self, out=)
-  /// Host data although on the target: the cpu row's host-born tensors
-  /// (Note [Device data and host data]).
-  bool host_data = false;
-  /// For host data, how it came to be ("made by aten::arange with no device
-  /// at ramp.py:12"); empty when the tracer did not see it made.
-  std::string origin;
-};
-
-/// One op call as judged.
-struct OpCall {
-  std::string op;                     ///< the subject's op: "aten::matmul"
-  std::string kernel;                 ///< the op judged, when a composite's: "aten::mm"
-  std::vector<TensorInfo> tensors;    ///< tensor arguments in schema order, lists flattened
-  bool has_device_argument = false;   ///< the schema has a `device` argument
-  std::optional<c10::Device> device;  ///< its value when given
-  bool factory = false;               ///< the schema takes no tensor at all
-  /// The subject's code names the CPU as the device (a host site): the
-  /// result is host data even when the target is the CPU.
-  bool names_host = false;
-  /// The judged op's rule when the caller has it (the tracer caches it per
-  /// op); null: looked up by name.
-  const device_rules::OpRule* rule = nullptr;
-  /// Where an index-less device argument lands: the current device of its
-  /// type when the op ran (Note [Current device]); unknown when absent.
-  std::optional<c10::Device> current;
-  /// The target was inferred from the data, not given: an explicit device
-  /// with another index is the code's own choice (a test that uses two
-  /// devices on purpose), judged where its tensors meet.
-  bool target_inferred = false;
-};
-
 /// Note [Current device]
 /// A device without an index (`device="cuda"`, `.to("cuda")`, `.cuda()`)
 /// is the current device of its type, which a device guard or
@@ -110,13 +72,6 @@ struct OpCall {
 /// device_without_index, whatever the code meant. The runner and the pytest
 /// plugin run every trial with another index current than the data's, so
 /// that code relying on the current device shows (execution.cpp).
-
-/// The findings of one op call made while the target is `target`: device
-/// arguments that miss the target, host data meeting device data where CUDA
-/// refuses it (or moving it there), host syncs on device data. Scopes,
-/// sources and the origins of host data are the tracer's to add. Pure:
-/// tested directly.
-std::vector<Finding> classify_op(const OpCall& call, const c10::Device& target);
 
 /// Where the subject's code is while an op runs.
 struct SourcePoint {
