@@ -9,7 +9,7 @@
 //    TorchScript modules to call (tests/fixtures/torchscript/jpeg_op.pt).
 
 #include <harness/base/error.h>
-#include <harness/jpeg/encoder.h>
+#include <harness/transforms/codec/jpeg_encoder.h>
 #include <harness/subject/describe.h>
 #include <harness/subject/register.h>
 #include <harness/subject/state.h>

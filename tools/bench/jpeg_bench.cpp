@@ -4,7 +4,7 @@
 // validation (marker walk + strict decode) against tjDecompress2 alone.
 // Bytes processed are the JPEG file's, so MB/s reads as file throughput.
 
-#include "harness/jpeg/encoder.h"
+#include "harness/transforms/codec/jpeg_encoder.h"
 #include "harness/jpeg/validator.h"
 #include "tools/bench/bench_util.h"
 

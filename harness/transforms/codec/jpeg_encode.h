@@ -3,7 +3,7 @@
 /// faults, a user's encoder) derive from: parameters, registered tables,
 /// batching and packing are shared; encode_one() is the encoder.
 
-#include "harness/jpeg/encoder.h"
+#include "harness/transforms/codec/jpeg_encoder.h"
 #include "harness/subject/describe.h"
 #include "harness/subject/state.h"
 

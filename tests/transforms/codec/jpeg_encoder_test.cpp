@@ -5,7 +5,7 @@
 #include "harness/builtins.h"
 #include "harness/device/vdev.h"
 #include "harness/jpeg/content.h"
-#include "harness/jpeg/encoder.h"
+#include "harness/transforms/codec/jpeg_encoder.h"
 #include "harness/jpeg/validator.h"
 #include "harness/subject/input.h"
 

@@ -1,4 +1,4 @@
-#include "harness/jpeg/encoder.h"
+#include "harness/transforms/codec/jpeg_encoder.h"
 
 #include "harness/device/device.h"
 #include "harness/device/vdev_async.h"
