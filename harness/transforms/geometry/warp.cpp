@@ -45,6 +45,7 @@
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
+#include "harness/subject/fields.h"
 #include "harness/subject/generator_seed.h"
 #include "harness/subject/state.h"
 #include "harness/subject/stateful_image.h"
@@ -197,28 +198,43 @@ void write_center(nlohmann::json& out, const std::optional<std::pair<double, dou
   out["center"] = center ? nlohmann::json({center->first, center->second}) : nlohmann::json(nullptr);
 }
 
+// torchvision: a number s is the shear (s, 0) (along x only).
+std::pair<double, double> read_shear(ObjectReader& r) {
+  if (const auto* v = r.get("shear"); v != nullptr && v->is_number()) {
+    return {r.number("shear", std::nullopt, -89.0, 89.0), 0.0};
+  }
+  return read_pair(r, "shear", {0, 0}, -89.0, 89.0);
+}
+
 // ---------------------------------------------------------------- rotate
 
-struct RotateConfig {
+// The fields every warp ends with: the centre, then the resampling options.
+template <typename Config>
+void add_center_and_warp(Fields<Config>& f, Interpolation default_interpolation) {
+  f.field({"center", "[x, y] or null", "null", "pixel coordinates; null: the image centre"},
+          [](ObjectReader& r, Config& c) { c.center = read_center(r); },
+          [](const Config& c, nlohmann::json& out) { write_center(out, c.center); })
+      .group(warp_docs(default_interpolation),
+             [=](ObjectReader& r, Config& c) { c.warp = WarpOptions::read(r, default_interpolation); },
+             [](const Config& c, nlohmann::json& out) { c.warp.write(out); });
+}
+
+struct RotateConfig : DeclaredFields<RotateConfig> {
   double angle = 0;
   bool expand = false;
   std::optional<std::pair<double, double>> center;
   WarpOptions warp;
-  static RotateConfig read(ObjectReader& r) {
-    RotateConfig c;
-    c.angle = r.number("angle", std::nullopt, -1e4, 1e4);
-    c.expand = r.boolean("expand", false);
-    c.center = read_center(r);
-    c.warp = WarpOptions::read(r, Interpolation::kNearest);
-    return c;
+  static const Fields<RotateConfig>& fields() {
+    static const auto f = [] {
+      Fields<RotateConfig> f;
+      f.number("angle", &RotateConfig::angle, std::nullopt, -1e4, 1e4, "number (degrees)", "counter-clockwise")
+          .boolean("expand", &RotateConfig::expand, false, "grow the output to hold the whole rotated image");
+      add_center_and_warp(f, Interpolation::kNearest);
+      return f;
+    }();
+    return f;
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
-  void write(nlohmann::json& out) const {
-    out["angle"] = angle;
-    out["expand"] = expand;
-    write_center(out, center);
-    warp.write(out);
-  }
 };
 
 // torchvision's fast paths of rotate (about the image centre only): angle
@@ -241,10 +257,7 @@ class Rotate final : public ConfiguredTransform<RotateConfig> {
       : ConfiguredTransform(
             Describe("rotate", "geometry",
                      "rotation counter-clockwise about the centre, optionally expanded to fit (torchvision)")
-                .param("angle", "number (degrees)", "required", "counter-clockwise")
-                .param("expand", "bool", "false", "grow the output to hold the whole rotated image")
-                .param("center", "[x, y] or null", "null", "pixel coordinates; null: the image centre")
-                .params(warp_docs(Interpolation::kNearest))
+                .params(RotateConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -261,35 +274,30 @@ class Rotate final : public ConfiguredTransform<RotateConfig> {
 
 // ---------------------------------------------------------------- affine
 
-struct AffineConfig {
+struct AffineConfig : DeclaredFields<AffineConfig> {
   double angle = 0, scale = 1;
   std::pair<double, double> translate{0, 0}, shear{0, 0};
   std::optional<std::pair<double, double>> center;
   WarpOptions warp;
-  static AffineConfig read(ObjectReader& r) {
-    AffineConfig c;
-    c.angle = r.number("angle", 0.0, -1e4, 1e4);
-    c.translate = read_pair(r, "translate", {0, 0}, -1e6, 1e6);
-    c.scale = r.number("scale", 1.0, 1e-6, 1e6);
-    // torchvision: a number s is the shear (s, 0) (along x only).
-    if (const auto* v = r.get("shear"); v != nullptr && v->is_number()) {
-      c.shear = {r.number("shear", std::nullopt, -89.0, 89.0), 0.0};
-    } else {
-      c.shear = read_pair(r, "shear", {0, 0}, -89.0, 89.0);
-    }
-    c.center = read_center(r);
-    c.warp = WarpOptions::read(r, Interpolation::kNearest);
-    return c;
+  static const Fields<AffineConfig>& fields() {
+    static const auto f = [] {
+      Fields<AffineConfig> f;
+      f.number("angle", &AffineConfig::angle, 0.0, -1e4, 1e4, "number (degrees)", "clockwise, as torchvision's affine")
+          .field({"translate", "[tx, ty] pixels", "[0, 0]", "shift after the rotation, scale and shear"},
+                 [](ObjectReader& r, AffineConfig& c) { c.translate = read_pair(r, "translate", {0, 0}, -1e6, 1e6); },
+                 [](const AffineConfig& c, nlohmann::json& out) {
+                   out["translate"] = {c.translate.first, c.translate.second};
+                 })
+          .number("scale", &AffineConfig::scale, 1.0, 1e-6, 1e6, "number > 0", "zoom about the centre")
+          .field({"shear", "s (along x) or [sx, sy] degrees in [-89, 89]", "[0, 0]", "shear angles, torchvision's"},
+                 [](ObjectReader& r, AffineConfig& c) { c.shear = read_shear(r); },
+                 [](const AffineConfig& c, nlohmann::json& out) { out["shear"] = {c.shear.first, c.shear.second}; });
+      add_center_and_warp(f, Interpolation::kNearest);
+      return f;
+    }();
+    return f;
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
-  void write(nlohmann::json& out) const {
-    out["angle"] = angle;
-    out["translate"] = {translate.first, translate.second};
-    out["scale"] = scale;
-    out["shear"] = {shear.first, shear.second};
-    write_center(out, center);
-    warp.write(out);
-  }
 };
 
 class Affine final : public ConfiguredTransform<AffineConfig> {
@@ -298,12 +306,7 @@ class Affine final : public ConfiguredTransform<AffineConfig> {
       : ConfiguredTransform(
             Describe("affine", "geometry",
                      "rotation, translation, scale and shear about the centre (torchvision)")
-                .param("angle", "number (degrees)", "0", "clockwise, as torchvision's affine")
-                .param("translate", "[tx, ty] pixels", "[0, 0]", "shift after the rotation, scale and shear")
-                .param("scale", "number > 0", "1", "zoom about the centre")
-                .param("shear", "s (along x) or [sx, sy] degrees in [-89, 89]", "[0, 0]", "shear angles, torchvision's")
-                .param("center", "[x, y] or null", "null", "pixel coordinates; null: the image centre")
-                .params(warp_docs(Interpolation::kNearest))
+                .params(AffineConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

@@ -1,0 +1,99 @@
+#pragma once
+/// Fields<Config>: each parameter of a configured transform declared once —
+/// name, type text, default, range and meaning — yielding its reading (with
+/// the range check), its writing back and its ParamDoc for `devparity list`
+/// and the catalog (Catch2's Opt(field, hint) is the model). A Config derives
+/// from DeclaredFields<Config> and defines `static const Fields<Config>&
+/// fields()`; ConfiguredTransform then needs nothing else of it.
+
+#include "harness/base/json_reader.h"
+#include "harness/subject/transform.h"
+
+#include <c10/util/ArrayRef.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <type_traits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace devparity {
+
+template <typename Config>
+class Fields {
+ public:
+  using Reader = std::function<void(ObjectReader&, Config&)>;
+  using Writer = std::function<void(const Config&, nlohmann::json&)>;
+
+  /// A finite number in [lo, hi]; no fallback: required.
+  Fields& number(const char* name, double Config::*member, std::optional<double> fallback, double lo, double hi,
+                 std::string type, std::string meaning) {
+    return field({name, std::move(type), default_text(fallback), std::move(meaning)},
+                 [=](ObjectReader& r, Config& c) { c.*member = r.number(name, fallback, lo, hi); },
+                 [=](const Config& c, nlohmann::json& out) { out[name] = c.*member; });
+  }
+
+  /// A boolean.
+  Fields& boolean(const char* name, bool Config::*member, std::optional<bool> fallback, std::string meaning) {
+    return field({name, "bool", default_text(fallback), std::move(meaning)},
+                 [=](ObjectReader& r, Config& c) { c.*member = r.boolean(name, fallback); },
+                 [=](const Config& c, nlohmann::json& out) { out[name] = c.*member; });
+  }
+
+  /// A field read and written by the caller (a pair, an optional, a mode),
+  /// documented by `doc`.
+  Fields& field(ParamDoc doc, Reader read, Writer write) {
+    docs_.push_back(std::move(doc));
+    readers_.push_back(std::move(read));
+    writers_.push_back(std::move(write));
+    return *this;
+  }
+
+  /// Several fields read and written together (a shared group of options).
+  Fields& group(const std::vector<ParamDoc>& docs, Reader read, Writer write) {
+    docs_.insert(docs_.end(), docs.begin(), docs.end());
+    readers_.push_back(std::move(read));
+    writers_.push_back(std::move(write));
+    return *this;
+  }
+
+  /// Every field, in declaration order.
+  Config read(ObjectReader& r) const {
+    Config c;
+    for (const auto& read : readers_) read(r, c);
+    return c;
+  }
+  void write(const Config& c, nlohmann::json& out) const {
+    for (const auto& write : writers_) write(c, out);
+  }
+  const std::vector<ParamDoc>& docs() const { return docs_; }
+
+ private:
+  template <typename T>
+  static std::string default_text(const std::optional<T>& fallback) {
+    if (!fallback) return "required";
+    if constexpr (std::is_same_v<T, bool>) {
+      return *fallback ? "true" : "false";
+    } else {
+      return fmt::format("{}", *fallback);  // 1, not nlohmann's 1.0, as the catalog writes numbers
+    }
+  }
+
+  std::vector<ParamDoc> docs_;
+  std::vector<Reader> readers_;
+  std::vector<Writer> writers_;
+};
+
+/// The Config side of ConfiguredTransform from `Config::fields()`; a Config
+/// with checks against the input's shape defines its own check().
+template <typename Config>
+struct DeclaredFields {
+  static Config read(ObjectReader& r) { return Config::fields().read(r); }
+  void write(nlohmann::json& out) const { Config::fields().write(static_cast<const Config&>(*this), out); }
+  void check(c10::IntArrayRef) const {}
+};
+
+}  // namespace devparity
