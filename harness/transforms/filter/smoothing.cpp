@@ -25,6 +25,7 @@
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
+#include "harness/subject/fields.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -58,21 +59,28 @@ std::pair<int64_t, int64_t> read_kernel(ObjectReader& r, bool odd) {
   return {k[0], k[1]};
 }
 
+// kernel_size: k or [ky, kx] (odd when `odd`), into the config's ky and kx.
+template <typename Config>
+Fields<Config>& kernel_field(Fields<Config>& f, bool odd) {
+  return f.field({"kernel_size", odd ? "k or [ky, kx] odd integers in [1, 255]" : "k or [ky, kx] integers in [1, 255]",
+                  "required", "window height, width (k: square)"},
+                 [=](ObjectReader& r, Config& c) { std::tie(c.ky, c.kx) = read_kernel(r, odd); },
+                 [](const Config& c, nlohmann::json& out) { out["kernel_size"] = {c.ky, c.kx}; });
+}
+
 // ---------------------------------------------------------------- box
 
-struct BoxConfig {
+struct BoxConfig : DeclaredFields<BoxConfig> {
   int64_t ky = 3, kx = 3;
   Border border = Border::kReflect;
-  static BoxConfig read(ObjectReader& r) {
-    BoxConfig c;
-    std::tie(c.ky, c.kx) = read_kernel(r, false);
-    c.border = read_mode(r, "border", Border::kReflect, kBorders);
-    return c;
-  }
-  void check(c10::IntArrayRef) const {}
-  void write(nlohmann::json& out) const {
-    out["kernel_size"] = {ky, kx};
-    out["border"] = name_of(border);
+  static const Fields<BoxConfig>& fields() {
+    static const auto f = [] {
+      Fields<BoxConfig> f;
+      kernel_field(f, false);
+      mode_field(f, "border", &BoxConfig::border, Border::kReflect, kBorders, "padding");
+      return f;
+    }();
+    return f;
   }
 };
 
@@ -87,8 +95,7 @@ class BoxBlur final : public ConfiguredTransform<BoxConfig> {
   BoxBlur()
       : ConfiguredTransform(
             Describe("box_blur", "filter", "mean over a ky x kx window (Kornia); uint8 in fixed point")
-                .param("kernel_size", "k or [ky, kx] integers in [1, 255]", "required", "window height, width (k: square)")
-                .param("border", "reflect|replicate|constant|circular", "\"reflect\"", "padding")
+                .params(BoxConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -105,15 +112,16 @@ class BoxBlur final : public ConfiguredTransform<BoxConfig> {
 
 // ---------------------------------------------------------------- median
 
-struct MedianConfig {
+struct MedianConfig : DeclaredFields<MedianConfig> {
   int64_t ky = 3, kx = 3;
-  static MedianConfig read(ObjectReader& r) {
-    MedianConfig c;
-    std::tie(c.ky, c.kx) = read_kernel(r, true);
-    return c;
+  static const Fields<MedianConfig>& fields() {
+    static const auto f = [] {
+      Fields<MedianConfig> f;
+      kernel_field(f, true);
+      return f;
+    }();
+    return f;
   }
-  void check(c10::IntArrayRef) const {}
-  void write(nlohmann::json& out) const { out["kernel_size"] = {ky, kx}; }
 };
 
 class MedianBlur final : public ConfiguredTransform<MedianConfig> {
@@ -121,7 +129,7 @@ class MedianBlur final : public ConfiguredTransform<MedianConfig> {
   MedianBlur()
       : ConfiguredTransform(
             Describe("median_blur", "filter", "median of the window over a zero-padded image (Kornia)")
-                .param("kernel_size", "k or [ky, kx] odd integers in [1, 255]", "required", "window height, width (k: square)")
+                .params(MedianConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -139,25 +147,29 @@ class MedianBlur final : public ConfiguredTransform<MedianConfig> {
 
 // ---------------------------------------------------------------- motion
 
-struct MotionConfig {
+struct MotionConfig : DeclaredFields<MotionConfig> {
   int64_t k = 5;
   double angle = 0, direction = 0;
   Border border = Border::kConstant;
-  static MotionConfig read(ObjectReader& r) {
-    MotionConfig c;
-    c.k = r.integer("kernel_size", std::nullopt, 3, 255);
-    if (c.k % 2 == 0) throw FieldError(r.pointer("kernel_size"), fmt::format("kernel size must be odd, got {}", c.k));
-    c.angle = r.number("angle", std::nullopt, -1e4, 1e4);
-    c.direction = r.number("direction", 0.0, -1e6, 1e6);
-    c.border = read_mode(r, "border", Border::kConstant, kBorders);
-    return c;
-  }
-  void check(c10::IntArrayRef) const {}
-  void write(nlohmann::json& out) const {
-    out["kernel_size"] = k;
-    out["angle"] = angle;
-    out["direction"] = direction;
-    out["border"] = name_of(border);
+  static const Fields<MotionConfig>& fields() {
+    static const auto f = [] {
+      Fields<MotionConfig> f;
+      f.field({"kernel_size", "odd integer in [3, 255]", "required", "the line's length and the square kernel's side"},
+              [](ObjectReader& r, MotionConfig& c) {
+                c.k = r.integer("kernel_size", std::nullopt, 3, 255);
+                if (c.k % 2 == 0) {
+                  throw FieldError(r.pointer("kernel_size"), fmt::format("kernel size must be odd, got {}", c.k));
+                }
+              },
+              [](const MotionConfig& c, nlohmann::json& out) { out["kernel_size"] = c.k; })
+          .number("angle", &MotionConfig::angle, std::nullopt, -1e4, 1e4, "number (degrees)",
+                  "counter-clockwise from horizontal")
+          .number("direction", &MotionConfig::direction, 0.0, -1e6, 1e6, "number in [-1, 1]",
+                  "-1: weight at the start, 0 uniform, 1 at the end");
+      mode_field(f, "border", &MotionConfig::border, Border::kConstant, kBorders, "padding");
+      return f;
+    }();
+    return f;
   }
 
   // Row-major k x k weights (Kornia's get_motion_kernel2d), in float64.
@@ -188,11 +200,7 @@ class MotionBlur final : public ConfiguredTransform<MotionConfig> {
       : ConfiguredTransform(
             Describe("motion_blur", "filter",
                      "a line kernel rotated by an angle, weighted along it by direction (Kornia)")
-                .param("kernel_size", "odd integer in [3, 255]", "required", "the line's length and the square kernel's side")
-                .param("angle", "number (degrees)", "required", "counter-clockwise from horizontal")
-                .param("direction", "number in [-1, 1]", "0",
-                       "-1: weight at the start, 0 uniform, 1 at the end")
-                .param("border", "reflect|replicate|constant|circular", "\"constant\"", "padding")
+                .params(MotionConfig::fields().docs())
                 .dtypes(kFloatDtypes)
                 .differentiable()) {}
 

@@ -5,6 +5,7 @@
 /// back into the parameters unchanged (internal to harness/transforms).
 
 #include "harness/base/json_reader.h"
+#include "harness/subject/fields.h"
 
 #include <string>
 #include <vector>
@@ -33,6 +34,18 @@ Mode read_mode(ObjectReader& reader, const std::string& key, Mode fallback, cons
     if (name == name_of(mode)) return mode;
   }
   return fallback;  // string() accepted only a listed name
+}
+
+/// Declares the mode field `key` of a Fields<Config>: read among `allowed`,
+/// written back by name, documented as "a|b|c" with its default.
+template <typename Config, typename Mode>
+Fields<Config>& mode_field(Fields<Config>& fields, const char* key, Mode Config::*member, Mode fallback,
+                           std::vector<Mode> allowed, std::string meaning) {
+  std::string type;
+  for (auto mode : allowed) type += (type.empty() ? "" : "|") + std::string(name_of(mode));
+  return fields.field({key, type, fmt::format("\"{}\"", name_of(fallback)), std::move(meaning)},
+                      [=](ObjectReader& r, Config& c) { c.*member = read_mode(r, key, fallback, allowed); },
+                      [=](const Config& c, nlohmann::json& out) { out[key] = name_of(c.*member); });
 }
 
 }  // namespace devparity
