@@ -39,13 +39,13 @@ def _result(entry):
 
 
 def write_session_report(path, session, config):
-    results = [_result(e) for e in session["results"]]
+    results = [_result(e) for e in session.results]
     options = {"report": path, "argv": ["pytest"] + [str(a) for a in config.invocation_params.args],
                "suites": sorted({r["suite"] for r in results}),
                "devices": sorted({r["device"] for r in results}),
                "placement": config.getoption("devparity_placement"),
-               "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(session["started"])),
-               "duration_s": max(0.0, time.time() - session["started"])}
+               "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(session.started)),
+               "duration_s": max(0.0, time.time() - session.started)}
     try:
         _ops().session_report(json.dumps(results), json.dumps(options))
     except (RuntimeError, ValueError) as e:

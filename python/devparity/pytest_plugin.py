@@ -33,7 +33,30 @@ import warnings
 
 import pytest
 
-_session = {"enabled": False, "devices": [], "results": [], "started": None, "warned_sites": set()}
+
+
+class _Session:
+    """One pytest run's devparity state, kept on its config's stash (pytest.StashKey)."""
+
+    def __init__(self, devices=(), started=None):
+        self.enabled = started is not None
+        self.devices = list(devices)   # (name, torch.device) of --devparity-devices
+        self.results = []              # the traced tests, for --devparity-report
+        self.started = started
+        self.warned_sites = set()      # (kind, op, line) of warnings given (--devparity-warnings=once)
+
+
+_STATE = pytest.StashKey()
+_IDLE = _Session()
+# The session of the run being configured or run, for what pytest calls without its config (a
+# conftest's TEST_DEVICES, the public helpers a conftest imports); pytest_unconfigure clears it.
+_current = {"session": _IDLE}
+
+
+def _state(config=None):
+    if config is None:
+        return _current["session"]
+    return config.stash.get(_STATE, _IDLE)
 _RERUN_PATIENCE = 2  # reruns in a row that take the code nowhere new end the sweep
 
 
@@ -92,20 +115,23 @@ def pytest_load_initial_conftests(early_config, parser, args):
         devices = [(name, devparity.device(name)) for name in names]
     except devparity.DevparityError as e:
         raise pytest.UsageError(f"devparity: {e}") from None
-    _session.update(enabled=True, devices=devices, started=time.time())
+    state = _Session(devices, time.time())
+    early_config.stash[_STATE] = state
+    _current["session"] = state
     from devparity import _sources
 
     _sources.set_scaffolding_globs(options.devparity_scaffolding or [])
 
 
 def pytest_report_header(config):
-    if not _session["enabled"]:
+    state = _state(config)
+    if not state.enabled:
         return None
     from devparity import installed_count
 
     trace = (f"trace on (placement {config.getoption('devparity_placement')}, warnings "
              f"{config.getoption('devparity_warnings')})" if config.getoption("devparity_trace") else "trace off")
-    names = ", ".join(name for name, _ in _session["devices"]) or "none"
+    names = ", ".join(name for name, _ in state.devices) or "none"
     return f"devparity: devices {names}; simulated vdev indices {installed_count()}; {trace}"
 
 
@@ -118,12 +144,12 @@ def simulated_devices():
     device and the cpu-only row, for a conftest's own dict."""
     from devparity._devices import CPU_ONLY
 
-    return [(name, dev) for name, dev in _session["devices"] if name.startswith("vdev") or name == CPU_ONLY]
+    return [(name, dev) for name, dev in _state().devices if name.startswith("vdev") or name == CPU_ONLY]
 
 
 def devices_under_test():
     """Every (name, torch.device) pair of --devparity-devices, in order."""
-    return list(_session["devices"])
+    return list(_state().devices)
 
 
 # The earlier name, kept for conftests that import it; marked so that pytest does not collect it
@@ -136,7 +162,7 @@ def pytest_plugin_registered(plugin, manager):
     # Kornia's idiom: a conftest-level TEST_DEVICES dict of name -> torch.device that its
     # `device` fixture looks names up in (`--device cpu,vdev`).
     table = getattr(plugin, "TEST_DEVICES", None)
-    if not _session["enabled"] or not isinstance(table, dict):
+    if not _state().enabled or not isinstance(table, dict):
         return
     for name, dev in simulated_devices():
         table.setdefault(name, dev)
@@ -171,11 +197,12 @@ def _replace_mark(args, kwargs):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_generate_tests(metafunc):
-    if not _session["enabled"]:
+    state = _state(metafunc.config)
+    if not state.enabled:
         return
-    if "devparity_device" in metafunc.fixturenames and _session["devices"]:
-        metafunc.parametrize("devparity_device", [d for _, d in _session["devices"]],
-                             ids=[n for n, _ in _session["devices"]], indirect=True)
+    if "devparity_device" in metafunc.fixturenames and state.devices:
+        metafunc.parametrize("devparity_device", [d for _, d in state.devices],
+                             ids=[n for n, _ in state.devices], indirect=True)
     if not simulated_devices():
         return
     # torchvision's idiom: @pytest.mark.parametrize("device", cpu_and_cuda()).
@@ -196,7 +223,7 @@ def pytest_generate_tests(metafunc):
 
 
 def pytest_collection_modifyitems(config, items):
-    if _session["enabled"]:
+    if _state(config).enabled:
         from devparity import _sources
 
         # Note [Scaffolding]: files beside the test modules are the suite's own helpers.
@@ -255,7 +282,7 @@ def _on_cpu_only_row(item):
 def _row(item):
     # The conditions of the test's row: on vdev:K another index is current (Note [Current
     # device]); on cpu-only there is no accelerator runtime (Note [No accelerator]).
-    if not _session["enabled"]:
+    if not _state(item.config).enabled:
         yield
         return
     import devparity
@@ -294,7 +321,7 @@ def _draws_state():
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    if not (_session["enabled"] and item.config.getoption("devparity_trace")):
+    if not (_state(item.config).enabled and item.config.getoption("devparity_trace")):
         with _row(item):
             yield
         return
@@ -328,7 +355,7 @@ def pytest_runtest_call(item):
     _record(item, tracer, (time.perf_counter() - started) * 1000.0, skipped_because)
     failing = tracer.errors
     once = item.config.getoption("devparity_warnings") == "once"
-    for finding in new_warnings(tracer.findings, _session["warned_sites"] if once else set()):
+    for finding in new_warnings(tracer.findings, _state(item.config).warned_sites if once else set()):
         warnings.warn_explicit(str(finding), DevparityPlacementWarning, finding.file or item.location[0],
                                finding.line or 0)
     if failing and exc is None:
@@ -342,7 +369,7 @@ def pytest_runtest_makereport(item, call):
     # What a GPU runs and the simulated device cannot by torch's design (DLPack, 1.13's autocast) is
     # the simulator's gap: a skip naming the reason, never the suite's failure (Note [Python layer]).
     outcome = yield
-    if not (_session["enabled"] and call.excinfo is not None):
+    if not (_state(item.config).enabled and call.excinfo is not None):
         return
     from devparity._python_layer import UnsupportedOnSimulatedDevice
 
@@ -431,7 +458,7 @@ def _record(item, tracer, duration_ms, skipped_because=None):
         item.add_report_section("call", "devparity", text)
     status = "skip" if skipped_because is not None else "fail" if tracer.errors else "pass"
     seeds = dict(item.user_properties).get("devparity_random_sweep")
-    _session["results"].append({"id": item.nodeid, "target": tracer.target_name, "status": status,
+    _state(item.config).results.append({"id": item.nodeid, "target": tracer.target_name, "status": status,
                                 "ops": tracer.ops, "findings": findings, "duration_ms": duration_ms,
                                 "mode": "strict" if tracer.strict else "warn", "random_sweep": seeds,
                                 "skipped_because": skipped_because})
@@ -439,8 +466,14 @@ def _record(item, tracer, duration_ms, skipped_because=None):
 
 def pytest_sessionfinish(session, exitstatus):
     path = session.config.getoption("devparity_report", None)
-    if not path or not _session["enabled"]:
+    state = _state(session.config)
+    if not path or not state.enabled:
         return
     from devparity._session_report import write_session_report
 
-    write_session_report(path, _session, session.config)
+    write_session_report(path, state, session.config)
+
+
+def pytest_unconfigure(config):
+    if _current["session"] is config.stash.get(_STATE, None):
+        _current["session"] = _IDLE

@@ -139,3 +139,27 @@ def test_a_warning_is_given_once_per_line_of_code():
     assert [f.source for f in new_warnings(first, seen)] == ["lib.py:3", "lib.py:4"]
     again = [finding("host_sync", "lib.py:4"), finding("host_to_device_copy", "lib.py:4")]
     assert [(f.kind, f.source) for f in new_warnings(again, seen)] == [("host_to_device_copy", "lib.py:4")]
+
+
+def test_the_plugin_keeps_each_runs_state_on_its_config():
+    # issue 37: on config.stash, so two pytest runs in one process (pytester's inline runs) share nothing.
+    from devparity import pytest_plugin as plugin
+
+    class Config:
+        def __init__(self):
+            self.stash = pytest.Stash()
+
+    first, second = Config(), Config()
+    first.stash[plugin._STATE] = plugin._Session([("cpu", None)], started=1.0)
+    assert plugin._state(first).enabled and plugin._state(first).devices == [("cpu", None)]
+    assert not plugin._state(second).enabled and plugin._state(second).results == []
+    before = plugin._current["session"]
+    try:
+        plugin._current["session"] = plugin._state(first)
+        assert plugin.devices_under_test() == [("cpu", None)]
+        plugin.pytest_unconfigure(second)  # another run's end leaves this one's state alone
+        assert plugin._state() is plugin._state(first)
+        plugin.pytest_unconfigure(first)
+        assert plugin._state() is plugin._IDLE and plugin.devices_under_test() == []
+    finally:
+        plugin._current["session"] = before
