@@ -163,3 +163,24 @@ def test_the_plugin_keeps_each_runs_state_on_its_config():
         assert plugin._state() is plugin._IDLE and plugin.devices_under_test() == []
     finally:
         plugin._current["session"] = before
+
+
+def test_the_version_and_the_entry_point_are_declared_once():
+    # issue 37: the version is CMakeLists.txt's project(VERSION) (pyproject.toml reads it), the entry
+    # point pyproject.toml's (the staged dist-info reads it).
+    import importlib.metadata
+
+    import devparity
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "pyproject.toml"), encoding="utf-8") as f:
+        pyproject = f.read()
+    assert not re.search(r"^version\s*=", pyproject, re.M) and 'dynamic = ["version"]' in pyproject
+    with open(os.path.join(root, "CMakeLists.txt"), encoding="utf-8") as f:
+        version = re.search(r"project\(devparity VERSION ([0-9.]+)", f.read()).group(1)
+    dist = importlib.metadata.distribution("devparity")
+    assert dist.version == version
+    with open(os.path.join(os.path.dirname(devparity.__file__), "_build.json"), encoding="utf-8") as f:
+        assert json.load(f)["devparity"] == version
+    assert [(e.name, e.value) for e in dist.entry_points if e.group == "pytest11"] == [
+        ("devparity.pytest_plugin", "devparity.pytest_plugin")]
