@@ -39,3 +39,11 @@ bool register_noexcept(Add&& add) noexcept {
 
 #define DEVPARITY_CONCAT_INNER(a, b) a##b
 #define DEVPARITY_CONCAT(a, b) DEVPARITY_CONCAT_INNER(a, b)
+
+/// Runs the registration call `...` (a register_*() returning bool) at
+/// static initialisation: the body of every DEVPARITY_REGISTER_* macro.
+#define DEVPARITY_REGISTER_AT_STARTUP(...)                                          \
+  namespace {                                                                       \
+  [[maybe_unused]] const bool DEVPARITY_CONCAT(devparity_registered_, __LINE__) = \
+      __VA_ARGS__;                                                                  \
+  }

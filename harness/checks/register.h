@@ -18,8 +18,5 @@ bool register_check(std::unique_ptr<Check> check) noexcept;
 
 }  // namespace devparity
 
-#define DEVPARITY_REGISTER_CHECK(Type)                                                \
-  namespace {                                                                         \
-  [[maybe_unused]] const bool DEVPARITY_CONCAT(devparity_registered_check_, __LINE__) = \
-      ::devparity::register_check(std::make_unique<Type>());                          \
-  }
+#define DEVPARITY_REGISTER_CHECK(Type) \
+  DEVPARITY_REGISTER_AT_STARTUP(::devparity::register_check(std::make_unique<Type>()))

@@ -19,10 +19,8 @@ bool register_reporter(const std::string& name, const std::string& description, 
 
 }  // namespace devparity
 
-#define DEVPARITY_REGISTER_REPORTER(name, description, Type)                                              \
-  namespace {                                                                                             \
-  [[maybe_unused]] const bool DEVPARITY_CONCAT(devparity_registered_reporter_, __LINE__) =                \
-      ::devparity::register_reporter(name, description, [](const ::devparity::ReporterOptions& options) { \
-        return std::unique_ptr<::devparity::RunListener>(std::make_unique<Type>(options));                \
-      });                                                                                                 \
-  }
+#define DEVPARITY_REGISTER_REPORTER(name, description, Type)                                           \
+  DEVPARITY_REGISTER_AT_STARTUP(::devparity::register_reporter(                                        \
+      name, description, [](const ::devparity::ReporterOptions& options) {                             \
+        return std::unique_ptr<::devparity::RunListener>(std::make_unique<Type>(options));             \
+      }))

@@ -1,5 +1,6 @@
 #include "harness/session/run_config.h"
 
+#include "harness/base/dtype.h"
 #include "harness/base/error.h"
 
 #include <fmt/format.h>
@@ -13,6 +14,16 @@ std::string RunConfig::reporter_path(const std::string& name) const {
     if (r.name == name) return r.path;
   }
   return "";
+}
+
+std::string RunConfig::report_folder() const { return std::filesystem::path(report).parent_path().string(); }
+
+std::vector<std::string> RunConfig::dtype_names() const {
+  std::vector<std::string> out;
+  if (plan.dtypes) {
+    for (auto t : *plan.dtypes) out.push_back(dtype_name(t));
+  }
+  return out;
 }
 
 std::string RunConfig::artifacts_folder() const {

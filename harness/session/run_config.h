@@ -86,8 +86,14 @@ struct RunConfig {
 
   /// The path of the first reporter named `name`, or "" (the report's "junit", "html").
   std::string reporter_path(const std::string& name) const;
+  /// The report's folder: artifacts and the HTML page's images are relative to it.
+  std::string report_folder() const;
   /// The artifacts folder, relative to the report's folder.
   std::string artifacts_folder() const;
+  /// Failing trials' evidence is kept (a budget, and a report to keep it beside).
+  bool keeps_artifacts() const { return artifacts_budget_mb > 0 && !report.empty(); }
+  /// The dtypes the plan keeps, by name (empty: each case's).
+  std::vector<std::string> dtype_names() const;
 };
 
 /// The color setting `name`; throws UsageError naming `what` and the choices.

@@ -10,7 +10,6 @@
 // plugin's report once said "placement": "warn" whatever the mode).
 #include "harness/session/session.h"
 
-#include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/interrupt.h"
 #include "harness/base/output_paths.h"
@@ -74,7 +73,7 @@ void add_reporters(const RunConfig& c, ListenerList& listeners) {
     ReporterOptions file;
     file.path = asked.path;
     file.stream = asked.path.empty() ? &std::cout : nullptr;
-    file.base_dir = std::filesystem::path(c.report).parent_path().string();
+    file.base_dir = c.report_folder();
     try {
       listeners.add(registry.make(asked.name, file));
     } catch (const std::invalid_argument& e) {
@@ -89,17 +88,13 @@ void add_reporters(const RunConfig& c, ListenerList& listeners) {
 RunInfo session_run_info(const RunConfig& c, const DeviceInventory& inventory) {
   RunInfo info;
   info.tool = describe_tool();
-  std::vector<std::string> dtype_names;
-  if (c.plan.dtypes) {
-    for (auto t : *c.plan.dtypes) dtype_names.push_back(dtype_name(t));
-  }
   auto or_null = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v); };
   info.run = {{"started_at", utc_timestamp()},
               {"argv", c.argv},
               {"seed", c.plan.seed ? nlohmann::json(*c.plan.seed) : nlohmann::json(nullptr)},
               {"suites", c.suites},
               {"devices", describe_devices(c.plan.devices)},
-              {"dtypes", dtype_names},
+              {"dtypes", c.dtype_names()},
               {"filter", c.plan.filter},
               {"placement", name_of(kPlacementNames, c.placement)},
               {"report", c.report},
@@ -124,16 +119,16 @@ std::vector<OutputPath> outputs_of(const RunConfig& c) {
   for (const auto& asked : c.reporters) {
     if (!asked.path.empty()) out.push_back({asked.option, asked.path});
   }
-  if (c.artifacts_budget_mb > 0) {
-    out.push_back({"--artifacts", (std::filesystem::path(c.report).parent_path() / c.artifacts_folder()).string(), true});
+  if (c.keeps_artifacts()) {
+    out.push_back({"--artifacts", (std::filesystem::path(c.report_folder()) / c.artifacts_folder()).string(), true});
   }
   return out;
 }
 
 // Where failing trials' images go, beside the report; null: nowhere.
 std::unique_ptr<ArtifactStore> artifact_store(const RunConfig& c) {
-  if (c.artifacts_budget_mb <= 0 || c.report.empty()) return nullptr;
-  return std::make_unique<ArtifactStore>(std::filesystem::path(c.report).parent_path().string(), c.artifacts_folder(),
+  if (!c.keeps_artifacts()) return nullptr;
+  return std::make_unique<ArtifactStore>(c.report_folder(), c.artifacts_folder(),
                                          static_cast<int64_t>(c.artifacts_budget_mb * 1024 * 1024));
 }
 
@@ -202,12 +197,8 @@ RunnerOptions trial_options(const RunConfig& c, ArtifactStore* artifacts) {
 }
 
 std::string no_trials_message(const RunConfig& c) {
-  std::vector<std::string> dtypes;
-  if (c.plan.dtypes) {
-    for (auto t : *c.plan.dtypes) dtypes.push_back(dtype_name(t));
-  }
   return fmt::format("no trials selected (suites: {}; filter: '{}'; dtypes: '{}')", fmt::join(c.suites, ", "),
-                     c.plan.filter, fmt::join(dtypes, ","));
+                     c.plan.filter, fmt::join(c.dtype_names(), ","));
 }
 
 }  // namespace

@@ -26,8 +26,5 @@ bool register_transform(std::unique_ptr<Transform> transform) noexcept;
 
 }  // namespace devparity
 
-#define DEVPARITY_REGISTER_TRANSFORM(Type)                                             \
-  namespace {                                                                          \
-  [[maybe_unused]] const bool DEVPARITY_CONCAT(devparity_registered_, __LINE__) =      \
-      ::devparity::register_transform(std::make_unique<Type>());                       \
-  }
+#define DEVPARITY_REGISTER_TRANSFORM(Type) \
+  DEVPARITY_REGISTER_AT_STARTUP(::devparity::register_transform(std::make_unique<Type>()))
