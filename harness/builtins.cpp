@@ -14,25 +14,29 @@
 namespace devparity {
 
 void register_builtin_transforms(TransformRegistry& transforms) {
-  register_geometry_transforms(transforms);
-  register_filter_transforms(transforms);
-  register_intensity_transforms(transforms);
-  register_codec_transforms(transforms);
-  register_jpeg_encoder(transforms);
-  register_native_transforms(transforms);
+  register_resize(transforms);
+  register_gaussian(transforms);
+  register_illumination(transforms);
+  register_jpeg_codec(transforms);
+  register_jpeg_encode(transforms);
+  register_interpolate(transforms);
   register_native_ops(transforms);
-  register_color_basics(transforms);
+  register_color_basic(transforms);
   register_flips(transforms);
-  register_crops(transforms);
-  register_color_adjustments(transforms);
-  register_color_spaces(transforms);
-  register_warps(transforms);
-  register_pads(transforms);
+  register_crop(transforms);
+  register_color_adjust(transforms);
+  register_color_space_conversions(transforms);
+  register_rotate(transforms);
+  register_affine(transforms);
+  register_perspective(transforms);
+  register_elastic(transforms);
+  register_thin_plate_spline(transforms);
+  register_pad(transforms);
   register_erasing(transforms);
   register_smoothing(transforms);
   register_noise(transforms);
   register_plasma(transforms);
-  register_color_random(transforms);
+  register_random_color(transforms);
 }
 
 void register_builtins() {

@@ -9,7 +9,7 @@
 #include "harness/run/result_tally.h"
 #include "harness/run/run_verdict.h"
 #include "harness/run/watchdog.h"
-#include "harness/run/workers.h"
+#include "harness/run/worker_supervisor.h"
 
 #include <fmt/format.h>
 

@@ -22,7 +22,8 @@
 #include "harness/report/reporter_registry.h"
 #include "harness/run/result_tally.h"
 #include "harness/run/runner.h"
-#include "harness/run/workers.h"
+#include "harness/run/worker_main.h"
+#include "harness/run/worker_supervisor.h"
 #include "harness/suite/case.h"
 #include "harness/trace/tracer.h"
 

@@ -1,11 +1,18 @@
-// The runner's listener stages alone, driven by hand-made events: the
-// baseline decorator (known, new, fixed) and the tally (run and case totals).
+// The runner's stages alone, driven by hand: the baseline decorator (known,
+// new, fixed), the tally (run and case totals), the device health record
+// (poisoned CUDA devices) and the in-process watchdog.
 #include "harness/run/baseline_listener.h"
+#include "harness/run/device_health.h"
 #include "harness/run/result_tally.h"
+#include "harness/run/watchdog.h"
 
 #include "tests/support/event_recorder.h"
 
 #include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 namespace devparity {
 namespace {
@@ -78,6 +85,62 @@ TEST(TallyStage, CountsTheRunAndPassesEachCaseItsOwnTotals) {
   final_summary.duration_s = 2.5;
   tally.on_run_end(final_summary);
   EXPECT_EQ(tally.final_summary().duration_s, 2.5);
+}
+
+
+Execution failed_with(FailureKind kind) {
+  Execution e;
+  e.error.kind = kind;
+  e.error.message = "CUDA error: an illegal memory access was encountered";
+  return e;
+}
+
+TEST(DeviceHealthStage, ADeviceErrorPoisonsThatCudaDeviceOnly) {
+  const DeviceTarget cuda1{"cuda:N", c10::Device(c10::DeviceType::CUDA, 1), ""};
+  const DeviceTarget cuda0{"cuda:0", c10::Device(c10::DeviceType::CUDA, 0), ""};
+  const DeviceTarget vdev1{"vdev:1", c10::Device(c10::DeviceType::PrivateUse1, 1), ""};
+  DeviceHealth health;
+  health.record(cuda1, failed_with(FailureKind::kException), "t/0");  // an ordinary exception: no harm
+  health.record(vdev1, failed_with(FailureKind::kDeviceError), "t/1");  // not CUDA: its context is ours
+  EXPECT_EQ(health.poisoned(cuda1), "");
+  EXPECT_EQ(health.poisoned(vdev1), "");
+  health.record(cuda1, failed_with(FailureKind::kDeviceError), "t/2");
+  health.record(cuda1, failed_with(FailureKind::kDeviceError), "t/3");  // the first breaker is named
+  EXPECT_EQ(health.poisoned(cuda1),
+            "device poisoned: a device error in t/2 left cuda:1's context unusable in this process (run with "
+            "--isolate to keep going on it)");
+  EXPECT_EQ(health.poisoned(cuda0), "");
+  EXPECT_EQ(health.poisoned(DeviceTarget{"cuda:N", std::nullopt, "no GPU"}), "") << "an absent device is skipped, not poisoned";
+}
+
+TEST(WatchdogStage, ATrialPastTheLimitIsReportedOnceFinishedTrialsAreNot) {
+  std::atomic<int> calls{0};
+  std::atomic<size_t> group{99}, trial{99};
+  Watchdog dog(0.3, [&](size_t g, size_t t, int signal) {
+    if (calls++ == 0) group = g, trial = t;
+    EXPECT_EQ(signal, 0);
+  });
+  dog.started(0, 0);
+  bool reported = false;
+  dog.finished([&] { reported = true; });  // done at once: never late
+  EXPECT_TRUE(reported);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(calls.load(), 0);
+  dog.started(4, 2);
+  for (int i = 0; i < 50 && calls.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_GE(calls.load(), 1);
+  EXPECT_EQ(group.load(), 4u);
+  EXPECT_EQ(trial.load(), 2u);
+  dog.finished([] {});
+}
+
+TEST(WatchdogStage, NoLimitWatchesNothing) {
+  std::atomic<int> calls{0};
+  Watchdog dog(0, [&](size_t, size_t, int) { ++calls; });
+  dog.started(0, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  dog.finished([] {});
+  EXPECT_EQ(calls.load(), 0);
 }
 
 }  // namespace

@@ -223,7 +223,7 @@ class JpegCodecDifferentiable final : public StatefulImageTransform {
 
 }  // namespace
 
-void register_codec_transforms(TransformRegistry& registry) {
+void register_jpeg_codec(TransformRegistry& registry) {
   registry.add(std::make_unique<JpegCodecDifferentiable>());
 }
 

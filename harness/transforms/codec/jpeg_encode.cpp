@@ -102,6 +102,6 @@ class JpegEncode final : public JpegEncoderBase {
 
 }  // namespace
 
-void register_jpeg_encoder(TransformRegistry& registry) { registry.add(std::make_unique<JpegEncode>()); }
+void register_jpeg_encode(TransformRegistry& registry) { registry.add(std::make_unique<JpegEncode>()); }
 
 }  // namespace devparity

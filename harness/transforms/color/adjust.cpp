@@ -170,7 +170,7 @@ NumericParam per_channel_list(const char* name, std::vector<double> fallback, do
 
 }  // namespace
 
-void register_color_adjustments(TransformRegistry& registry) {
+void register_color_adjust(TransformRegistry& registry) {
   registry.add(make_numeric_transform(
       Describe("adjust_contrast", "color", "blend with the mean grey level (torchvision)").dtypes(kImageDtypes).differentiable(),
       {{"factor", 1.5, 0.0, 1e6, "0 gives flat grey, 1 the image"}}, Channels::kGrayOrRgb, contrast));

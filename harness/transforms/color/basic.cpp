@@ -191,7 +191,7 @@ class ToDtype final : public ConfiguredTransform<ToDtypeConfig> {
 
 }  // namespace
 
-void register_color_basics(TransformRegistry& registry) {
+void register_color_basic(TransformRegistry& registry) {
   registry.add(std::make_unique<Invert>());
   registry.add(std::make_unique<Solarize>());
   registry.add(std::make_unique<Posterize>());

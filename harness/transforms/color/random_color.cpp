@@ -280,7 +280,7 @@ class RgbShift final : public Described<Transform> {
 
 }  // namespace
 
-void register_color_random(TransformRegistry& registry) {
+void register_random_color(TransformRegistry& registry) {
   registry.add(std::make_unique<ColorJitter>());
   registry.add(std::make_unique<ChannelShuffle>());
   registry.add(std::make_unique<RgbShift>());

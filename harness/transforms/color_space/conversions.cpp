@@ -134,7 +134,7 @@ void add(TransformRegistry& registry, const char* name, const char* description,
 
 }  // namespace
 
-void register_color_spaces(TransformRegistry& registry) {
+void register_color_space_conversions(TransformRegistry& registry) {
   add(registry, "rgb_to_hsv", "RGB to HSV, hue in radians (Kornia)", false, rgb_to_hsv);
   add(registry, "hsv_to_rgb", "HSV (hue in radians) to RGB (Kornia)", false, hsv_to_rgb);
   add(registry, "rgb_to_hls", "RGB to HLS, hue in radians (Kornia)", false, rgb_to_hls);

@@ -180,7 +180,7 @@ class UnsharpMask final : public ConfiguredTransform<BlurConfig> {
 
 }  // namespace
 
-void register_filter_transforms(TransformRegistry& registry) {
+void register_gaussian(TransformRegistry& registry) {
   auto blur = std::make_unique<GaussianBlur2d>();
   auto unsharp = std::make_unique<UnsharpMask>(blur->info().params);
   registry.add(std::move(blur));

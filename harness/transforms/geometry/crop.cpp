@@ -179,7 +179,7 @@ class ResizedCrop final : public ConfiguredTransform<ResizedCropConfig> {
 
 }  // namespace
 
-void register_crops(TransformRegistry& registry) {
+void register_crop(TransformRegistry& registry) {
   registry.add(std::make_unique<Crop>());
   registry.add(std::make_unique<CenterCrop>());
   registry.add(std::make_unique<ResizedCrop>());

@@ -85,6 +85,6 @@ class Pad final : public ConfiguredTransform<PadConfig> {
 
 }  // namespace
 
-void register_pads(TransformRegistry& registry) { registry.add(std::make_unique<Pad>()); }
+void register_pad(TransformRegistry& registry) { registry.add(std::make_unique<Pad>()); }
 
 }  // namespace devparity

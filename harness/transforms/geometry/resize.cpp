@@ -193,7 +193,7 @@ at::Tensor resize_image(const at::Tensor& x, const ResizeConfig& c, resample::Ui
                              tw.weight.defined() ? &tw : nullptr, path);
 }
 
-void register_geometry_transforms(TransformRegistry& registry) {
+void register_resize(TransformRegistry& registry) {
   registry.add(std::make_unique<Resize>());
   registry.add(std::make_unique<Rescale>());
 }

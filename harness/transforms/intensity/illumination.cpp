@@ -382,7 +382,7 @@ class GaussianIllumination final : public Described<Transform> {
 
 }  // namespace
 
-void register_intensity_transforms(TransformRegistry& registry) {
+void register_illumination(TransformRegistry& registry) {
   registry.add(std::make_unique<PlanckianJitter>());
   registry.add(std::make_unique<GaussianIllumination>());
 }

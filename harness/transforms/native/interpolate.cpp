@@ -47,7 +47,7 @@ class Interpolate final : public ConfiguredTransform<ResizeConfig> {
 
 }  // namespace
 
-void register_native_transforms(TransformRegistry& registry) {
+void register_interpolate(TransformRegistry& registry) {
   registry.add(std::make_unique<Interpolate>());
 }
 

@@ -1,5 +1,5 @@
 // Warps against exact truths: quarter turns, integer shifts, identity maps,
-// and each padding mode's reads outside the image (see geometry/warp.cpp, kernels/grid_sampler.h).
+// and each padding mode's reads outside the image (see geometry/affine_map.h, warp_options.h, kernels/grid_sampler.h).
 
 #include "harness/subject/state.h"
 #include "harness/transforms/kernels/grid_sampler.h"

@@ -1,0 +1,16 @@
+#pragma once
+/// The worker's end of isolation (Note [Workers], worker_protocol.h).
+
+#include <string>
+
+namespace devparity {
+
+struct Plan;
+struct RunnerOptions;
+
+/// Runs the items `spec` names of `plan` and writes the ready line, then
+/// each result as one JSON line, to the descriptor in DEVPARITY_WORKER_FD.
+/// Throws UsageError when not started by IsolatedExecutor.
+void serve_worker(const Plan& plan, const std::string& spec, const RunnerOptions& options);
+
+}  // namespace devparity

@@ -1,0 +1,112 @@
+// elastic_transform(alpha, sigma): torchvision's ElasticTransform draws:
+// dx = 2 U - 1 on an H x W field, blurred (reflect) with kernel int(8 sigma + 1)
+// made odd, times alpha_x / H; dy likewise with alpha_y / W; source = (j +
+// dx W / 2, i + dy H / 2). The field is registered state made on the CPU from
+// a drawn seed, so it follows the subject to the device.
+
+#include "harness/subject/configured.h"
+#include "harness/subject/generator_seed.h"
+#include "harness/subject/state.h"
+#include "harness/subject/stateful_image.h"
+#include "harness/transforms/geometry/warp_options.h"
+#include "harness/transforms/kernels/grid_sampler.h"
+#include "harness/transforms/kernels/resize_and_blur.h"
+#include "harness/subject/transform_registry.h"
+#include "harness/trace/scope.h"
+#include "harness/transforms/builtin_transforms.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+namespace {
+
+int64_t elastic_kernel(double sigma) {
+  auto k = static_cast<int64_t>(8 * sigma + 1);
+  return k % 2 == 0 ? k + 1 : k;
+}
+
+class Elastic final : public StatefulImageTransform {
+ public:
+  Elastic()
+      : StatefulImageTransform(
+            Describe(
+                "elastic_transform", "geometry",
+                "torchvision's ElasticTransform: a smoothed random displacement field (registered state); "
+                "uint8 results are rounded and saturated to 0..255, where torchvision 0.21 rounds bicubic "
+                "overshoot without clamping, so it wraps (279 becomes 23)")
+                .param("alpha", "number or [ax, ay] >= 0", "[50, 50]", "displacement strength in pixels")
+                .param("sigma", "number or [sx, sy] >= 0", "[5, 5]", "smoothness of the field")
+                .param("seed", "integer >= 0", "drawn", "seed of the field (reports give it, to replay)")
+                .params(WarpOptions::docs(Interpolation::kBilinear))
+                .dtypes(kImageDtypes)
+                .random()
+                .differentiable()) {}
+  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
+    require_nchw(shape, info_.name);
+    ObjectReader r(given);
+    nlohmann::json out = read_fixed(r, shape);
+    out["seed"] = r.has("seed") ? static_cast<uint64_t>(r.integer("seed", std::nullopt, 0, int64_t{1} << 53))
+                                : draw_seed(gen);
+    r.finish();
+    out["size"] = {shape[2], shape[3]};
+    return out;
+  }
+
+  std::unique_ptr<TransformState> make_state(const nlohmann::json& p) const override {
+    const auto size = p.at("size").get<std::vector<int64_t>>();
+    const auto alpha = p.at("alpha").get<std::vector<double>>();
+    const auto sigma = p.at("sigma").get<std::vector<double>>();
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(p.at("seed").get<uint64_t>());
+    // torchvision's draw order: dx, blurred, scaled; then dy.
+    auto field = [&](int axis, double scale) {
+      auto d = at::rand({1, 1, size[0], size[1]}, gen, at::kFloat) * 2 - 1;
+      if (sigma[static_cast<size_t>(axis)] > 0.0) {
+        const auto k = elastic_kernel(sigma[static_cast<size_t>(axis)]);
+        d = gaussian_blur(d, k, k, {{sigma[1], sigma[0]}}, Border::kReflect);
+      }
+      return d * alpha[static_cast<size_t>(axis)] / scale;
+    };
+    const auto dx = field(0, static_cast<double>(size[0]));
+    const auto dy = field(1, static_cast<double>(size[1]));
+    auto state = std::make_unique<TransformState>();
+    state->register_tensor("displacement", at::cat({dx, dy}, 1));
+    return state;
+  }
+
+  at::Tensor run(const at::Tensor& x, const nlohmann::json& p, TransformState& state) const override {
+    ObjectReader r(p);
+    const auto o = WarpOptions::read(r, Interpolation::kBilinear);
+    const auto size = r.integers("size", 2, 1, int64_t{1} << 31);
+    TORCH_CHECK(size[0] == x.size(2) && size[1] == x.size(3), "elastic_transform: a field for ", size[0], "x",
+                size[1], ", input ", x.sizes());
+    const int64_t h = x.size(2), w = x.size(3);
+    const auto dtype = sampler::compute_dtype(x);
+    const auto field = state.tensor("displacement").to(dtype);
+    const auto [cols, rows] = warp_positions(x, dtype, h, w, 0.0, 0.0);
+    const auto sx = cols + field.select(1, 0) * (w / 2.0);
+    const auto sy = rows + field.select(1, 1) * (h / 2.0);
+    return warp_with(x, sx, sy, o);
+  }
+
+ private:
+  nlohmann::json read_fixed(ObjectReader& r, c10::IntArrayRef shape) const {
+    const auto alpha = read_pair(r, "alpha", {50, 50}, 0, 1e6);
+    const auto sigma = read_pair(r, "sigma", {5, 5}, 0, 1e3);
+    const auto warp = WarpOptions::read(r, Interpolation::kBilinear);
+    warp.check(shape);
+    nlohmann::json out = {{"alpha", {alpha.first, alpha.second}}, {"sigma", {sigma.first, sigma.second}}};
+    warp.write(out);
+    return out;
+  }
+
+};
+
+}  // namespace
+
+void register_elastic(TransformRegistry& registry) {
+  registry.add(std::make_unique<Elastic>());
+}
+
+}  // namespace devparity

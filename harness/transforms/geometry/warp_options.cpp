@@ -1,0 +1,77 @@
+#include "harness/transforms/geometry/warp_options.h"
+
+#include "harness/base/error.h"
+#include "harness/transforms/kernels/grid_sampler.h"
+#include "harness/transforms/random/draws.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace devparity {
+
+WarpOptions WarpOptions::read(ObjectReader& r, Interpolation default_interpolation) {
+  WarpOptions o;
+  o.interpolation = read_mode(r, "interpolation", default_interpolation,
+                              {Interpolation::kNearest, Interpolation::kBilinear, Interpolation::kBicubic});
+  o.padding = read_mode(r, "padding_mode", Padding::kZeros, {Padding::kZeros, Padding::kBorder, Padding::kReflection});
+  if (auto fill = random_draws::read_per_channel(r, "fill", -1e6, 1e6)) o.fill = std::move(*fill);
+  return o;
+}
+
+void WarpOptions::check(c10::IntArrayRef shape) const {
+  if (fill.size() > 1 && static_cast<int64_t>(fill.size()) != shape[1]) {
+    throw FieldError("/fill", fmt::format("{} values for {} channels", fill.size(), shape[1]));
+  }
+}
+
+void WarpOptions::write(nlohmann::json& out) const {
+  out["interpolation"] = name_of(interpolation);
+  out["padding_mode"] = name_of(padding);
+  out["fill"] = fill.empty() ? nlohmann::json(nullptr) : nlohmann::json(fill);
+}
+
+std::vector<ParamDoc> WarpOptions::docs(Interpolation default_interpolation) {
+  return {{"interpolation", "nearest|bilinear|bicubic", fmt::format("\"{}\"", name_of(default_interpolation)),
+           "grid_sample's sampling mode"},
+          {"padding_mode", "zeros|border|reflection", "\"zeros\"", "grid_sample's padding"},
+          {"fill", "number, [per channel] or null", "null",
+           "colour of the area from outside the image (zeros padding; in the dtype's units)"}};
+}
+
+std::pair<double, double> read_pair(ObjectReader& r, const std::string& key, std::pair<double, double> fallback,
+                                    double lo, double hi) {
+  const auto* v = r.get(key);
+  if (v == nullptr) return fallback;
+  if (v->is_number()) {
+    const double x = r.number(key, std::nullopt, lo, hi);
+    return {x, x};
+  }
+  const auto values = r.numbers(key, 0, lo, hi);
+  if (values.size() == 1) return {values[0], values[0]};
+  if (values.size() != 2) throw FieldError(r.pointer(key), "expected a number or [x, y]");
+  return {values[0], values[1]};
+}
+
+std::pair<at::Tensor, at::Tensor> warp_positions(const at::Tensor& like, c10::ScalarType dtype, int64_t h, int64_t w,
+                                                 double offset_x, double offset_y) {
+  const auto options = like.options().dtype(dtype);
+  return {at::arange(w, options).add(offset_x).reshape({1, 1, w}), at::arange(h, options).add(offset_y).reshape({1, h, 1})};
+}
+
+at::Tensor warp_with(const at::Tensor& x, const at::Tensor& sx, const at::Tensor& sy, const WarpOptions& o) {
+  return sampler::warp(x, sx, sy, o.interpolation, o.padding, o.fill);
+}
+
+std::optional<std::pair<double, double>> read_center(ObjectReader& r) {
+  const auto* v = r.get("center");
+  if (v == nullptr || v->is_null()) return std::nullopt;
+  const auto c = r.numbers("center", 2, -1e6, 1e6);
+  return std::make_pair(c[0], c[1]);
+}
+
+void write_center(nlohmann::json& out, const std::optional<std::pair<double, double>>& center) {
+  out["center"] = center ? nlohmann::json({center->first, center->second}) : nlohmann::json(nullptr);
+}
+
+}  // namespace devparity
