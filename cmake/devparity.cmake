@@ -115,12 +115,12 @@ function(dp_layer name)
 endfunction()
 
 # dp_device_rules(<out_var>): CUDA's mixed-device rules for the LibTorch that
-# was found (harness/device/rules/: the generated-check table of that release
+# was found (harness/rules/tables/: the generated-check table of that release
 # and the hand-written rules of ops that decide for themselves), embedded in
 # a generated source whose path goes to <out_var>. This is the one place the
 # LibTorch version picks the rules; the code reads whichever table it gets.
 function(dp_device_rules out_var)
-  set(dir ${PROJECT_SOURCE_DIR}/harness/device/rules)
+  set(dir ${PROJECT_SOURCE_DIR}/harness/rules/tables)
   if(DEVPARITY_TORCH_SERIES EQUAL 1)
     set(release 1.13)
   else()

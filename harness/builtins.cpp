@@ -1,7 +1,7 @@
 #include "harness/builtins.h"
 
 #include "harness/checks/registry.h"
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 #include "harness/report/reporter_registry.h"
 #include "harness/subject/subject_kind.h"
 #include "harness/subject/op_subject.h"

@@ -12,7 +12,7 @@ class TransformRegistry;
 void register_builtin_transforms(TransformRegistry& registry);
 
 /// Idempotent and thread-safe; call once before loading suites. (Loading
-/// libdevparity installs the virtual device: vdev_backend.cpp.)
+/// libdevparity installs the virtual device: vdev/backend.cpp.)
 void register_builtins();
 
 }  // namespace devparity

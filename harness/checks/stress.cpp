@@ -10,7 +10,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/checks/registry.h"
-#include "harness/device/cuda_support.h"
+#include "harness/device/device_kinds.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -136,7 +136,7 @@ ConcurrentRuns run_concurrently(const Workload& w, const Settings& s) {
     pool.emplace_back([&, t] {
       std::shared_ptr<void> stream;
       try {
-        if (w.device.is_cuda()) stream = cuda::use_pool_stream(w.device.index());
+        if (const auto use = device_kind(w.device.type()).use_pool_stream) stream = use(w.device.index());
       } catch (...) {
       }
       start.arrive_and_wait();

@@ -5,10 +5,11 @@
 /// `vdev` | `vdev:<index>` | `vdev:N` | `auto` | `all`. `cuda` means `cuda:0`
 /// and `vdev` `vdev:0`. `cuda:N` / `vdev:N` is the highest index when there
 /// are two or more (the "non-zero device" that hides placement bugs). `vdev`
-/// is devparity's simulated accelerator (device/vdev.h). `auto`/`all` expand to
+/// is devparity's simulated accelerator (vdev/vdev.h). `auto`/`all` expand to
 /// cpu, cuda:0, cuda:N, then vdev:0 and vdev:1 when the machine has no CUDA
 /// device, then meta; the CUDA entries are kept, as absent, on machines
 /// without them, so that every device gets a result (skipped, with the reason).
+/// Each kind is a row of device_kinds.h (Note [Device kinds]).
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
@@ -19,11 +20,13 @@
 
 namespace devparity {
 
+struct DeviceKind;
+
 /// What this machine has, probed once.
 struct DeviceInventory {
   int cuda_count = 0;          ///< CUDA devices visible to LibTorch
   bool cuda_compiled = false;  ///< this build has the CUDA support file
-  int vdev_count = 0;          ///< virtual device indices installed (device/vdev.h)
+  int vdev_count = 0;          ///< virtual device indices installed (vdev/vdev.h)
 
   /// Probes the machine.
   static DeviceInventory probe();
@@ -37,8 +40,10 @@ struct DeviceTarget {
 
   /// True when the device exists on this machine.
   bool available() const { return device.has_value(); }
+  /// Its row of the device kinds (Note [Device kinds]), present or not.
+  const DeviceKind& kind() const;
   /// False for meta, which carries shapes and dtypes but no values.
-  bool has_values() const { return !device || device->type() != c10::DeviceType::Meta; }
+  bool has_values() const;
   /// True for devices devparity simulates (meta, vdev).
   bool simulated() const;
   /// The resolved device as text ("cuda:3", "vdev:1"), or the name when absent.

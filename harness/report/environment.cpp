@@ -2,7 +2,7 @@
 
 #include "harness/device/cuda_support.h"
 #include "harness/device/device.h"
-#include "harness/device/vdev.h"
+#include "harness/device/device_kinds.h"
 #include "harness/run/plugin.h"
 
 #include <ATen/ATen.h>
@@ -11,7 +11,6 @@
 #include <torch/version.h>
 
 #include <ctime>
-#include <fstream>
 #include <thread>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -21,21 +20,6 @@
 #endif
 
 namespace devparity {
-namespace {
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  }
-  return "unknown";
-}
-
-}  // namespace
 
 std::string cpu_capability() {
   const std::string config = at::show_config();
@@ -61,19 +45,16 @@ std::string utc_timestamp() {
 
 nlohmann::json describe_environment(const DeviceInventory& inventory) {
   auto devices = nlohmann::json::array();
-  devices.push_back({{"name", "cpu"}, {"kind", "cpu"}, {"model", cpu_model()},
-                     {"present", true}, {"simulated", false}});
-  for (int i = 0; i < inventory.cuda_count; ++i) {
-    devices.push_back({{"name", "cuda:" + std::to_string(i)}, {"kind", "cuda"},
-                       {"model", cuda::device_model(i)}, {"present", true}, {"simulated", false}});
+  for (const auto& kind : device_kinds()) {
+    const int count = kind.count(inventory);
+    for (int i = 0; i < count; ++i) {
+      devices.push_back({{"name", kind.indexed ? std::string(kind.family) + ":" + std::to_string(i) : kind.family},
+                         {"kind", kind.family},
+                         {"model", kind.model(i)},
+                         {"present", true},
+                         {"simulated", kind.simulated}});
+    }
   }
-  for (int i = 0; i < inventory.vdev_count; ++i) {
-    devices.push_back({{"name", "vdev:" + std::to_string(i)}, {"kind", "vdev"},
-                       {"model", vdev::description()}, {"present", true}, {"simulated", true}});
-  }
-  devices.push_back({{"name", "meta"}, {"kind", "meta"},
-                     {"model", "placement only: shapes and dtypes, no values"},
-                     {"present", true}, {"simulated", true}});
 
   utsname uts{};
   uname(&uts);
@@ -97,7 +78,7 @@ nlohmann::json describe_environment(const DeviceInventory& inventory) {
        {{"hostname", host},
         {"os", std::string(uts.sysname) + " " + uts.release},
         {"machine", uts.machine},
-        {"cpu", cpu_model()},
+        {"cpu", host_cpu_model()},
         {"cpu_capability", cpu_capability()},
         {"hardware_threads", std::thread::hardware_concurrency()},
         {"torch_threads", at::get_num_threads()}}},

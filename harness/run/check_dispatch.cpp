@@ -2,6 +2,7 @@
 
 #include "harness/base/error.h"
 #include "harness/checks/registry.h"
+#include "harness/device/device_kinds.h"
 
 #include <fmt/format.h>
 
@@ -32,10 +33,10 @@ void CheckDispatch::run(GroupRun& group, const Trial& trial, const Execution& mi
   const auto& g = group.group();
   // The reference row needs no comparison with itself.
   const bool is_reference_row = on_reference_device && !g.compares_reference_row();
-  // The virtual device runs the CPU kernels: against the same computation
-  // on the CPU its output is exact.
-  const bool expect_exact = !g.compares_reference_row() &&
-                            trial.target.device->type() == c10::DeviceType::PrivateUse1 &&
+  // A simulated device that runs the CPU's kernels (vdev): against the same
+  // computation on the CPU its output is exact.
+  const bool expect_exact = !g.compares_reference_row() && trial.target.kind().simulated &&
+                            trial.target.kind().runs_cpu_kernels &&
                             g.reference_device.device->type() == c10::DeviceType::CPU;
   const auto replay = group.replay();
   const Execution* ref = group.reference();

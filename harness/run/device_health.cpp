@@ -1,5 +1,7 @@
 #include "harness/run/device_health.h"
 
+#include "harness/device/device_kinds.h"
+
 #include <fmt/format.h>
 
 namespace devparity {
@@ -14,7 +16,8 @@ std::string DeviceHealth::poisoned(const DeviceTarget& target) const {
 }
 
 void DeviceHealth::record(const DeviceTarget& target, const Execution& execution, const std::string& trial_id) {
-  if (!execution.ran && execution.error.kind == FailureKind::kDeviceError && target.device->is_cuda()) {
+  if (!execution.ran && execution.error.kind == FailureKind::kDeviceError &&
+      target.kind().poisoned_by_device_errors) {
     poisoned_.emplace(target.resolved_name(), trial_id);
   }
 }

@@ -15,7 +15,7 @@
 #include "harness/base/output_paths.h"
 #include "harness/base/text.h"
 #include "harness/device/device.h"
-#include "harness/device/vdev_async.h"
+#include "harness/vdev/async.h"
 #include "harness/model/artifacts.h"
 #include "harness/report/environment.h"
 #include "harness/report/report_file.h"

@@ -2,15 +2,15 @@
 
 #include "harness/base/dtype.h"
 #include "harness/base/rng.h"
-#include "harness/device/cuda_support.h"
 #include "harness/device/device.h"
-#include "harness/device/vdev_async.h"
+#include "harness/device/device_kinds.h"
 #include "harness/subject/input.h"
 #include "harness/subject/interleaving_sweep.h"
 #include "harness/subject/state.h"
 #include "harness/subject/transform.h"
 #include "harness/trace/replayed_draws.h"
 #include "harness/trace/scope.h"
+#include "harness/vdev/async.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/DeviceGuard.h>
@@ -116,7 +116,7 @@ class Run {
     c10::OptionalDeviceGuard current;
     if (const auto other = other_current_device(device_)) current.reset_device(*other);
     std::optional<vdev::async::Session> streams;
-    if (device_.type() == c10::DeviceType::PrivateUse1 && vdev::async::enabled()) {
+    if (const auto& kind = device_kind(device_.type()); kind.interleaves != nullptr && kind.interleaves()) {
       e_.interleaved = true;
       const auto interleaving = interleaving_of(options_.seed, options_.interleaving);
       e_.interleaving_seed = interleaving.seed;
@@ -178,7 +178,7 @@ class Run {
       if (options_.replay_draws) draws.emplace(derive_seed(options_.seed, "draws"), device_);
       y = stateful_ != nullptr ? stateful_->apply(x, params, *state_) : subject_.apply(x, params);
     }
-    if (device_.is_cuda()) cuda::synchronize(device_.index());
+    if (const auto sync = device_kind(device_.type()).synchronize) sync(device_.index());
     e_.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     const bool reported = tracer_ && tracer_->returned(y);
     stop_tracing();

@@ -14,7 +14,7 @@
 /// other parity (the other poison byte): N = 2 already tells poison from
 /// data, whatever the trial's own interleaving did. Later ones are drawn.
 
-#include "harness/device/vdev_async.h"
+#include "harness/vdev/async.h"
 #include "harness/subject/execution.h"
 
 #include <nlohmann/json_fwd.hpp>

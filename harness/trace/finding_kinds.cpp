@@ -7,7 +7,7 @@ const std::vector<FindingKind>& finding_kinds() {
   static const std::vector<FindingKind> rows = {
       {kForeignDeviceInput, Severity::kError, "placement",
        "host data (or a tensor on another device) met device data in an op whose CUDA kernel refuses the mix "
-       "(device/device_rules.h: a CPU scalar to `mul` is fine, to `cat` it is not)"},
+       "(rules/device_rules.h: a CPU scalar to `mul` is fine, to `cat` it is not)"},
       {kImplicitDeviceFactory, Severity::kError, "placement",
        "a factory called with no device, whose tensor (host data) met device data or was returned"},
       {kForeignDeviceTarget, Severity::kError, "placement",

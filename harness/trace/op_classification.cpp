@@ -5,7 +5,7 @@
 
 #include "harness/base/dtype.h"
 #include "harness/device/device.h"
-#include "harness/device/op_arguments.h"
+#include "harness/rules/op_arguments.h"
 
 #include <fmt/format.h>
 

@@ -4,7 +4,7 @@
 /// asks of an op's name. Split from the tracer's callbacks (tracer.cpp),
 /// which build the calls and add scopes, sources and origins.
 
-#include "harness/device/device_rules.h"
+#include "harness/rules/device_rules.h"
 #include "harness/trace/finding.h"
 
 #include <c10/core/Device.h>

@@ -1,6 +1,6 @@
 #include "harness/trace/replayed_draws.h"
 
-#include "harness/device/cuda_support.h"
+#include "harness/device/device_kinds.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/Generator.h>
@@ -14,7 +14,9 @@ ReplayedDraws::ReplayedDraws(uint64_t seed, const c10::Device& device) {
   std::lock_guard<std::mutex> lock(gen.mutex());
   saved_ = gen.get_state();
   gen.set_current_seed(seed);
-  if (device.is_cuda()) cuda::seed_default_generator(device.has_index() ? device.index() : 0, seed);
+  if (const auto seed_device = device_kind(device.type()).seed_generator) {
+    seed_device(device.has_index() ? device.index() : 0, seed);
+  }
 }
 
 ReplayedDraws::~ReplayedDraws() {

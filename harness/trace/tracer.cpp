@@ -4,9 +4,9 @@
 
 #include "harness/base/dtype.h"
 #include "harness/device/device.h"
-#include "harness/device/device_rules.h"
-#include "harness/device/op_arguments.h"
-#include "harness/device/vdev_async.h"
+#include "harness/rules/device_rules.h"
+#include "harness/rules/op_arguments.h"
+#include "harness/vdev/async.h"
 #include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>
@@ -723,7 +723,7 @@ void infer_target(Tracer::State& s, const OpInfo& info, c10::ArrayRef<c10::IValu
 // Most ops a subject runs get device data alone. Such an op, if it names
 // no device, moves nothing, makes nothing from nothing and waits for
 // nothing, has no finding to give (every device rule accepts operands all
-// on the target: tests/device/device_rules_test.cpp), and on an
+// on the target: tests/rules/device_rules_test.cpp), and on an
 // accelerator what it makes of device data is device data, which the
 // tracer does not record (Note [Recorded storages]). Both callbacks return
 // early for it: classify_op and the output record are what the trace of a

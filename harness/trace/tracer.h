@@ -45,7 +45,7 @@
 /// during unwinding; the tracer remembers that op, so a "same device" error
 /// can be blamed on it although LibTorch's message does not name it.
 
-#include "harness/device/device_rules.h"
+#include "harness/rules/device_rules.h"
 #include "harness/trace/finding.h"
 #include "harness/trace/op_classification.h"
 

@@ -4,7 +4,7 @@
 // any Python that runs the torch it was built against. This file: the
 // simulated device; trace.cpp and audit.cpp add their fragments.
 #include "harness/device/device.h"
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>

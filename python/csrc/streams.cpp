@@ -3,8 +3,8 @@
 // drawn from a seed, and the race detector's findings come back at the end.
 #include "python/csrc/python_frames.h"
 
-#include "harness/device/vdev.h"
-#include "harness/device/vdev_async.h"
+#include "harness/vdev/vdev.h"
+#include "harness/vdev/async.h"
 #include "harness/trace/tracer.h"
 
 #include <nlohmann/json.hpp>

@@ -2,7 +2,7 @@
 // reference row, the cross-device comparison catches a gradient that differs
 // only off the CPU, and backward ops are traced; clean twins pass.
 
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 #include "tests/support/lambda_transform.h"
 #include "tests/support/run_suite.h"
 

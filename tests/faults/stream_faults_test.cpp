@@ -3,8 +3,8 @@
 // the race detector whatever the interleaving (and by its check where the
 // interleaving left the damage visible); every clean twin passes in all 100.
 
-#include "harness/device/vdev.h"
-#include "harness/device/vdev_async.h"
+#include "harness/vdev/vdev.h"
+#include "harness/vdev/async.h"
 #include "tests/support/async_vdev.h"
 #include "tests/support/run_suite.h"
 

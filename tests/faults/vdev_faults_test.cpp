@@ -2,7 +2,7 @@
 // everywhere, and the reference transforms have no findings on vdev:0/vdev:1.
 
 #include "harness/base/json_source.h"
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 #include "tests/support/run_suite.h"
 #include "tests/support/schema.h"
 

@@ -5,7 +5,7 @@
 // torchvision-style fault twins next to them are each caught with their
 // kind, and their clean twins pass.
 
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 #include "tests/support/cli.h"
 #include "tests/support/schema.h"
 

@@ -1,7 +1,7 @@
 #include "harness/run/run_verdict.h"
 #include "harness/run/runner.h"
 
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 #include "tests/support/lambda_transform.h"
 #include "tests/support/run_suite.h"
 
@@ -72,7 +72,7 @@ class RunnerTest : public ::testing::Test {
       return op.call(x);
     });
     // A kernel the simulator lacks, raised as the virtual device raises its gaps (views and
-    // complex numbers, its last known ones, now run: tests/device/vdev_views_test.cpp).
+    // complex numbers, its last known ones, now run: tests/vdev/views_test.cpp).
     testing::register_lambda("t_simulator_gap", [](const at::Tensor& x, const json&) {
       TORCH_CHECK_NOT_IMPLEMENTED(x.device().type() != c10::DeviceType::PrivateUse1,
                                   "Could not run 'aten::_nested_view_from_buffer' on devparity's virtual device");

@@ -1,10 +1,10 @@
 #pragma once
-// A fixture whose tests run with the asynchronous vdev on (device/vdev_async.h),
+// A fixture whose tests run with the asynchronous vdev on (vdev/async.h),
 // skipped with the reason in builds without the virtual device.
 
 #include "harness/builtins.h"
-#include "harness/device/vdev.h"
-#include "harness/device/vdev_async.h"
+#include "harness/vdev/vdev.h"
+#include "harness/vdev/async.h"
 
 #include <gtest/gtest.h>
 

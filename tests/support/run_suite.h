@@ -3,7 +3,7 @@
 
 #include "harness/builtins.h"
 #include "harness/device/device.h"
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 #include "harness/report/environment.h"
 #include "harness/session/session.h"
 #include "harness/suite/case.h"

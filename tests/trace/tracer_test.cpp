@@ -1,7 +1,7 @@
 #include "harness/trace/tracer.h"
 
 #include "harness/builtins.h"
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 #include "harness/trace/scope.h"
 
 #include <ATen/ATen.h>

@@ -3,7 +3,7 @@
 #include "harness/base/interrupt.h"
 #include "harness/base/text.h"
 #include "harness/device/device.h"
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 #include "harness/session/session.h"
 #include "harness/suite/case.h"
 #include "harness/suite/plan.h"

@@ -35,7 +35,7 @@ struct RunOptions {
   std::string color = "auto";                        ///< auto | always | never
   std::string placement = "warn";                    ///< warn | strict | off
   int vdev_count = 2;                                ///< virtual device indices
-  bool vdev_async = false;                           ///< vdev streams run later (vdev_async.h)
+  bool vdev_async = false;                           ///< vdev streams run later (vdev/async.h)
   int interleavings = 1;                             ///< with vdev_async: interleavings per trial
 };
 

@@ -1,7 +1,7 @@
 #include "harness/transforms/codec/jpeg_encoder.h"
 
 #include "harness/device/device.h"
-#include "harness/device/vdev_async.h"
+#include "harness/vdev/async.h"
 #include "harness/jpeg/tables.h"
 #include "harness/trace/scope.h"
 

@@ -3,7 +3,7 @@
 // same bytes on every device.
 
 #include "harness/builtins.h"
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 #include "harness/jpeg/content.h"
 #include "harness/transforms/codec/jpeg_encoder.h"
 #include "harness/jpeg/validator.h"

@@ -5,11 +5,11 @@
 // pin LibTorch's meta device, which has rules of its own (no generated
 // checks): the placement tracer, not meta, holds meta trials to CUDA's rules.
 
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 
 #include "harness/base/error.h"
 #include "harness/builtins.h"
-#include "harness/device/device_rules.h"
+#include "harness/rules/device_rules.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>

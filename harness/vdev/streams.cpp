@@ -1,5 +1,5 @@
 // vdev streams, events and the scheduler that runs their work later (Note
-// [Asynchronous virtual device] in vdev_async.h).
+// [Asynchronous virtual device] in vdev/async.h).
 //
 // Note [Scheduler]
 // One recursive mutex orders every host-side call (submits, syncs, events).
@@ -13,7 +13,7 @@
 // the program allows. A polled event advances its stream by one item per
 // query, as time passes on a GPU, so polling loops end in every schedule.
 
-#include "harness/device/vdev_runtime.h"
+#include "harness/vdev/runtime.h"
 
 #include <ATen/record_function.h>
 

@@ -1,9 +1,9 @@
-// The race detector (Note [Race detector] in vdev_async.h): per block of
+// The race detector (Note [Race detector] in vdev/async.h): per block of
 // memory, the last write and the reads since, each with its actor's clock
 // component; a new access races an earlier one of another actor that it
 // does not happen after, when either writes and their byte spans meet.
 
-#include "harness/device/vdev_runtime.h"
+#include "harness/vdev/runtime.h"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 // What the virtual device needs from the LibTorch series it is built
-// against. CMake compiles one of vdev_platform_torch1.cpp and
-// vdev_platform_torch2.cpp (dp_detect_torch_series); nothing else in the
+// against. CMake compiles one of vdev/platform_torch1.cpp and
+// vdev/platform_torch2.cpp (dp_detect_torch_series); nothing else in the
 // backend differs between 1.x and 2.x.
 
 #include <c10/core/Allocator.h>

@@ -1,6 +1,6 @@
 // The virtual device: real values from the CPU kernels, CUDA's placement rules.
 
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 
 #include "harness/base/error.h"
 #include "harness/builtins.h"

@@ -1,10 +1,10 @@
 // The asynchronous virtual device: work runs later on streams, only
 // synchronisation orders it, and the race detector names what nothing orders.
 
-#include "harness/device/vdev_async.h"
+#include "harness/vdev/async.h"
 
 #include "harness/builtins.h"
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 #include "tests/support/async_vdev.h"
 
 #include <ATen/ATen.h>

@@ -1,10 +1,10 @@
 // Ops, copies and fills of the asynchronous virtual device (Note
-// [Asynchronous virtual device] in vdev_async.h): what the backend's
+// [Asynchronous virtual device] in vdev/async.h): what the backend's
 // kernels enqueue instead of running.
 
-#include "harness/device/vdev_async_ops.h"
+#include "harness/vdev/async_ops.h"
 
-#include "harness/device/vdev_platform.h"
+#include "harness/vdev/platform.h"
 
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>

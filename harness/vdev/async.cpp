@@ -1,7 +1,7 @@
-// The asynchronous mode's public face (vdev_async.h) over the runtime.
-#include "harness/device/vdev_async.h"
+// The asynchronous mode's public face (vdev/async.h) over the runtime.
+#include "harness/vdev/async.h"
 
-#include "harness/device/vdev_runtime.h"
+#include "harness/vdev/runtime.h"
 
 #include <fmt/format.h>
 

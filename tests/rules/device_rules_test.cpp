@@ -1,7 +1,7 @@
 // CUDA's mixed-device rules as data, judged on hand-built operands (a CPU
 // build cannot make CUDA tensors; the rules are the same).
 
-#include "harness/device/device_rules.h"
+#include "harness/rules/device_rules.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The virtual device on PrivateUse1 (see ../shared/spec/pytorch-notes.md,
 // section 4.4 and the probe of 4.5), for LibTorch 1.x and 2.x alike; what
-// differs between them is in vdev_platform.h.
+// differs between them is in vdev/platform.h.
 //
 // Pieces: a device guard with a thread-local current index; an allocator
 // that stamps that index on CPU memory; the kernels a tensor needs to exist
@@ -18,14 +18,14 @@
 // the memory's storage alive and is resizable, so a kernel that grows an
 // output gets new memory, which is copied back into the device tensor.
 
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 
-#include "harness/device/device_rules.h"
-#include "harness/device/op_arguments.h"
-#include "harness/device/vdev_async.h"
-#include "harness/device/vdev_async_ops.h"
-#include "harness/device/vdev_guard.h"
-#include "harness/device/vdev_platform.h"
+#include "harness/rules/device_rules.h"
+#include "harness/rules/op_arguments.h"
+#include "harness/vdev/async.h"
+#include "harness/vdev/async_ops.h"
+#include "harness/vdev/guard.h"
+#include "harness/vdev/platform.h"
 
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>

@@ -1,9 +1,9 @@
 #pragma once
 // What the virtual device's kernels do in asynchronous mode (Note
-// [Asynchronous virtual device] in vdev_async.h): enqueue their work on the
+// [Asynchronous virtual device] in vdev/async.h): enqueue their work on the
 // current stream instead of running it.
 
-#include "harness/device/vdev_runtime.h"
+#include "harness/vdev/runtime.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>

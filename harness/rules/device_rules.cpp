@@ -1,4 +1,4 @@
-#include "harness/device/device_rules.h"
+#include "harness/rules/device_rules.h"
 
 #include <fmt/format.h>
 

@@ -2,10 +2,10 @@
 // backend is named "vdev" so LibTorch parses and prints vdev:K itself; and
 // the hooks interface answers what 2.x asks an accelerator (autograd's
 // primary-context question, pinned memory, storage resizes).
-#include "harness/device/vdev_platform.h"
+#include "harness/vdev/platform.h"
 
-#include "harness/device/vdev_guard.h"
-#include "harness/device/vdev_runtime.h"
+#include "harness/vdev/guard.h"
+#include "harness/vdev/runtime.h"
 
 #include <ATen/core/Generator.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>

@@ -10,7 +10,7 @@
 /// By default the virtual device is synchronous: every op completes before
 /// the next, so stream and event ordering bugs (an event recorded before the
 /// work, a copy read before it finished) are not modelled; its asynchronous
-/// mode (vdev_async.h) models them. Values equal the CPU's exactly (same
+/// mode (vdev/async.h) models them. Values equal the CPU's exactly (same
 /// kernels), so its parity is exact against the CPU.
 
 #include <c10/core/Device.h>
@@ -19,7 +19,7 @@
 
 namespace devparity::vdev {
 
-/// True when this build has the virtual device (vdev_backend.cpp).
+/// True when this build has the virtual device (vdev/backend.cpp).
 bool compiled();
 
 /// Installs the backend with `count` device indices (1..16). Call before

@@ -1,7 +1,7 @@
-// Compiled instead of vdev_backend.cpp when the virtual device is off
+// Compiled instead of vdev/backend.cpp when the virtual device is off
 // (DEVPARITY_WITH_VDEV): every vdev:K is then absent, with that reason.
-#include "harness/device/vdev.h"
-#include "harness/device/vdev_async.h"
+#include "harness/vdev/vdev.h"
+#include "harness/vdev/async.h"
 
 #include <ATen/ATen.h>
 

@@ -5,7 +5,7 @@
 // math-bit copies (Note [Math bits on the virtual device]) and host-buffer
 // composites (Note [Host-buffer composites]).
 
-#include "harness/device/vdev.h"
+#include "harness/vdev/vdev.h"
 
 #include "harness/builtins.h"
 

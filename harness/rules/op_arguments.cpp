@@ -1,4 +1,4 @@
-#include "harness/device/op_arguments.h"
+#include "harness/rules/op_arguments.h"
 
 #include <ATen/core/function_schema.h>
 

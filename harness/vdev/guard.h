@@ -6,13 +6,13 @@
 // what its interface has beyond 1.13's (getNewStream, synchronizeEvent,
 // synchronizeDevice on 2.x).
 
-#include "harness/device/vdev_runtime.h"
+#include "harness/vdev/runtime.h"
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 namespace devparity::vdev {
 
-/// The backend's index checks and thread-local current index (vdev_backend.cpp).
+/// The backend's index checks and thread-local current index (vdev/backend.cpp).
 void check_index(c10::DeviceIndex index);
 c10::DeviceIndex current_index();
 void set_current_index(c10::DeviceIndex index);

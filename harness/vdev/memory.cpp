@@ -1,6 +1,6 @@
 // The asynchronous virtual device's memory: every block the vdev and pinned
 // allocators hand out, the streams that use it, and when it may really be
-// released (Note [Asynchronous virtual device] in vdev_async.h).
+// released (Note [Asynchronous virtual device] in vdev/async.h).
 //
 // Note [Stream-ordered release]
 // LibTorch's CUDA caching allocator hands a freed block to the next
@@ -13,9 +13,9 @@
 // caching host allocator, which records the copies made with it: freeing it
 // early is safe, and only waits.
 
-#include "harness/device/vdev_runtime.h"
+#include "harness/vdev/runtime.h"
 
-#include "harness/device/vdev_platform.h"
+#include "harness/vdev/platform.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/EmptyTensor.h>

@@ -1,10 +1,10 @@
 #pragma once
 // The asynchronous virtual device's runtime, shared by the backend's files
-// (Note [Asynchronous virtual device] in vdev_async.h): streams and their
-// scheduler (vdev_streams.cpp), the memory registry (vdev_memory.cpp) and
-// the race detector (vdev_races.cpp).
+// (Note [Asynchronous virtual device] in vdev/async.h): streams and their
+// scheduler (vdev/streams.cpp), the memory registry (vdev/memory.cpp) and
+// the race detector (vdev/races.cpp).
 
-#include "harness/device/vdev_async.h"
+#include "harness/vdev/async.h"
 
 #include <c10/core/Allocator.h>
 #include <c10/core/Stream.h>
@@ -30,7 +30,7 @@ struct Span {
 /// The bytes a tensor's view can touch.
 Span span_of(const at::Tensor& t, bool write);
 
-// ---- streams (vdev_streams.cpp) -------------------------------------------
+// ---- streams (vdev/streams.cpp) -------------------------------------------
 
 /// The stream new work of `device` goes on, on this thread.
 c10::Stream current_stream(c10::DeviceIndex device);
@@ -95,7 +95,7 @@ std::string actor_label(Actor actor);
 bool seen_at_free(Actor allocated_on, Actor actor, uint64_t seq);
 uint64_t actor_done(Actor actor);
 
-// ---- memory (vdev_memory.cpp) ---------------------------------------------
+// ---- memory (vdev/memory.cpp) ---------------------------------------------
 
 /// A block handed out by the vdev or pinned allocator.
 void register_block(void* base, size_t bytes, bool pinned, Actor allocated_on);
@@ -119,7 +119,7 @@ c10::DataPtr allocate_pinned(size_t bytes);
 void free_pinned(void* p);
 at::Tensor pinned_tensor(at::IntArrayRef sizes, at::ScalarType dtype);
 
-// ---- races (vdev_races.cpp) -----------------------------------------------
+// ---- races (vdev/races.cpp) -----------------------------------------------
 
 struct Access {
   Actor actor = kHost;

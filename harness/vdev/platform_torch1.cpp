@@ -1,10 +1,10 @@
 // LibTorch 1.x: a const allocate(), no backend name (LibTorch prints
 // "privateuseone:K"; devparity's own labels and error text say vdev:K) and
 // no hooks interface to fill.
-#include "harness/device/vdev_platform.h"
+#include "harness/vdev/platform.h"
 
-#include "harness/device/vdev_guard.h"
-#include "harness/device/vdev_runtime.h"
+#include "harness/vdev/guard.h"
+#include "harness/vdev/runtime.h"
 
 namespace devparity::vdev::platform {
 namespace {
