@@ -34,14 +34,15 @@ std::optional<double> number_at(const nlohmann::json& stats, const char* key) {
 // A number that became NaN or infinite has moved, whatever the thresholds.
 bool became_non_finite(double from, double to) { return std::isfinite(from) && !std::isfinite(to); }
 
-// A table cell: no pipes or newlines.
+// A table cell: pipes escaped (GitHub's tables take \|), no newlines.
 std::string cell(std::string s) {
-  for (auto& c : s) {
-    if (c == '|') c = '/';
-    if (c == '\n' || c == '\r') c = ' ';
-  }
   if (s.size() > 160) s = s.substr(0, 157) + "...";
-  return s;
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else out += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return out;
 }
 
 }  // namespace
@@ -71,6 +72,8 @@ ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& 
     if (failing(to) && !failing(from)) {
       d.new_failures.push_back(change);
     } else if (failing(from) && to == "pass") {
+      // What was fixed: the older report's failing checks and message.
+      change.checks = failing_check_names(o);
       change.message = o.value("message", "");
       d.fixed.push_back(change);
     } else if (from != to) {

@@ -2,7 +2,7 @@
 // with xmllint against tests/junit/junit.xsd), .npy artifacts, --baseline,
 // diff, shards and merge, and the HTML report in headless Chromium.
 
-#include "tests/support/cli.h"
+#include "tests/support/cli_fixture.h"
 #include "tests/support/schema.h"
 #include "tests/support/tools.h"
 
@@ -38,11 +38,7 @@ json seeded_failure_suite() {
 }
 
 
-class GateCli : public ::testing::Test {
- protected:
-  CliResult cli(const std::string& args) { return run_cli(args, dir_.path()); }
-  testing::TempDir dir_;
-};
+class GateCli : public testing::CliFixture {};
 
 // The JUnit text itself: no tool needed.
 TEST_F(GateCli, JunitCarriesFailuresSkipsAndEnvironment) {
@@ -170,14 +166,8 @@ TEST_F(GateCli, JunitPathThatCannotBeWrittenIsAnInputError) {
 }
 
 
-class GateFlow : public ::testing::Test {
+class GateFlow : public testing::CliFixture {
  protected:
-  CliResult cli(const std::string& args) { return run_cli(args, dir_.path()); }
-  json report(const std::string& name) {
-    auto r = json::parse(testing::read_text(dir_.file(name)));
-    EXPECT_EQ(testing::report_schema_errors(r), std::vector<std::string>{}) << name;
-    return r;
-  }
   // A clean suite, and the same with a seeded regression in one case (the
   // resize's reference switched to bilinear: nearest no longer matches it).
   void write_suites() {
@@ -194,7 +184,6 @@ class GateFlow : public ::testing::Test {
     regressed["cases"][0]["reference"] = {{"params", {{"interpolation", "bilinear"}}}};
     dir_.write("regressed.json", regressed.dump());
   }
-  testing::TempDir dir_;
 };
 
 TEST_F(GateFlow, DiffNamesTheRegressedTrialAndExitsOne) {
@@ -386,7 +375,7 @@ int count(const std::string& text, const std::string& what) {
   return n;
 }
 
-class HtmlReport : public ::testing::Test {
+class HtmlReport : public testing::CliFixture {
  protected:
   void SetUp() override {
     dir_.write("suite.json",
@@ -434,7 +423,6 @@ class HtmlReport : public ::testing::Test {
   const std::string kScript = "<script>alert(1)</script>";
   const std::string kMark = "<script>document.documentElement.setAttribute('data-xss','1')</script>";
   const std::string kImg = "<img src=x onerror=\"document.documentElement.setAttribute('data-xss','2')\">";
-  testing::TempDir dir_;
 };
 
 // The page's text: self-contained, with the three images of each failure inline.

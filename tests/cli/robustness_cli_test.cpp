@@ -2,7 +2,7 @@
 // exhaust memory (the crash plugin), interrupted runs, kill -9 and the
 // streamed log, out-of-memory in the process, and determinism.
 
-#include "tests/support/cli.h"
+#include "tests/support/cli_fixture.h"
 #include "tests/support/schema.h"
 #include "tests/support/tools.h"
 
@@ -35,14 +35,8 @@ json stuck_suite() {
             {{"name", "never"}, {"subject", "resize"}, {"params", {{"size", {9, 9}}}}}}}};
 }
 
-class Robustness : public ::testing::Test {
+class Robustness : public testing::CliFixture {
  protected:
-  CliResult cli(const std::string& args) { return run_cli(args, dir_.path()); }
-  json report(const std::string& name) {
-    auto r = json::parse(testing::read_text(dir_.file(name)));
-    EXPECT_EQ(testing::report_schema_errors(r), std::vector<std::string>{}) << name;
-    return r;
-  }
   // Runs `args` in the background, waits until its result log (r.json.partial)
   // holds `reported` (at most 120 s, so a loaded machine is waited for rather
   // than signalled early), lets it run `seconds` more, sends `signal`, and
@@ -55,7 +49,6 @@ class Robustness : public ::testing::Test {
     EXPECT_EQ(std::system(("bash -c " + shell_quote(script)).c_str()), 0);
     return std::stoi(testing::read_text(dir_.file("rc.txt")));
   }
-  testing::TempDir dir_;
 };
 
 TEST_F(Robustness, IsolatedRunSurvivesSegfaultAbortExitHangAndMemoryExhaustion) {

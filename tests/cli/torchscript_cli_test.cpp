@@ -2,7 +2,7 @@
 // tests/fixtures/torchscript audited with --torchscript and in suites, the
 // case-file errors, and the example plugin's transforms and custom operator.
 
-#include "tests/support/cli.h"
+#include "tests/support/cli_fixture.h"
 #include "tests/support/schema.h"
 
 #include <gtest/gtest.h>
@@ -43,14 +43,8 @@ Kinds finding_kinds(const json& report) {
   return out;
 }
 
-class TorchScriptCli : public ::testing::Test {
+class TorchScriptCli : public testing::CliFixture {
  protected:
-  CliResult cli(const std::string& args) { return run_cli(args, dir_.path()); }
-  json report(const std::string& name) {
-    auto r = json::parse(testing::read_text(dir_.file(name)));
-    EXPECT_EQ(testing::report_schema_errors(r), std::vector<std::string>{});
-    return r;
-  }
   // Runs the shorthand on cpu and meta; returns the kinds over all devices.
   std::set<std::string> shorthand(const std::string& name, int expected_exit,
                                   const std::string& extra = "--devices cpu,meta") {
@@ -62,7 +56,6 @@ class TorchScriptCli : public ::testing::Test {
     }
     return kinds;
   }
-  testing::TempDir dir_;
 };
 
 TEST_F(TorchScriptCli, EachFaultyFixtureFailsWithItsFindingKind) {
