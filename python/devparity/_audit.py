@@ -14,7 +14,8 @@ import copy
 import itertools
 import json
 import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence, Union
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from devparity import _coverage, _device_queries, _host_data, _isolation, _kept, _sources
 from devparity._arguments import tensors_in
@@ -159,16 +160,24 @@ def _device_list(devices):
     return ",".join(device_name(d) if not isinstance(d, str) else d for d in devices)
 
 
+@dataclass(frozen=True, repr=False)
 class AuditResult:
-    """What devparity.audit() found: the report (a dict in the report schema) and its verdict."""
+    """What devparity.audit() found: the report (a dict in the report schema), its results, those
+    that failed or erred, and the seeds audited (audit(random=True): those the sweep kept; None
+    without a sweep). Frozen: the verdict of one audit does not change after it."""
 
-    def __init__(self, report: Dict[str, Any]):
-        self.report = report
-        self.results = report.get("results", [])
-        self.failures = [r for r in self.results if r.get("status") in ("fail", "error")]
+    report: Dict[str, Any]
+    results: Tuple[Dict[str, Any], ...]
+    failures: Tuple[Dict[str, Any], ...]
+    seeds: Optional[Tuple[int, ...]]
+
+    @classmethod
+    def from_report(cls, report: Dict[str, Any]) -> "AuditResult":
+        results = tuple(report.get("results", []))
         sweep = report.get("run", {}).get("random_sweep")
-        #: The seeds audited (audit(random=True): those the sweep kept); None without a sweep.
-        self.seeds = list(sweep["seeds"]) if sweep else None
+        return cls(report=report, results=results,
+                   failures=tuple(r for r in results if r.get("status") in ("fail", "error")),
+                   seeds=tuple(sweep["seeds"]) if sweep else None)
 
     @property
     def interrupted(self) -> Optional[Dict[str, Any]]:
@@ -180,11 +189,11 @@ class AuditResult:
         """True when the audit finished and no trial failed or erred."""
         return not self.failures and self.interrupted is None
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return self.passed
 
-    def __repr__(self):
-        counts = {}
+    def __repr__(self) -> str:
+        counts: Dict[str, int] = {}
         for r in self.results:
             counts[r.get("status")] = counts.get(r.get("status"), 0) + 1
         return f"AuditResult({counts})"
@@ -272,8 +281,8 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
 
         options = {"report": report, "junit": junit, "html": html, "devices": _device_list(devices),
                    "placement": placement}
-        return AuditResult(_isolation.run_isolated(in_worker, options, timeout_s))
-    return AuditResult(here(report))
+        return AuditResult.from_report(_isolation.run_isolated(in_worker, options, timeout_s))
+    return AuditResult.from_report(here(report))
 
 
 def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, differentiable, random, checks,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass
+from typing import Any, Dict
 
 _active = threading.local()
 
@@ -11,19 +13,24 @@ from devparity import _sources
 from devparity._devices import DevparityError, _ops, argument_error, installed_count
 
 
+@dataclass(frozen=True)
 class Race:
     """One unsynchronized access: two accesses of the same bytes, one a write, with nothing
     ordering them. `earlier`/`later`: {"op", "stream", "site", "write"}; `site` names the
     user's source line where the access was enqueued."""
 
-    def __init__(self, data):
-        self.message = data["message"]
-        self.earlier = data["earlier"]
-        self.later = data["later"]
-        self.memory = data["memory"]
-        self.freed = data["freed"]
+    message: str
+    earlier: Dict[str, Any]
+    later: Dict[str, Any]
+    memory: Any
+    freed: bool
 
-    def __repr__(self):
+    @classmethod
+    def from_json(cls, data: Dict[str, Any]) -> "Race":
+        return cls(message=data["message"], earlier=data["earlier"], later=data["later"], memory=data["memory"],
+                   freed=data["freed"])
+
+    def __repr__(self) -> str:
         return f"Race({self.message!r})"
 
 
@@ -53,7 +60,7 @@ class AsyncRun:
         self._id = None
         data = json.loads(text)
         self.poison = data["poison"]
-        self.races = [Race(r) for r in data["races"]]
+        self.races = [Race.from_json(r) for r in data["races"]]
         return False
 
 

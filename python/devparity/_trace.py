@@ -113,13 +113,13 @@ class Trace:
         result = json.loads(_ops().trace_end())
         self.ops = result["ops"]
         self.target_name = result["target"]
-        self.findings = [Finding(f) for f in result["findings"]]
+        self.findings = [Finding.from_json(f) for f in result["findings"]]
         failed = result.get("failed")
         if exc[1] is not None and failed and _is_device_mismatch(exc[1]):
             source = failed.get("source", "")
             made_at = next((f.made_at for f in self.findings
                             if f.kind == "foreign_device_input" and f.source == source and f.made_at), "")
-            self.findings.append(Finding({
+            self.findings.append(Finding.from_json({
                 "kind": "device_mismatch_error", "severity": "error", "op": failed["op"],
                 "scopes": failed.get("scopes", []), "device": failed.get("device", ""),
                 "source": source, "made_at": made_at,

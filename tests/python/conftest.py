@@ -8,6 +8,9 @@ import pytest
 
 import devparity
 
+# pytester runs the plugin's sample project (test_plugin.py).
+pytest_plugins = ["pytester"]
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "faults", "python"))
 

@@ -144,12 +144,12 @@ def test_a_random_audit_sweeps_seeds_until_the_gate_went_both_ways(vdev):
 
     result = devparity.audit(RareGate(), [(1, 3, 4, 4)], devices="cpu,vdev:1", random=True)
     sweep = result.report["run"]["random_sweep"]
-    assert len(sweep["tried"]) > 1 and result.seeds == sweep["seeds"] and not sweep["one_sided"], sweep
+    assert len(sweep["tried"]) > 1 and list(result.seeds) == sweep["seeds"] and not sweep["one_sided"], sweep
     assert not result.passed
     kinds = {f["kind"] for r in result.failures for c in r["checks"] for f in c.get("findings", [])}
     assert "implicit_device_factory" in kinds, kinds
     fixed = devparity.audit(RareGate(), [(1, 3, 4, 4)], devices="cpu,vdev:1", random=True, seeds=[0])
-    assert fixed.seeds == [0]
+    assert fixed.seeds == (0,)
 
 
 # --- isolation, timeouts and Ctrl-C (issue 36) -------------------------------------------------

@@ -1,26 +1,40 @@
-"""The pytest plugin, run on tests/python/sample_project the way a library's CI would run it."""
+"""The pytest plugin, run on tests/python/sample_project the way a library's CI would run it: each
+test copies the project into pytester's folder and runs pytest on it in a subprocess (the plugin
+installs a device backend, a process-wide act, so no run shares a process with another)."""
 
 import json
 import os
 import re
+import shutil
 import subprocess
-import sys
+import types
 
 import pytest
 
 SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample_project")
 
 
-def pytest_run(*args, env=None):
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "-q", f"--rootdir={SAMPLE}", *args],
-                         cwd=SAMPLE, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
-    outcomes = {}
-    for status, test in re.findall(r"^(PASSED|FAILED|SKIPPED|ERROR) (test_\S+)", run.stdout, re.M):
-        outcomes[test] = status
-    return run, outcomes
+@pytest.fixture
+def pytest_run(pytester, monkeypatch):
+    """Runs pytest with `args` on a copy of the sample project; returns the run (returncode, stdout,
+    stderr as text, `result` pytester's RunResult) and each test's outcome by node id."""
+    for name in os.listdir(SAMPLE):
+        if name.endswith(".py"):
+            shutil.copy(os.path.join(SAMPLE, name), pytester.path / name)
+
+    def run(*args, env=None):
+        for key, value in (env or {}).items():
+            monkeypatch.setenv(key, value)
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA", "-q", *args, timeout=600)
+        stdout, stderr = result.stdout.str(), result.stderr.str()
+        outcomes = dict((test, status) for status, test in
+                        re.findall(r"^(PASSED|FAILED|SKIPPED|ERROR) (test_\S+)", stdout, re.M))
+        return types.SimpleNamespace(returncode=int(result.ret), stdout=stdout, stderr=stderr, result=result), outcomes
+
+    return run
 
 
-def test_the_faulty_module_fails_only_on_vdev():
+def test_the_faulty_module_fails_only_on_vdev(pytest_run):
     run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--device=cpu,vdev:1")
     assert run.returncode == 1, run.stdout + run.stderr
     failed = sorted(t for t, s in outcomes.items() if s == "FAILED")
@@ -29,9 +43,10 @@ def test_the_faulty_module_fails_only_on_vdev():
     for test in ("test_brightness", "test_brightness_gradient", "test_ramp", "test_ramp_on_devparity_device"):
         assert {f"test_sample.py::{test}[cpu]", f"test_sample.py::{test}[vdev:1]"} <= passed, test
     assert "test_sample.py::test_channel_gain[cpu]" in passed
+    assert run.result.parseoutcomes()["failed"] == 2
 
 
-def test_trace_fails_on_placement_errors_and_reports_them(tmp_path):
+def test_trace_fails_on_placement_errors_and_reports_them(pytest_run, tmp_path):
     report = tmp_path / "session.json"
     run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--device=all", "--devparity-trace",
                                f"--devparity-report={report}")
@@ -64,19 +79,19 @@ def test_trace_fails_on_placement_errors_and_reports_them(tmp_path):
         assert html.returncode == 0, html.stderr
 
 
-def test_the_plugin_does_nothing_unless_asked():
+def test_the_plugin_does_nothing_unless_asked(pytest_run):
     run, outcomes = pytest_run("--device=cpu")
     assert run.returncode == 0, run.stdout + run.stderr
     assert not any("vdev" in t for t in outcomes)
     assert outcomes["test_sample.py::test_ramp_on_devparity_device"] == "PASSED"
 
 
-def test_an_unknown_device_is_a_usage_error():
+def test_an_unknown_device_is_a_usage_error(pytest_run):
     run, _ = pytest_run("--devparity-devices=cpu,vdev:x")
     assert run.returncode == 4 and "expected 'vdev'" in run.stderr, run.stdout + run.stderr
 
 
-def test_the_plugin_loads_with_dash_p_and_the_environment_variable():
+def test_the_plugin_loads_with_dash_p_and_the_environment_variable(pytest_run):
     run, outcomes = pytest_run("-p", "devparity.pytest_plugin", "--device=all",
                                env={"DEVPARITY_VDEV": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     assert run.returncode == 1, run.stdout + run.stderr
@@ -84,7 +99,7 @@ def test_the_plugin_loads_with_dash_p_and_the_environment_variable():
     assert outcomes["test_sample.py::test_channel_gain[vdev:1]"] == "FAILED"
 
 
-def test_the_index_less_and_the_cpu_only_rows_and_the_current_device():
+def test_the_index_less_and_the_cpu_only_rows_and_the_current_device(pytest_run):
     run, outcomes = pytest_run("--devparity-devices=cpu,vdev,vdev:0,vdev:1,cpu-only", "--device=all")
     for row in ("vdev", "vdev:0", "vdev:1", "cpu-only"):
         assert outcomes[f"test_sample.py::test_brightness[{row}]"] == "PASSED", (row, run.stdout[-2000:])
@@ -93,7 +108,7 @@ def test_the_index_less_and_the_cpu_only_rows_and_the_current_device():
     assert outcomes["test_sample.py::test_channel_gain[cpu-only]"] == "PASSED"
 
 
-def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace(tmp_path):
+def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace(pytest_run, tmp_path):
     report = tmp_path / "session.json"
     run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--device=cpu,vdev:1", "--devparity-trace",
                                f"--devparity-report={report}", "-k", "dlpack or draws_then_skips or test_ramp")
@@ -114,7 +129,7 @@ def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace(tmp_path)
     assert by_id["test_sample.py::test_ramp[vdev:1]"]["status"] == "pass"
 
 
-def test_the_session_report_names_the_placement_mode(tmp_path):
+def test_the_session_report_names_the_placement_mode(pytest_run, tmp_path):
     # issue 37: it said "warn" whatever --devparity-placement was.
     report = tmp_path / "session.json"
     run, _ = pytest_run("--devparity-devices=cpu,vdev:1", "--device=cpu,vdev:1", "--devparity-trace",
@@ -132,7 +147,7 @@ def test_a_warning_is_given_once_per_line_of_code():
     from devparity.pytest_plugin import new_warnings
 
     def finding(kind, source, severity="warning"):
-        return Finding({"kind": kind, "severity": severity, "op": "aten::to", "source": source, "message": "m"})
+        return Finding.from_json({"kind": kind, "severity": severity, "op": "aten::to", "source": source, "message": "m"})
 
     seen = set()
     first = [finding("host_sync", "lib.py:3"), finding("host_sync", "lib.py:4"), finding("x", "lib.py:3", "error")]
