@@ -36,6 +36,14 @@ class Fields {
                  [=](const Config& c, nlohmann::json& out) { out[name] = c.*member; });
   }
 
+  /// An integer in [lo, hi]; no fallback: required.
+  Fields& integer(const char* name, int64_t Config::*member, std::optional<int64_t> fallback, int64_t lo, int64_t hi,
+                  std::string type, std::string meaning) {
+    return field({name, std::move(type), default_text(fallback), std::move(meaning)},
+                 [=](ObjectReader& r, Config& c) { c.*member = r.integer(name, fallback, lo, hi); },
+                 [=](const Config& c, nlohmann::json& out) { out[name] = c.*member; });
+  }
+
   /// A boolean.
   Fields& boolean(const char* name, bool Config::*member, std::optional<bool> fallback, std::string meaning) {
     return field({name, "bool", default_text(fallback), std::move(meaning)},

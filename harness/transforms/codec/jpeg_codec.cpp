@@ -167,6 +167,9 @@ at::Tensor codec(const at::Tensor& image, const at::Tensor& quality, const at::T
   return rgb.narrow(2, 0, h).narrow(3, 0, w);
 }
 
+const random_draws::DrawRange kQualityRange{"quality_range", {1.0, 100.0}, 1.0, 100.0,
+                                            "draw range when quality is not given (RandomJPEG's default)"};
+
 class JpegCodecDifferentiable final : public StatefulImageTransform {
  public:
   JpegCodecDifferentiable()
@@ -176,8 +179,7 @@ class JpegCodecDifferentiable final : public StatefulImageTransform {
                      "tables are registered state")
                 .param("quality", "[number per sample] in [0, 100]", "drawn",
                        "JPEG quality per sample (one value for all also works); 0 gives NaN, as the formula")
-                .param("quality_range", "number or [low, high] in [1, 100]", "[1, 100]",
-                       "draw range when quality is not given (RandomJPEG's default)")
+                .params({kQualityRange.doc()})
                 .param("same_on_batch", "bool", "false", "one quality draw for the whole batch")
                 .dtypes(kFloatDtypes)
                 .random()
@@ -187,7 +189,7 @@ class JpegCodecDifferentiable final : public StatefulImageTransform {
                         at::Generator& gen) const override {
     require_rgb(shape, info_.name);
     ObjectReader r(given);
-    const auto range = random_draws::read_range(r, "quality_range", {1.0, 100.0}, 1.0, 100.0);
+    const auto range = kQualityRange.read(r);
     const bool same = r.boolean("same_on_batch", false);
     auto quality = random_draws::read_per_sample(r, "quality", shape[0], 0.0, 100.0);
     if (!quality) {
@@ -196,8 +198,9 @@ class JpegCodecDifferentiable final : public StatefulImageTransform {
       quality = std::vector<double>(draw.begin(), draw.end());
     }
     r.finish();
-    return {{"quality", *quality}, {"quality_range", {range.first, range.second}},
-            {"same_on_batch", same}};
+    nlohmann::json out = {{"quality", *quality}, {"same_on_batch", same}};
+    kQualityRange.write(out, range);
+    return out;
   }
 
   std::unique_ptr<TransformState> make_state(const nlohmann::json&) const override {

@@ -134,10 +134,9 @@ class ChannelShuffle final : public Described<Transform> {
   ChannelShuffle()
       : Described(Describe("channel_shuffle", "color",
                            "Kornia's RandomChannelShuffle: a random channel permutation per sample")
-                      .param("p", "number in [0, 1]", "0.5", "probability per sample")
+                      .params(random_draws::RandomGate::docs(false, "explicit gate"))
                       .param("permutation", "[[channel...] per sample]", "drawn",
                              "explicit permutations (gate all true)")
-                      .param("apply", "[bool per sample]", "drawn", "explicit gate")
                       .dtypes(kImageDtypes)
                       .random()
                       .differentiable()) {}
@@ -145,8 +144,7 @@ class ChannelShuffle final : public Described<Transform> {
     require_nchw(shape, info_.name);
     const int64_t batch = shape[0], channels = shape[1];
     ObjectReader r(given);
-    const double p = r.number("p", 0.5, 0.0, 1.0);
-    const auto apply = random_draws::read_gate(r, batch, gen, p, false, {"permutation"});
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {"permutation"}, /*with_same=*/false);
     std::vector<std::vector<int64_t>> perms;
     const auto drawn = at::rand({batch, channels}, gen).argsort(int64_t{1});
     for (int64_t b = 0; b < batch; ++b) {
@@ -156,7 +154,9 @@ class ChannelShuffle final : public Described<Transform> {
     }
     if (const auto* v = r.get("permutation"); v != nullptr) perms = read_permutations(*v, r.pointer("permutation"), batch, channels);
     r.finish();
-    return {{"p", p}, {"apply", apply}, {"permutation", perms}};
+    nlohmann::json out = {{"permutation", perms}};
+    gate.write(out, /*with_same=*/false);
+    return out;
   }
 
   at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
@@ -215,10 +215,8 @@ class RgbShift final : public Described<Transform> {
                 .param("r_shift_limit", "number in [0, 1]", "0.5", "r shift ~ U(-limit, limit)")
                 .param("g_shift_limit", "number in [0, 1]", "0.5", "g shift ~ U(-limit, limit)")
                 .param("b_shift_limit", "number in [0, 1]", "0.5", "b shift ~ U(-limit, limit)")
-                .param("p", "number in [0, 1]", "0.5", "probability per sample")
-                .param("same_on_batch", "bool", "false", "one draw for the whole batch")
+                .params(random_draws::RandomGate::docs(true, "explicit gate"))
                 .param("shifts", "[[r, g, b] per sample]", "drawn", "explicit shifts (gate all true)")
-                .param("apply", "[bool per sample]", "drawn", "explicit gate")
                 .dtypes(kFloatDtypes)
                 .random()
                 .differentiable()) {}
@@ -229,9 +227,8 @@ class RgbShift final : public Described<Transform> {
     double limits[3];
     const char* keys[3] = {"r_shift_limit", "g_shift_limit", "b_shift_limit"};
     for (int c = 0; c < 3; ++c) limits[c] = r.number(keys[c], 0.5, 0.0, 1.0);
-    const double p = r.number("p", 0.5, 0.0, 1.0);
-    const bool same = r.boolean("same_on_batch", false);
-    const auto apply = random_draws::read_gate(r, batch, gen, p, same, {"shifts"});
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {"shifts"});
+    const bool same = gate.same_on_batch;
     std::vector<std::vector<double>> shifts(static_cast<size_t>(batch), std::vector<double>(3));
     for (int c = 0; c < 3; ++c) {
       const auto drawn = random_draws::uniform(gen, batch, static_cast<float>(-limits[c]), static_cast<float>(limits[c]), same);
@@ -239,8 +236,10 @@ class RgbShift final : public Described<Transform> {
     }
     if (const auto* v = r.get("shifts"); v != nullptr) shifts = read_shifts(*v, r.pointer("shifts"), batch);
     r.finish();
-    return {{"r_shift_limit", limits[0]}, {"g_shift_limit", limits[1]}, {"b_shift_limit", limits[2]}, {"p", p},
-            {"same_on_batch", same}, {"apply", apply}, {"shifts", shifts}};
+    nlohmann::json out = {{"r_shift_limit", limits[0]}, {"g_shift_limit", limits[1]}, {"b_shift_limit", limits[2]},
+                          {"shifts", shifts}};
+    gate.write(out);
+    return out;
   }
 
   at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {

@@ -18,6 +18,7 @@
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
+#include "harness/subject/fields.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -57,22 +58,36 @@ at::Tensor crop_box(const at::Tensor& x, int64_t top, int64_t left, int64_t heig
   return out;
 }
 
-struct CropConfig {
+// The box a crop takes.
+struct CropBox {
   int64_t top = 0, left = 0, height = 1, width = 1;
-  static CropConfig read(ObjectReader& r) {
-    CropConfig c;
-    c.top = r.integer("top", 0, -(1 << 16), 1 << 16);
-    c.left = r.integer("left", 0, -(1 << 16), 1 << 16);
-    c.height = r.integer("height", std::nullopt, 1, 1 << 16);
-    c.width = r.integer("width", std::nullopt, 1, 1 << 16);
-    return c;
-  }
-  void check(c10::IntArrayRef) const {}
-  void write(nlohmann::json& out) const {
-    out["top"] = top;
-    out["left"] = left;
-    out["height"] = height;
-    out["width"] = width;
+};
+
+// The box's four fields; `of` names what height and width count ("rows" or
+// "rows of the box").
+template <typename Config>
+void add_box(Fields<Config>& f, CropBox Config::*box, const std::string& of) {
+  auto side = [&](const char* name, int64_t CropBox::*member, std::optional<int64_t> fallback, int64_t lo,
+                  const char* type, std::string meaning) {
+    f.field({name, type, fallback ? std::to_string(*fallback) : "required", std::move(meaning)},
+            [=](ObjectReader& r, Config& c) { (c.*box).*member = r.integer(name, fallback, lo, 1 << 16); },
+            [=](const Config& c, nlohmann::json& out) { out[name] = (c.*box).*member; });
+  };
+  side("top", &CropBox::top, 0, -(1 << 16), "integer", "first row (may be negative)");
+  side("left", &CropBox::left, 0, -(1 << 16), "integer", "first column (may be negative)");
+  side("height", &CropBox::height, std::nullopt, 1, "integer >= 1", "rows" + of);
+  side("width", &CropBox::width, std::nullopt, 1, "integer >= 1", "columns" + of);
+}
+
+struct CropConfig : DeclaredFields<CropConfig> {
+  CropBox box;
+  static const Fields<CropConfig>& fields() {
+    static const auto f = [] {
+      Fields<CropConfig> f;
+      add_box(f, &CropConfig::box, "");
+      return f;
+    }();
+    return f;
   }
 };
 
@@ -80,31 +95,33 @@ class Crop final : public ConfiguredTransform<CropConfig> {
  public:
   Crop()
       : ConfiguredTransform(Describe("crop", "geometry", "a box of the image; zeros where the box leaves it")
-                                .param("top", "integer", "0", "first row (may be negative)")
-                                .param("left", "integer", "0", "first column (may be negative)")
-                                .param("height", "integer >= 1", "required", "rows")
-                                .param("width", "integer >= 1", "required", "columns")
+                                .params(CropConfig::fields().docs())
                                 .dtypes(kImageDtypes)
                                 .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const CropConfig& c) const override {
     DEVPARITY_TRACE_SCOPE("crop");
-    return crop_box(x, c.top, c.left, c.height, c.width).contiguous();
+    return crop_box(x, c.box.top, c.box.left, c.box.height, c.box.width).contiguous();
   }
 };
 
-struct CenterCropConfig {
+struct CenterCropConfig : DeclaredFields<CenterCropConfig> {
   int64_t height = 1, width = 1;
-  static CenterCropConfig read(ObjectReader& r) {
-    CenterCropConfig c;
-    const auto size = r.integers("size", 2, 1, 1 << 16);
-    c.height = size[0];
-    c.width = size[1];
-    return c;
+  static const Fields<CenterCropConfig>& fields() {
+    static const auto f = [] {
+      Fields<CenterCropConfig> f;
+      f.field({"size", "[height, width] integers >= 1", "required", "output size"},
+              [](ObjectReader& r, CenterCropConfig& c) {
+                const auto size = r.integers("size", 2, 1, 1 << 16);
+                c.height = size[0];
+                c.width = size[1];
+              },
+              [](const CenterCropConfig& c, nlohmann::json& out) { out["size"] = {c.height, c.width}; });
+      return f;
+    }();
+    return f;
   }
-  void check(c10::IntArrayRef) const {}
-  void write(nlohmann::json& out) const { out["size"] = {height, width}; }
 };
 
 // Python's round(): half to even.
@@ -117,7 +134,7 @@ class CenterCrop final : public ConfiguredTransform<CenterCropConfig> {
             Describe(
                 "center_crop", "geometry",
                 "the centred box of the given size (torchvision's anchor rounding; zero padding when larger)")
-                .param("size", "[height, width] integers >= 1", "required", "output size")
+                .params(CenterCropConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -136,21 +153,23 @@ class CenterCrop final : public ConfiguredTransform<CenterCropConfig> {
   }
 };
 
-struct ResizedCropConfig {
-  CropConfig box;
+struct ResizedCropConfig : DeclaredFields<ResizedCropConfig> {
+  CropBox box;
   ResizeConfig resize;
   Uint8Strategy uint8;
-  static ResizedCropConfig read(ObjectReader& r) {
-    auto box = CropConfig::read(r);
-    auto resize = ResizeConfig::read(r);
-    return {box, resize, Uint8Strategy::read(r)};
+  static const Fields<ResizedCropConfig>& fields() {
+    static const auto f = [] {
+      Fields<ResizedCropConfig> f;
+      add_box(f, &ResizedCropConfig::box, " of the box");
+      f.group(ResizeConfig::docs(), [](ObjectReader& r, ResizedCropConfig& c) { c.resize = ResizeConfig::read(r); },
+              [](const ResizedCropConfig& c, nlohmann::json& out) { c.resize.write(out); })
+          .group({Uint8Strategy::doc()}, [](ObjectReader& r, ResizedCropConfig& c) { c.uint8 = Uint8Strategy::read(r); },
+                 [](const ResizedCropConfig& c, nlohmann::json& out) { c.uint8.write(out); });
+      return f;
+    }();
+    return f;
   }
   void check(c10::IntArrayRef shape) const { resize.check(shape); }
-  void write(nlohmann::json& out) const {
-    box.write(out);
-    resize.write(out);
-    uint8.write(out);
-  }
 };
 
 class ResizedCrop final : public ConfiguredTransform<ResizedCropConfig> {
@@ -159,12 +178,7 @@ class ResizedCrop final : public ConfiguredTransform<ResizedCropConfig> {
       : ConfiguredTransform(
             Describe("resized_crop", "geometry",
                      "crop then resize (torchvision's resized_crop; resize's interpolation semantics)")
-                .param("top", "integer", "0", "first row (may be negative)")
-                .param("left", "integer", "0", "first column (may be negative)")
-                .param("height", "integer >= 1", "required", "rows of the box")
-                .param("width", "integer >= 1", "required", "columns of the box")
-                .params(ResizeConfig::docs())
-                .params({Uint8Strategy::doc()})
+                .params(ResizedCropConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

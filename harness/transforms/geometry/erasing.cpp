@@ -51,15 +51,18 @@ std::optional<std::array<int64_t, 4>> draw_box(at::Generator& gen, int64_t h, in
   return std::nullopt;
 }
 
+// The box draw ranges, declared once.
+const random_draws::DrawRange kScale{"scale", {0.02, 0.33}, 1e-9, 1.0, "box area as a fraction of the image",
+                                     "[low, high] in (0, 1]"};
+const random_draws::DrawRange kRatio{"ratio", {0.3, 3.3}, 1e-6, 1e6, "box aspect ratio range", "[low, high] > 0"};
+
 class Erasing final : public Described<Transform> {
  public:
   Erasing()
       : Described(Describe("erasing", "geometry",
                            "torchvision's RandomErasing: a random box set to a value (one box per batch)")
                       .param("p", "number in [0, 1]", "0.5", "probability of erasing")
-                      .param("scale", "[low, high] in (0, 1]", "[0.02, 0.33]",
-                             "box area as a fraction of the image")
-                      .param("ratio", "[low, high] > 0", "[0.3, 3.3]", "box aspect ratio range")
+                      .params({kScale.doc(), kRatio.doc()})
                       .param("value", "number or [per channel]", "0", "in the dtype's units")
                       .param("box", "[top, left, height, width]", "drawn",
                              "explicit box (may be empty); replaces the draws and the gate")
@@ -70,8 +73,8 @@ class Erasing final : public Described<Transform> {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
     const double p = r.number("p", 0.5, 0.0, 1.0);
-    const auto scale = random_draws::read_range(r, "scale", {0.02, 0.33}, 1e-9, 1.0);
-    const auto ratio = random_draws::read_range(r, "ratio", {0.3, 3.3}, 1e-6, 1e6);
+    const auto scale = kScale.read(r);
+    const auto ratio = kRatio.read(r);
     const auto value = read_value(r, shape[1]);
     nlohmann::json out = {{"p", p}, {"scale", {scale.first, scale.second}}, {"ratio", {ratio.first, ratio.second}},
                           {"value", value}};

@@ -11,6 +11,7 @@
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
+#include "harness/subject/fields.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -22,45 +23,61 @@
 namespace devparity {
 namespace {
 
-struct PadConfig {
-  int64_t left = 0, top = 0, right = 0, bottom = 0;
+// torchvision spells replicate "edge".
+Border border_named(const std::string& name) {
+  return name == "edge" ? Border::kReplicate
+         : name == "reflect" ? Border::kReflect
+         : name == "symmetric" ? Border::kSymmetric
+         : name == "circular" ? Border::kCircular
+                              : Border::kConstant;
+}
+
+// p, [left/right, top/bottom] or [left, top, right, bottom].
+void read_padding(ObjectReader& r, int64_t (&sides)[4]) {
+  const auto* v = r.get("padding");
+  if (v == nullptr) throw FieldError(r.pointer("padding"), "required");
+  const int64_t most = 1 << 14;
+  auto& [left, top, right, bottom] = sides;
+  if (v->is_number()) {
+    left = top = right = bottom = r.integer("padding", std::nullopt, 0, most);
+    return;
+  }
+  const auto p = r.integers("padding", 0, 0, most);
+  if (p.size() == 1) {
+    left = top = right = bottom = p[0];
+  } else if (p.size() == 2) {
+    left = right = p[0];
+    top = bottom = p[1];
+  } else if (p.size() == 4) {
+    left = p[0], top = p[1], right = p[2], bottom = p[3];
+  } else {
+    throw FieldError(r.pointer("padding"), "expected 1, 2 or 4 integers");
+  }
+}
+
+struct PadConfig : DeclaredFields<PadConfig> {
+  int64_t sides[4] = {0, 0, 0, 0};  // left, top, right, bottom
   Border mode = Border::kConstant;
   double fill = 0.0;
-  static PadConfig read(ObjectReader& r) {
-    PadConfig c;
-    const auto* v = r.get("padding");
-    if (v == nullptr) throw FieldError(r.pointer("padding"), "required");
-    const int64_t most = 1 << 14;
-    if (v->is_number()) {
-      c.left = c.top = c.right = c.bottom = r.integer("padding", std::nullopt, 0, most);
-    } else {
-      const auto p = r.integers("padding", 0, 0, most);
-      if (p.size() == 1) {
-        c.left = c.top = c.right = c.bottom = p[0];
-      } else if (p.size() == 2) {
-        c.left = c.right = p[0];
-        c.top = c.bottom = p[1];
-      } else if (p.size() == 4) {
-        c.left = p[0], c.top = p[1], c.right = p[2], c.bottom = p[3];
-      } else {
-        throw FieldError(r.pointer("padding"), "expected 1, 2 or 4 integers");
-      }
-    }
-    // torchvision spells replicate "edge".
-    const auto name = r.string("padding_mode", "constant", {"constant", "edge", "reflect", "symmetric", "circular"});
-    c.mode = name == "edge" ? Border::kReplicate
-             : name == "reflect" ? Border::kReflect
-             : name == "symmetric" ? Border::kSymmetric
-             : name == "circular" ? Border::kCircular
-                                  : Border::kConstant;
-    c.fill = r.number("fill", 0.0, -1e6, 1e6);
-    return c;
-  }
-  void check(c10::IntArrayRef) const {}
-  void write(nlohmann::json& out) const {
-    out["padding"] = {left, top, right, bottom};
-    out["padding_mode"] = mode == Border::kReplicate ? "edge" : name_of(mode);
-    out["fill"] = fill;
+  static const Fields<PadConfig>& fields() {
+    static const auto f = [] {
+      Fields<PadConfig> f;
+      f.field({"padding", "p, [lr, tb] or [l, t, r, b] integers >= 0", "required", "pixels per side"},
+              [](ObjectReader& r, PadConfig& c) { read_padding(r, c.sides); },
+              [](const PadConfig& c, nlohmann::json& out) { out["padding"] = c.sides; })
+          .field({"padding_mode", "constant|edge|reflect|symmetric|circular", "\"constant\"",
+                  "how the border is filled (torchvision's pad)"},
+                 [](ObjectReader& r, PadConfig& c) {
+                   c.mode = border_named(
+                       r.string("padding_mode", "constant", {"constant", "edge", "reflect", "symmetric", "circular"}));
+                 },
+                 [](const PadConfig& c, nlohmann::json& out) {
+                   out["padding_mode"] = c.mode == Border::kReplicate ? "edge" : name_of(c.mode);
+                 })
+          .number("fill", &PadConfig::fill, 0.0, -1e6, 1e6, "number", "constant mode's value, in the dtype's units");
+      return f;
+    }();
+    return f;
   }
 };
 
@@ -70,16 +87,15 @@ class Pad final : public ConfiguredTransform<PadConfig> {
       : ConfiguredTransform(
             Describe("pad", "geometry",
                      "pads the borders: constant, edge, reflect, symmetric or circular (torchvision)")
-                .param("padding", "p, [lr, tb] or [l, t, r, b] integers >= 0", "required", "pixels per side")
-                .param("padding_mode", "constant|edge|reflect|symmetric|circular", "\"constant\"", "how the border is filled (torchvision's pad)")
-                .param("fill", "number", "0", "constant mode's value, in the dtype's units")
+                .params(PadConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
  private:
   at::Tensor run(const at::Tensor& x, const PadConfig& c) const override {
     DEVPARITY_TRACE_SCOPE("pad");
-    return image::pad(x, c.top, c.bottom, c.left, c.right, c.mode, c.fill);
+    const auto [left, top, right, bottom] = c.sides;
+    return image::pad(x, top, bottom, left, right, c.mode, c.fill);
   }
 };
 

@@ -47,10 +47,8 @@ at::Tensor blend(const at::Tensor& input, const at::Tensor& transformed, const s
 
 // The gate's parameters, which both transforms here take.
 std::vector<ParamDoc> gate_docs() {
-  return {{"p", "number in [0, 1]", "0.5", "probability per sample"},
-          {"same_on_batch", "bool", "false", "one draw for the whole batch"},
-          {"apply", "[bool per sample]", "drawn",
-           "explicit gate; replaces the p draw (all true when explicit values are given)"}};
+  return random_draws::RandomGate::docs(true,
+                                        "explicit gate; replaces the p draw (all true when explicit values are given)");
 }
 
 std::vector<bool> apply_flags(const nlohmann::json& params) {
@@ -151,11 +149,10 @@ class PlanckianJitter final : public StatefulImageTransform {
     ObjectReader r(given);
     const auto mode = read_mode(r);
     const auto select_from = read_select_from(r, mode);
-    const double p = r.number("p", 0.5, 0.0, 1.0);
-    const bool same = r.boolean("same_on_batch", false);
     const int64_t rows = select_from.empty() ? table_rows(mode) : static_cast<int64_t>(select_from.size());
     // Kornia draws the gate first, then the parameters for the whole batch.
-    const auto apply = random_draws::read_gate(r, batch, gen, p, same, {"idx"});
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {"idx"});
+    const bool same = gate.same_on_batch;
     std::vector<int64_t> idx;
     if (const auto explicit_idx = random_draws::read_per_sample(r, "idx", batch, 0, static_cast<double>(rows - 1))) {
       for (double v : *explicit_idx) {
@@ -171,8 +168,8 @@ class PlanckianJitter final : public StatefulImageTransform {
       }
     }
     r.finish();
-    nlohmann::json out = {{"mode", name_of(mode)}, {"p", p}, {"same_on_batch", same}, {"idx", idx},
-                          {"apply", apply}};
+    nlohmann::json out = {{"mode", name_of(mode)}, {"idx", idx}};
+    gate.write(out);
     out["select_from"] = select_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(select_from);
     return out;
   }
@@ -257,6 +254,14 @@ at::Tensor gaussian_window(int64_t window, const at::Tensor& sigma, const at::Te
   return g / g.sum(-1, true);
 }
 
+// Gaussian illumination's draw ranges, declared once.
+const random_draws::DrawRange kGainRange{"gain_range", {0.01, 0.15}, 0.0, 1.0, "gain draw range"};
+const random_draws::DrawRange kCenterRange{"center_range", {0.1, 0.9}, 0.0, 1.0,
+                                           "centre draw range, a fraction of the size"};
+const random_draws::DrawRange kSigmaRange{"sigma_range", {0.2, 1.0}, 0.0, 1.0,
+                                          "sigma draw range, a fraction of the size"};
+const random_draws::DrawRange kSignRange{"sign_range", {-1.0, 1.0}, -1.0, 1.0, "draws >= 0 brighten"};
+
 class GaussianIllumination final : public Described<Transform> {
  public:
   GaussianIllumination()
@@ -264,12 +269,7 @@ class GaussianIllumination final : public Described<Transform> {
             Describe("gaussian_illumination", "intensity",
                      "Kornia's RandomGaussianIllumination: add a signed Gaussian light spot, built on the "
                      "input's device")
-                .param("gain_range", "number or [low, high] in [0, 1]", "[0.01, 0.15]", "gain draw range")
-                .param("center_range", "number or [low, high] in [0, 1]", "[0.1, 0.9]",
-                       "centre draw range, a fraction of the size")
-                .param("sigma_range", "number or [low, high] in [0, 1]", "[0.2, 1.0]",
-                       "sigma draw range, a fraction of the size")
-                .param("sign_range", "number or [low, high] in [-1, 1]", "[-1, 1]", "draws >= 0 brighten")
+                .params({kGainRange.doc(), kCenterRange.doc(), kSigmaRange.doc(), kSignRange.doc()})
                 .param("gain", "[number per sample]", "drawn", "explicit gains")
                 .param("center", "[number or [cy, cx] per sample]", "drawn", "explicit centres (fractions)")
                 .param("sigma", "[number or [sy, sx] per sample]", "drawn", "explicit sigmas (fractions)")
@@ -284,13 +284,12 @@ class GaussianIllumination final : public Described<Transform> {
     require_nchw(shape, info_.name);
     const int64_t batch = shape[0];
     ObjectReader r(given);
-    const auto gain_range = random_draws::read_range(r, "gain_range", {0.01, 0.15}, 0.0, 1.0);
-    const auto center_range = random_draws::read_range(r, "center_range", {0.1, 0.9}, 0.0, 1.0);
-    const auto sigma_range = random_draws::read_range(r, "sigma_range", {0.2, 1.0}, 0.0, 1.0);
-    const auto sign_range = random_draws::read_range(r, "sign_range", {-1.0, 1.0}, -1.0, 1.0);
-    const double p = r.number("p", 0.5, 0.0, 1.0);
-    const bool same = r.boolean("same_on_batch", false);
-    const auto apply = random_draws::read_gate(r, batch, gen, p, same, {"gain", "center", "sigma", "sign"});
+    const auto gain_range = kGainRange.read(r);
+    const auto center_range = kCenterRange.read(r);
+    const auto sigma_range = kSigmaRange.read(r);
+    const auto sign_range = kSignRange.read(r);
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {"gain", "center", "sigma", "sign"});
+    const bool same = gate.same_on_batch;
     auto draw = [&](std::pair<double, double> range) {
       const auto v = random_draws::uniform(gen, batch, static_cast<float>(range.first),
                                        static_cast<float>(range.second), same);
@@ -323,17 +322,13 @@ class GaussianIllumination final : public Described<Transform> {
       for (const auto& [a, b] : v) out.push_back({a, b});
       return out;
     };
-    return {{"gain_range", {gain_range.first, gain_range.second}},
-            {"center_range", {center_range.first, center_range.second}},
-            {"sigma_range", {sigma_range.first, sigma_range.second}},
-            {"sign_range", {sign_range.first, sign_range.second}},
-            {"p", p},
-            {"same_on_batch", same},
-            {"gain", *gain},
-            {"center", pairs(*center)},
-            {"sigma", pairs(*sigma)},
-            {"sign", *sign},
-            {"apply", apply}};
+    nlohmann::json out = {{"gain", *gain}, {"center", pairs(*center)}, {"sigma", pairs(*sigma)}, {"sign", *sign}};
+    kGainRange.write(out, gain_range);
+    kCenterRange.write(out, center_range);
+    kSigmaRange.write(out, sigma_range);
+    kSignRange.write(out, sign_range);
+    gate.write(out);
+    return out;
   }
 
   at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {

@@ -110,4 +110,39 @@ std::optional<std::vector<double>> read_per_sample(ObjectReader& reader, const s
   return out;
 }
 
+std::pair<double, double> DrawRange::read(ObjectReader& reader) const {
+  return read_range(reader, name, fallback, min, max);
+}
+
+void DrawRange::write(nlohmann::json& out, std::pair<double, double> value) const {
+  out[name] = {value.first, value.second};
+}
+
+ParamDoc DrawRange::doc() const {
+  return {name, type != nullptr ? std::string(type) : fmt::format("number or [low, high] in [{}, {}]", min, max),
+          fmt::format("[{}, {}]", fallback.first, fallback.second), meaning};
+}
+
+RandomGate RandomGate::read(ObjectReader& reader, int64_t batch, at::Generator& generator,
+                            std::initializer_list<const char*> explicit_keys, bool with_same) {
+  RandomGate g;
+  g.p = reader.number("p", 0.5, 0.0, 1.0);
+  g.same_on_batch = with_same && reader.boolean("same_on_batch", false);
+  g.apply = read_gate(reader, batch, generator, g.p, g.same_on_batch, explicit_keys);
+  return g;
+}
+
+void RandomGate::write(nlohmann::json& out, bool with_same) const {
+  out["p"] = p;
+  if (with_same) out["same_on_batch"] = same_on_batch;
+  out["apply"] = apply;
+}
+
+std::vector<ParamDoc> RandomGate::docs(bool with_same, const std::string& apply_meaning) {
+  std::vector<ParamDoc> out = {{"p", "number in [0, 1]", "0.5", "probability per sample"}};
+  if (with_same) out.push_back({"same_on_batch", "bool", "false", "one draw for the whole batch"});
+  out.push_back({"apply", "[bool per sample]", "drawn", apply_meaning});
+  return out;
+}
+
 }  // namespace devparity::random_draws

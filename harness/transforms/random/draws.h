@@ -5,7 +5,10 @@
 /// (torch.manual_seed(s) and at::make_generator<CPUGeneratorImpl>(s) start the
 /// same Mersenne Twister).
 
+#include "harness/subject/transform.h"
+
 #include <ATen/core/Generator.h>
+#include <nlohmann/json_fwd.hpp>
 
 #include <initializer_list>
 #include <optional>
@@ -52,6 +55,39 @@ std::pair<double, double> read_range(ObjectReader& reader, const std::string& ke
 /// is repeated), each in [min, max]. Absent: nullopt.
 std::optional<std::vector<double>> read_per_sample(ObjectReader& reader, const std::string& key,
                                                    int64_t batch, double min, double max);
+
+/// A draw range declared once: its name, default, bounds and meaning give
+/// its reading (read_range), its written value and its parameter's doc.
+struct DrawRange {
+  const char* name;
+  std::pair<double, double> fallback;
+  double min, max;
+  const char* meaning;
+  /// The documented type where the bounds read badly as numbers ("(0, 1]"); null: from them.
+  const char* type = nullptr;
+
+  std::pair<double, double> read(ObjectReader& reader) const;
+  void write(nlohmann::json& out, std::pair<double, double> value) const;
+  ParamDoc doc() const;
+};
+
+/// Kornia's random prologue, shared by the random transforms that gate per
+/// sample: p, same_on_batch (where the transform takes it) and the gate
+/// (read_gate), read in this order, which is the order they draw in.
+struct RandomGate {
+  double p = 0.5;
+  bool same_on_batch = false;
+  std::vector<bool> apply;
+
+  /// `explicit_keys`: the transform's explicit per-sample values, which stand
+  /// for the gate when given. Without `with_same`, same_on_batch is not read.
+  static RandomGate read(ObjectReader& reader, int64_t batch, at::Generator& generator,
+                         std::initializer_list<const char*> explicit_keys, bool with_same = true);
+  /// "p", "same_on_batch" (with_same) and "apply".
+  void write(nlohmann::json& out, bool with_same = true) const;
+  /// The parameters above, documented; `apply_meaning` in the transform's words.
+  static std::vector<ParamDoc> docs(bool with_same, const std::string& apply_meaning);
+};
 
 }  // namespace random_draws
 }  // namespace devparity
