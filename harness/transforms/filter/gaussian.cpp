@@ -14,6 +14,7 @@
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
+#include "harness/subject/fields.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -34,53 +35,60 @@ using resample::TapTable;
 
 const std::vector<Border> kBorders = {Border::kReflect, Border::kReplicate, Border::kConstant, Border::kCircular};
 
-struct BlurConfig {
+// (sy, sx) of a sigma field at `p`.
+std::pair<double, double> read_sigma_pair(const nlohmann::json& v, const std::string& p) {
+  if (!v.is_array() || v.size() != 2) throw FieldError(p, fmt::format("expected [sy, sx], got {}", describe_json(v)));
+  return {read_number(v[0], p + "/0", 1e-6, 1e6), read_number(v[1], p + "/1", 1e-6, 1e6)};
+}
+
+struct BlurConfig : DeclaredFields<BlurConfig> {
   int64_t ky = 0, kx = 0;
   std::vector<std::pair<double, double>> sigma;  // (sy, sx) per sample, or one pair for all
   Border border = Border::kReflect;
 
-  static BlurConfig read(ObjectReader& reader) {
-    BlurConfig c;
-    const auto k = reader.integers("kernel_size", 2, 1, 255);
-    for (size_t i = 0; i < 2; ++i) {
-      if (k[i] % 2 == 0) {
-        throw FieldError(reader.pointer("kernel_size") + "/" + std::to_string(i),
-                         fmt::format("kernel size must be odd, got {}", k[i]));
-      }
-    }
-    c.ky = k[0];
-    c.kx = k[1];
-    const auto& sigma = reader.require("sigma", "[sy, sx] or a list of per-sample [sy, sx]");
-    const std::string ptr = reader.pointer("sigma");
-    auto read_pair = [&](const nlohmann::json& v, const std::string& p) {
-      if (!v.is_array() || v.size() != 2) {
-        throw FieldError(p, fmt::format("expected [sy, sx], got {}", describe_json(v)));
-      }
-      const double sy = read_number(v[0], p + "/0", 1e-6, 1e6);
-      const double sx = read_number(v[1], p + "/1", 1e-6, 1e6);
-      return std::make_pair(sy, sx);
-    };
-    if (sigma.is_array() && !sigma.empty() && sigma[0].is_array()) {
-      for (size_t i = 0; i < sigma.size(); ++i) {
-        c.sigma.push_back(read_pair(sigma[i], ptr + "/" + std::to_string(i)));
-      }
-    } else {
-      c.sigma.push_back(read_pair(sigma, ptr));
-    }
-    c.border = read_mode(reader, "border", Border::kReflect, kBorders);
-    return c;
-  }
-
-  void write(nlohmann::json& out) const {
-    out["kernel_size"] = {ky, kx};
-    if (sigma.size() == 1) {
-      out["sigma"] = {sigma[0].first, sigma[0].second};
-    } else {
-      auto list = nlohmann::json::array();
-      for (const auto& s : sigma) list.push_back({s.first, s.second});
-      out["sigma"] = list;
-    }
-    out["border"] = name_of(border);
+  static const Fields<BlurConfig>& fields() {
+    static const auto f = [] {
+      Fields<BlurConfig> f;
+      f.field({"kernel_size", "[ky, kx] odd integers in [1, 255]", "required", "kernel height, width"},
+              [](ObjectReader& reader, BlurConfig& c) {
+                const auto k = reader.integers("kernel_size", 2, 1, 255);
+                for (size_t i = 0; i < 2; ++i) {
+                  if (k[i] % 2 == 0) {
+                    throw FieldError(reader.pointer("kernel_size") + "/" + std::to_string(i),
+                                     fmt::format("kernel size must be odd, got {}", k[i]));
+                  }
+                }
+                c.ky = k[0];
+                c.kx = k[1];
+              },
+              [](const BlurConfig& c, nlohmann::json& out) { out["kernel_size"] = {c.ky, c.kx}; })
+          .field({"sigma", "[sy, sx] or [[sy, sx], ...] per sample", "required",
+                  "standard deviations (> 0) along H and W; a list gives one pair per sample"},
+                 [](ObjectReader& reader, BlurConfig& c) {
+                   const auto& sigma = reader.require("sigma", "[sy, sx] or a list of per-sample [sy, sx]");
+                   const std::string ptr = reader.pointer("sigma");
+                   if (sigma.is_array() && !sigma.empty() && sigma[0].is_array()) {
+                     for (size_t i = 0; i < sigma.size(); ++i) {
+                       c.sigma.push_back(read_sigma_pair(sigma[i], ptr + "/" + std::to_string(i)));
+                     }
+                   } else {
+                     c.sigma.push_back(read_sigma_pair(sigma, ptr));
+                   }
+                 },
+                 [](const BlurConfig& c, nlohmann::json& out) {
+                   if (c.sigma.size() == 1) {
+                     out["sigma"] = {c.sigma[0].first, c.sigma[0].second};
+                     return;
+                   }
+                   auto list = nlohmann::json::array();
+                   for (const auto& s : c.sigma) list.push_back({s.first, s.second});
+                   out["sigma"] = list;
+                 });
+      mode_field(f, "border", &BlurConfig::border, Border::kReflect, kBorders,
+                 "padding: mirror without repeating the edge, edge value, zeros, wrap around");
+      return f;
+    }();
+    return f;
   }
 
   void check(c10::IntArrayRef shape) const {
@@ -124,11 +132,7 @@ class GaussianBlur2d final : public ConfiguredTransform<BlurConfig> {
       : ConfiguredTransform(
             Describe("gaussian_blur2d", "filter",
                      "Separable Gaussian blur (Kornia semantics); uint8 in fixed point")
-                .param("kernel_size", "[ky, kx] odd integers in [1, 255]", "required", "kernel height, width")
-                .param("sigma", "[sy, sx] or [[sy, sx], ...] per sample", "required",
-                       "standard deviations (> 0) along H and W; a list gives one pair per sample")
-                .param("border", "reflect|replicate|constant|circular", "\"reflect\"",
-                       "padding: mirror without repeating the edge, edge value, zeros, wrap around")
+                .params(BlurConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

@@ -6,6 +6,7 @@
 
 #include "harness/base/error.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/fields.h"
 #include "harness/transforms/geometry/warp_options.h"
 #include "harness/transforms/kernels/grid_sampler.h"
 #include "harness/transforms/kernels/linear_solve.h"
@@ -56,28 +57,39 @@ std::optional<std::array<double, 8>> perspective_coeffs(const Corners& start, co
   return c;
 }
 
-struct PerspectiveConfig {
+struct PerspectiveConfig : DeclaredFields<PerspectiveConfig> {
   Corners start{}, end{};
   std::array<double, 8> coeffs{};
   WarpOptions warp;
-  static PerspectiveConfig read(ObjectReader& r) {
-    PerspectiveConfig c;
-    c.start = read_corners(r, "startpoints");
-    c.end = read_corners(r, "endpoints");
-    const auto coeffs = perspective_coeffs(c.start, c.end);
-    if (!coeffs) throw FieldError(r.pointer("endpoints"), "the corners do not define a perspective (collinear)");
-    c.coeffs = *coeffs;
-    c.warp = WarpOptions::read(r, Interpolation::kBilinear);
-    r.get("coefficients");  // written by write(), recomputed here
-    return c;
+  static const Fields<PerspectiveConfig>& fields() {
+    static const auto f = [] {
+      Fields<PerspectiveConfig> f;
+      f.field({"startpoints", "four [x, y]", "required", "corners in the input"},
+              [](ObjectReader& r, PerspectiveConfig& c) { c.start = read_corners(r, "startpoints"); },
+              [](const PerspectiveConfig& c, nlohmann::json& out) { out["startpoints"] = c.start; })
+          // The coefficients are written with the end corners and recomputed when read back.
+          .field({"endpoints", "four [x, y]", "required", "where they go in the output"},
+                 [](ObjectReader& r, PerspectiveConfig& c) {
+                   c.end = read_corners(r, "endpoints");
+                   const auto coeffs = perspective_coeffs(c.start, c.end);
+                   if (!coeffs) {
+                     throw FieldError(r.pointer("endpoints"), "the corners do not define a perspective (collinear)");
+                   }
+                   c.coeffs = *coeffs;
+                   r.get("coefficients");
+                 },
+                 [](const PerspectiveConfig& c, nlohmann::json& out) {
+                   out["endpoints"] = c.end;
+                   out["coefficients"] = c.coeffs;
+                 })
+          .group(WarpOptions::docs(Interpolation::kBilinear),
+                 [](ObjectReader& r, PerspectiveConfig& c) { c.warp = WarpOptions::read(r, Interpolation::kBilinear); },
+                 [](const PerspectiveConfig& c, nlohmann::json& out) { c.warp.write(out); });
+      return f;
+    }();
+    return f;
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
-  void write(nlohmann::json& out) const {
-    out["startpoints"] = start;
-    out["endpoints"] = end;
-    out["coefficients"] = coeffs;
-    warp.write(out);
-  }
 };
 
 class Perspective final : public ConfiguredTransform<PerspectiveConfig> {
@@ -86,9 +98,7 @@ class Perspective final : public ConfiguredTransform<PerspectiveConfig> {
       : ConfiguredTransform(
             Describe("perspective", "geometry",
                      "the projective map taking four start corners to four end corners (torchvision)")
-                .param("startpoints", "four [x, y]", "required", "corners in the input")
-                .param("endpoints", "four [x, y]", "required", "where they go in the output")
-                .params(WarpOptions::docs(Interpolation::kBilinear))
+                .params(PerspectiveConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

@@ -9,6 +9,7 @@
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
+#include "harness/subject/fields.h"
 #include "harness/subject/generator_seed.h"
 #include "harness/subject/input.h"
 #include "harness/subject/state.h"
@@ -51,6 +52,15 @@ std::pair<int64_t, int64_t> read_pair(ObjectReader& r, const std::string& key, i
   }
   const auto both = r.integers(key, 2, lo, hi);
   return {both[0], both[1]};
+}
+
+// A (height, width) pair field of a Fields<Config>, written as [h, w].
+template <typename Config>
+void pair_field(Fields<Config>& f, ParamDoc doc, std::pair<int64_t, int64_t> Config::*member,
+                std::function<std::pair<int64_t, int64_t>(ObjectReader&, const Config&)> read) {
+  const std::string key = doc.name;
+  f.field(std::move(doc), [=](ObjectReader& r, Config& c) { c.*member = read(r, c); },
+          [=](const Config& c, nlohmann::json& out) { out[key] = {(c.*member).first, (c.*member).second}; });
 }
 
 // ---------------------------------------------------------------- grid_sample
@@ -218,35 +228,40 @@ class Conv2d final : public Described<StatefulTransform> {
 
 // ----------------------------------------------------------------- avg_pool2d
 
-struct PoolConfig {
+struct PoolConfig : DeclaredFields<PoolConfig> {
   std::pair<int64_t, int64_t> kernel, stride, padding;
   bool ceil_mode = false;
   bool count_include_pad = true;
 
-  static PoolConfig read(ObjectReader& r) {
-    PoolConfig c;
-    c.kernel = read_pair(r, "kernel_size", 3, 1, 255);
-    c.stride = r.has("stride") ? read_pair(r, "stride", 1, 1, 255) : c.kernel;
-    c.padding = read_pair(r, "padding", 0, 0, 127);
-    if (2 * c.padding.first > c.kernel.first || 2 * c.padding.second > c.kernel.second) {
-      throw FieldError("/padding", "padding must be at most half the kernel size (LibTorch's rule)");
-    }
-    c.ceil_mode = r.boolean("ceil_mode", false);
-    c.count_include_pad = r.boolean("count_include_pad", true);
-    return c;
+  static const Fields<PoolConfig>& fields() {
+    static const auto f = [] {
+      Fields<PoolConfig> f;
+      pair_field<PoolConfig>(f, {"kernel_size", "k or [kh, kw]", "3", "window"}, &PoolConfig::kernel,
+                             [](ObjectReader& r, const PoolConfig&) { return read_pair(r, "kernel_size", 3, 1, 255); });
+      pair_field<PoolConfig>(f, {"stride", "s or [sh, sw]", "the kernel size", "step"}, &PoolConfig::stride,
+                             [](ObjectReader& r, const PoolConfig& c) {
+                               return r.has("stride") ? read_pair(r, "stride", 1, 1, 255) : c.kernel;
+                             });
+      pair_field<PoolConfig>(f, {"padding", "p or [ph, pw], at most half the kernel", "0", "implicit zero padding"},
+                             &PoolConfig::padding, [](ObjectReader& r, const PoolConfig& c) {
+                               const auto padding = read_pair(r, "padding", 0, 0, 127);
+                               if (2 * padding.first > c.kernel.first || 2 * padding.second > c.kernel.second) {
+                                 throw FieldError("/padding",
+                                                  "padding must be at most half the kernel size (LibTorch's rule)");
+                               }
+                               return padding;
+                             });
+      f.boolean("ceil_mode", &PoolConfig::ceil_mode, false, "round the output size up")
+          .boolean("count_include_pad", &PoolConfig::count_include_pad, true, "padding counts in the divisor");
+      return f;
+    }();
+    return f;
   }
   void check(c10::IntArrayRef shape) const {
     if (shape[2] + 2 * padding.first < kernel.first || shape[3] + 2 * padding.second < kernel.second) {
       throw InputError(fmt::format("avg_pool2d: a {}x{} window does not fit a {}x{} input", kernel.first,
                                    kernel.second, shape[2], shape[3]));
     }
-  }
-  void write(nlohmann::json& out) const {
-    out["kernel_size"] = {kernel.first, kernel.second};
-    out["stride"] = {stride.first, stride.second};
-    out["padding"] = {padding.first, padding.second};
-    out["ceil_mode"] = ceil_mode;
-    out["count_include_pad"] = count_include_pad;
   }
 };
 
@@ -255,11 +270,7 @@ class AvgPool2d final : public ConfiguredTransform<PoolConfig> {
   AvgPool2d()
       : ConfiguredTransform(
             Describe("avg_pool2d", "native", "LibTorch's avg_pool2d")
-                .param("kernel_size", "k or [kh, kw]", "3", "window")
-                .param("stride", "s or [sh, sw]", "the kernel size", "step")
-                .param("padding", "p or [ph, pw], at most half the kernel", "0", "implicit zero padding")
-                .param("ceil_mode", "boolean", "false", "round the output size up")
-                .param("count_include_pad", "boolean", "true", "padding counts in the divisor")
+                .params(PoolConfig::fields().docs())
                 .dtypes(kFloatDtypes)
                 .differentiable()) {}
 
@@ -272,30 +283,41 @@ class AvgPool2d final : public ConfiguredTransform<PoolConfig> {
 
 // ------------------------------------------------------------------ conv_blur
 
-struct ConvBlurConfig {
+struct ConvBlurConfig : DeclaredFields<ConvBlurConfig> {
   std::pair<int64_t, int64_t> kernel;
   std::pair<double, double> sigma;
   Border border = Border::kReflect;
 
-  static ConvBlurConfig read(ObjectReader& r) {
-    ConvBlurConfig c;
-    c.kernel = read_pair(r, "kernel_size", 5, 1, 255);
-    if (c.kernel.first % 2 == 0 || c.kernel.second % 2 == 0) {
-      throw FieldError("/kernel_size", "expected odd kernel sizes");
-    }
-    const auto* s = r.get("sigma");
-    if (s != nullptr && s->is_number()) {
-      const auto v = r.number("sigma", std::nullopt, 1e-3, 1e3);
-      c.sigma = {v, v};
-    } else if (s != nullptr) {
-      const auto both = r.numbers("sigma", 2, 1e-3, 1e3);
-      c.sigma = {both[0], both[1]};
-    } else {
-      c.sigma = {1.0, 1.0};
-    }
-    c.border = read_mode(r, "border", Border::kReflect,
-                         {Border::kReflect, Border::kReplicate, Border::kConstant, Border::kCircular});
-    return c;
+  static const Fields<ConvBlurConfig>& fields() {
+    static const auto f = [] {
+      Fields<ConvBlurConfig> f;
+      pair_field<ConvBlurConfig>(f, {"kernel_size", "k or [ky, kx], odd", "5", "kernel size"}, &ConvBlurConfig::kernel,
+                                 [](ObjectReader& r, const ConvBlurConfig&) {
+                                   const auto kernel = read_pair(r, "kernel_size", 5, 1, 255);
+                                   if (kernel.first % 2 == 0 || kernel.second % 2 == 0) {
+                                     throw FieldError("/kernel_size", "expected odd kernel sizes");
+                                   }
+                                   return kernel;
+                                 });
+      f.field({"sigma", "s or [sy, sx]", "1.0", "standard deviations"},
+              [](ObjectReader& r, ConvBlurConfig& c) {
+                const auto* s = r.get("sigma");
+                if (s != nullptr && s->is_number()) {
+                  const auto v = r.number("sigma", std::nullopt, 1e-3, 1e3);
+                  c.sigma = {v, v};
+                } else if (s != nullptr) {
+                  const auto both = r.numbers("sigma", 2, 1e-3, 1e3);
+                  c.sigma = {both[0], both[1]};
+                } else {
+                  c.sigma = {1.0, 1.0};
+                }
+              },
+              [](const ConvBlurConfig& c, nlohmann::json& out) { out["sigma"] = {c.sigma.first, c.sigma.second}; });
+      mode_field(f, "border", &ConvBlurConfig::border, Border::kReflect,
+                 {Border::kReflect, Border::kReplicate, Border::kConstant, Border::kCircular}, "padding");
+      return f;
+    }();
+    return f;
   }
   void check(c10::IntArrayRef shape) const {
     if (border == Border::kReflect && (kernel.first / 2 >= shape[2] || kernel.second / 2 >= shape[3])) {
@@ -303,11 +325,6 @@ struct ConvBlurConfig {
                                    "got {}x{}",
                                    kernel.first / 2, kernel.second / 2, shape[2], shape[3]));
     }
-  }
-  void write(nlohmann::json& out) const {
-    out["kernel_size"] = {kernel.first, kernel.second};
-    out["sigma"] = {sigma.first, sigma.second};
-    out["border"] = name_of(border);
   }
 };
 
@@ -330,9 +347,7 @@ class ConvBlur final : public ConfiguredTransform<ConvBlurConfig> {
       : ConfiguredTransform(
             Describe("conv_blur", "native",
                      "Gaussian blur the common way: pad, then a depthwise conv2d with the 2-D kernel")
-                .param("kernel_size", "k or [ky, kx], odd", "5", "kernel size")
-                .param("sigma", "s or [sy, sx]", "1.0", "standard deviations")
-                .param("border", "reflect|replicate|constant|circular", "\"reflect\"", "padding")
+                .params(ConvBlurConfig::fields().docs())
                 .dtypes(kFloatDtypes)
                 .differentiable()
                 .not_on_meta(
