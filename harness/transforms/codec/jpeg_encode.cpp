@@ -9,6 +9,7 @@
 #include "harness/base/json_reader.h"
 #include "harness/device/device_kinds.h"
 #include "harness/subject/configured.h"
+#include "harness/subject/fields.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -21,12 +22,41 @@
 namespace devparity {
 namespace {
 
+// The encoder's parameters, declared once.
+struct EncodeParams {
+  int64_t quality = 75;
+  std::string subsampling = "420";
+  bool optimize_huffman = false;
+  int64_t restart_interval = 0;
+
+  static const Fields<EncodeParams>& fields() {
+    static const auto f = [] {
+      Fields<EncodeParams> f;
+      f.integer("quality", &EncodeParams::quality, 75, 1, 100, "integer in [1, 100]",
+                "libjpeg's scaling of the Annex K tables")
+          .field({"subsampling", "420|444", "\"420\"", "chroma subsampling (RGB input; grey has none)"},
+                 [](ObjectReader& r, EncodeParams& p) {
+                   p.subsampling = r.string("subsampling", std::string("420"), {"420", "444"});
+                 },
+                 [](const EncodeParams& p, nlohmann::json& out) { out["subsampling"] = p.subsampling; })
+          .boolean("optimize_huffman", &EncodeParams::optimize_huffman, false,
+                   "Huffman tables built from each image's symbols")
+          .integer("restart_interval", &EncodeParams::restart_interval, 0, 0, 65535, "integer in [0, 65535]",
+                   "MCUs between RST markers; 0: none");
+      return f;
+    }();
+    return f;
+  }
+};
+
 jpeg::EncoderOptions options_from(const nlohmann::json& params) {
+  ObjectReader r(params);
+  const auto p = EncodeParams::fields().read(r);
   jpeg::EncoderOptions o;
-  o.quality = params.at("quality").get<int>();
-  o.subsampling = jpeg::parse_subsampling(params.at("subsampling").get<std::string>());
-  o.optimize_huffman = params.at("optimize_huffman").get<bool>();
-  o.restart_interval = params.at("restart_interval").get<int>();
+  o.quality = static_cast<int>(p.quality);
+  o.subsampling = jpeg::parse_subsampling(p.subsampling);
+  o.optimize_huffman = p.optimize_huffman;
+  o.restart_interval = static_cast<int>(p.restart_interval);
   return o;
 }
 
@@ -34,10 +64,7 @@ jpeg::EncoderOptions options_from(const nlohmann::json& params) {
 
 JpegEncoderBase::JpegEncoderBase(TransformInfo info)
     : Described(Describe(std::move(info))
-                    .param("quality", "integer in [1, 100]", "75", "libjpeg's scaling of the Annex K tables")
-                    .param("subsampling", "420|444", "\"420\"", "chroma subsampling (RGB input; grey has none)")
-                    .param("optimize_huffman", "bool", "false", "Huffman tables built from each image's symbols")
-                    .param("restart_interval", "integer in [0, 65535]", "0", "MCUs between RST markers; 0: none")
+                    .params(EncodeParams::fields().docs())
                     .dtypes({at::kByte, at::kFloat})
                     .jpeg_output()) {}
 
@@ -51,13 +78,11 @@ nlohmann::json JpegEncoderBase::sample(const nlohmann::json& given, c10::IntArra
     throw InputError(fmt::format("{}: JPEG sizes stop at 65535, got {}x{}", info_.name, shape[2], shape[3]));
   }
   ObjectReader r(given);
-  const int quality = static_cast<int>(r.integer("quality", 75, 1, 100));
-  const auto subsampling = r.string("subsampling", std::string("420"), {"420", "444"});
-  const bool optimize = r.boolean("optimize_huffman", false);
-  const int restart = static_cast<int>(r.integer("restart_interval", 0, 0, 65535));
+  const auto p = EncodeParams::fields().read(r);
   r.finish();
-  return {{"quality", quality}, {"subsampling", subsampling}, {"optimize_huffman", optimize},
-          {"restart_interval", restart}};
+  nlohmann::json out = nlohmann::json::object();
+  EncodeParams::fields().write(p, out);
+  return out;
 }
 
 std::unique_ptr<TransformState> JpegEncoderBase::make_state(const nlohmann::json& params) const {

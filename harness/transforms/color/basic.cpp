@@ -22,6 +22,7 @@
 #include "harness/base/rounding.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
+#include "harness/subject/fields.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -61,24 +62,21 @@ class Invert final : public ConfiguredTransform<NoConfig> {
   }
 };
 
-struct SolarizeConfig {
+struct SolarizeConfig : DeclaredFields<SolarizeConfig> {
   double threshold = 0.5;  ///< as a fraction of the bound
-  static SolarizeConfig read(ObjectReader& r) {
-    SolarizeConfig c;
-    c.threshold = r.number("threshold", 0.5, 0.0, 1.0);
-    return c;
+  static const Fields<SolarizeConfig>& fields() {
+    static const auto f = Fields<SolarizeConfig>().number(
+        "threshold", &SolarizeConfig::threshold, 0.5, 0.0, 1.0, "number in [0, 1]",
+        "as a fraction of the bound: 0.5 is 127.5 for uint8 (so 128 and up invert), 0.5 for floats");
+    return f;
   }
-  void check(c10::IntArrayRef) const {}
-  void write(nlohmann::json& out) const { out["threshold"] = threshold; }
 };
 
 class Solarize final : public ConfiguredTransform<SolarizeConfig> {
  public:
   Solarize()
       : ConfiguredTransform(Describe("solarize", "color", "inverts the pixels at or above a threshold")
-                                .param("threshold", "number in [0, 1]", "0.5",
-                                       "as a fraction of the bound: 0.5 is 127.5 for uint8 (so 128 and up "
-                                       "invert), 0.5 for floats")
+                                .params(SolarizeConfig::fields().docs())
                                 .dtypes(kImageDtypes)) {}
 
  private:
@@ -93,15 +91,13 @@ class Solarize final : public ConfiguredTransform<SolarizeConfig> {
   }
 };
 
-struct PosterizeConfig {
+struct PosterizeConfig : DeclaredFields<PosterizeConfig> {
   int64_t bits = 4;
-  static PosterizeConfig read(ObjectReader& r) {
-    PosterizeConfig c;
-    c.bits = r.integer("bits", 4, 1, 8);
-    return c;
+  static const Fields<PosterizeConfig>& fields() {
+    static const auto f =
+        Fields<PosterizeConfig>().integer("bits", &PosterizeConfig::bits, 4, 1, 8, "integer in [1, 8]", "bits kept");
+    return f;
   }
-  void check(c10::IntArrayRef) const {}
-  void write(nlohmann::json& out) const { out["bits"] = bits; }
 };
 
 class Posterize final : public ConfiguredTransform<PosterizeConfig> {
@@ -109,7 +105,7 @@ class Posterize final : public ConfiguredTransform<PosterizeConfig> {
   Posterize()
       : ConfiguredTransform(Describe("posterize", "color",
                                      "keeps the top `bits` bits of each value (2^bits levels for floats)")
-                                .param("bits", "integer in [1, 8]", "4", "bits kept")
+                                .params(PosterizeConfig::fields().docs())
                                 .dtypes(kImageDtypes)) {}
 
  private:
@@ -124,15 +120,13 @@ class Posterize final : public ConfiguredTransform<PosterizeConfig> {
   }
 };
 
-struct BrightnessConfig {
+struct BrightnessConfig : DeclaredFields<BrightnessConfig> {
   double factor = 1.5;
-  static BrightnessConfig read(ObjectReader& r) {
-    BrightnessConfig c;
-    c.factor = r.number("factor", 1.5, 0.0, 1e6);
-    return c;
+  static const Fields<BrightnessConfig>& fields() {
+    static const auto f = Fields<BrightnessConfig>().number("factor", &BrightnessConfig::factor, 1.5, 0.0, 1e6,
+                                                            "number >= 0", "0 gives black, 1 the image");
+    return f;
   }
-  void check(c10::IntArrayRef) const {}
-  void write(nlohmann::json& out) const { out["factor"] = factor; }
 };
 
 class AdjustBrightness final : public ConfiguredTransform<BrightnessConfig> {
@@ -140,7 +134,7 @@ class AdjustBrightness final : public ConfiguredTransform<BrightnessConfig> {
   AdjustBrightness()
       : ConfiguredTransform(Describe("adjust_brightness", "color",
                                      "clamp(x * factor, 0, bound); uint8 truncated back, as torchvision")
-                                .param("factor", "number >= 0", "1.5", "0 gives black, 1 the image")
+                                .params(BrightnessConfig::fields().docs())
                                 .dtypes(kImageDtypes)
                                 .differentiable()) {}
 
@@ -154,19 +148,22 @@ class AdjustBrightness final : public ConfiguredTransform<BrightnessConfig> {
   }
 };
 
-struct ToDtypeConfig {
+struct ToDtypeConfig : DeclaredFields<ToDtypeConfig> {
   c10::ScalarType dtype = at::kFloat;
   bool scale = false;
-  static ToDtypeConfig read(ObjectReader& r) {
-    ToDtypeConfig c;
-    c.dtype = *parse_dtype(r.string("dtype", "float32", {"uint8", "float32", "float64"}));
-    c.scale = r.boolean("scale", false);
-    return c;
-  }
-  void check(c10::IntArrayRef) const {}
-  void write(nlohmann::json& out) const {
-    out["dtype"] = dtype_name(dtype);
-    out["scale"] = scale;
+  static const Fields<ToDtypeConfig>& fields() {
+    static const auto f = [] {
+      Fields<ToDtypeConfig> f;
+      f.field({"dtype", "uint8|float32|float64", "\"float32\"", "output dtype"},
+              [](ObjectReader& r, ToDtypeConfig& c) {
+                c.dtype = *parse_dtype(r.string("dtype", "float32", {"uint8", "float32", "float64"}));
+              },
+              [](const ToDtypeConfig& c, nlohmann::json& out) { out["dtype"] = dtype_name(c.dtype); })
+          .boolean("scale", &ToDtypeConfig::scale, false,
+                   "map [0, 255] <-> [0, 1] (torchvision's equal-width bins into uint8)");
+      return f;
+    }();
+    return f;
   }
 };
 
@@ -175,9 +172,7 @@ class ToDtype final : public ConfiguredTransform<ToDtypeConfig> {
   ToDtype()
       : ConfiguredTransform(Describe("to_dtype", "color",
                                      "torchvision's to_dtype: a cast, or with scale a change of value range")
-                                .param("dtype", "uint8|float32|float64", "\"float32\"", "output dtype")
-                                .param("scale", "bool", "false",
-                                       "map [0, 255] <-> [0, 1] (torchvision's equal-width bins into uint8)")
+                                .params(ToDtypeConfig::fields().docs())
                                 .dtypes(kImageDtypes)) {}
 
  private:

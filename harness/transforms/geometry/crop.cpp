@@ -161,7 +161,7 @@ struct ResizedCropConfig : DeclaredFields<ResizedCropConfig> {
     static const auto f = [] {
       Fields<ResizedCropConfig> f;
       add_box(f, &ResizedCropConfig::box, " of the box");
-      f.group(ResizeConfig::docs(), [](ObjectReader& r, ResizedCropConfig& c) { c.resize = ResizeConfig::read(r); },
+      f.group(ResizeConfig::fields().docs(), [](ObjectReader& r, ResizedCropConfig& c) { c.resize = ResizeConfig::read(r); },
               [](const ResizedCropConfig& c, nlohmann::json& out) { c.resize.write(out); })
           .group({Uint8Strategy::doc()}, [](ObjectReader& r, ResizedCropConfig& c) { c.uint8 = Uint8Strategy::read(r); },
                  [](const ResizedCropConfig& c, nlohmann::json& out) { c.uint8.write(out); });

@@ -62,7 +62,7 @@ class Resize final : public ConfiguredTransform<ResizeParams> {
             Describe("resize", "geometry",
                      "Reference resize with LibTorch interpolate semantics; uint8 in bit-exact fixed point, "
                      "through a float round trip (the CUDA path) or as LibTorch's CPU uint8 kernel")
-                .params(ResizeConfig::docs())
+                .params(ResizeConfig::fields().docs())
                 .params({Uint8Strategy::doc()})
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
@@ -74,31 +74,44 @@ class Resize final : public ConfiguredTransform<ResizeParams> {
 };
 
 // rescale's parameters.
-struct RescaleParams {
+struct RescaleParams : DeclaredFields<RescaleParams> {
   double fy = 1.0, fx = 1.0;
   Interpolation interpolation = Interpolation::kBilinear;
   bool antialias = false;
   bool align_corners = false;
 
-  static RescaleParams read(ObjectReader& reader) {
-    RescaleParams p;
-    const auto* factor = reader.get("factor");
-    if (factor == nullptr) throw FieldError("", "missing required field 'factor' (a number or [fy, fx])");
-    if (factor->is_number()) {
-      p.fy = p.fx = read_number(*factor, "/factor", 1e-3, 64.0);
-    } else {
-      const auto f = reader.numbers("factor", 2, 1e-3, 64.0);
-      p.fy = f[0];
-      p.fx = f[1];
-    }
-    p.interpolation = read_mode(reader, "interpolation", Interpolation::kBilinear, interpolation_modes());
-    p.antialias = reader.boolean("antialias", false);
-    p.align_corners = reader.boolean("align_corners", false);
-    if (p.align_corners && !interpolates(p.interpolation)) {
-      throw FieldError("/align_corners",
-                       "align_corners can only be set with bilinear or bicubic interpolation");
-    }
-    return p;
+  static const Fields<RescaleParams>& fields() {
+    static const auto f = [] {
+      Fields<RescaleParams> f;
+      f.field({"factor", "number or [fy, fx] in [0.001, 64]", "required", "output size (int(H*fy), int(W*fx))"},
+              [](ObjectReader& reader, RescaleParams& p) {
+                const auto* factor = reader.get("factor");
+                if (factor == nullptr) throw FieldError("", "missing required field 'factor' (a number or [fy, fx])");
+                if (factor->is_number()) {
+                  p.fy = p.fx = read_number(*factor, "/factor", 1e-3, 64.0);
+                } else {
+                  const auto both = reader.numbers("factor", 2, 1e-3, 64.0);
+                  p.fy = both[0];
+                  p.fx = both[1];
+                }
+              },
+              [](const RescaleParams& p, nlohmann::json& out) { out["factor"] = {p.fy, p.fx}; });
+      mode_field(f, "interpolation", &RescaleParams::interpolation, Interpolation::kBilinear, interpolation_modes(),
+                 "resampling mode")
+          .boolean("antialias", &RescaleParams::antialias, false,
+                   "blur with sigma (f-1)/2 and kernel int(max(4 sigma, 3)) (odd) before downscaling")
+          .field({"align_corners", "bool", "false", "bilinear/bicubic only"},
+                 [](ObjectReader& reader, RescaleParams& p) {
+                   p.align_corners = reader.boolean("align_corners", false);
+                   if (p.align_corners && !interpolates(p.interpolation)) {
+                     throw FieldError("/align_corners",
+                                      "align_corners can only be set with bilinear or bicubic interpolation");
+                   }
+                 },
+                 [](const RescaleParams& p, nlohmann::json& out) { out["align_corners"] = p.align_corners; });
+      return f;
+    }();
+    return f;
   }
   void check(c10::IntArrayRef shape) const {
     const auto size = rescaled_size(shape[2], shape[3], fy, fx);
@@ -107,12 +120,6 @@ struct RescaleParams {
                                               "input (each side must be in [1, 65536])",
                                               fy, fx, size.first, size.second, shape[2], shape[3]));
     }
-  }
-  void write(nlohmann::json& out) const {
-    out["factor"] = {fy, fx};
-    out["interpolation"] = name_of(interpolation);
-    out["antialias"] = antialias;
-    out["align_corners"] = align_corners;
   }
 };
 
@@ -123,12 +130,7 @@ class Rescale final : public ConfiguredTransform<RescaleParams> {
             Describe(
                 "rescale", "geometry",
                 "Kornia's rescale: resize by a factor, antialiased by a Gaussian blur before downscaling")
-                .param("factor", "number or [fy, fx] in [0.001, 64]", "required",
-                       "output size (int(H*fy), int(W*fx))")
-                .param("interpolation", "nearest|bilinear|bicubic|area", "\"bilinear\"", "resampling mode")
-                .param("antialias", "bool", "false",
-                       "blur with sigma (f-1)/2 and kernel int(max(4 sigma, 3)) (odd) before downscaling")
-                .param("align_corners", "bool", "false", "bilinear/bicubic only")
+                .params(RescaleParams::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

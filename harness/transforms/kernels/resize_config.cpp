@@ -17,32 +17,39 @@ const std::vector<Interpolation>& interpolation_modes() {
 
 bool interpolates(Interpolation mode) { return mode == Interpolation::kBilinear || mode == Interpolation::kBicubic; }
 
-ResizeConfig ResizeConfig::read(ObjectReader& reader) {
-  ResizeConfig c;
-  const auto size = reader.integers("size", 2, 1, 1 << 16);
-  c.height = size[0];
-  c.width = size[1];
-  c.interpolation = read_mode(reader, "interpolation", Interpolation::kBilinear, interpolation_modes());
-  c.antialias = reader.boolean("antialias", false);
-  c.align_corners = reader.boolean("align_corners", false);
-  const bool interpolating = interpolates(c.interpolation);
-  // LibTorch's interpolate raises for these; so do we, at the field.
-  if (c.align_corners && !interpolating) {
-    throw FieldError(reader.pointer("align_corners"),
-                     "align_corners can only be set with bilinear or bicubic interpolation");
-  }
-  if (c.antialias && !interpolating) {
-    throw FieldError(reader.pointer("antialias"),
-                     "antialias is only supported with bilinear or bicubic interpolation");
-  }
-  return c;
-}
-
-void ResizeConfig::write(nlohmann::json& out) const {
-  out["size"] = {height, width};
-  out["interpolation"] = name_of(interpolation);
-  out["antialias"] = antialias;
-  out["align_corners"] = align_corners;
+const Fields<ResizeConfig>& ResizeConfig::fields() {
+  static const auto f = [] {
+    Fields<ResizeConfig> f;
+    f.field({"size", "[H, W] integers in [1, 65536]", "required", "output height and width"},
+            [](ObjectReader& reader, ResizeConfig& c) {
+              const auto size = reader.integers("size", 2, 1, 1 << 16);
+              c.height = size[0];
+              c.width = size[1];
+            },
+            [](const ResizeConfig& c, nlohmann::json& out) { out["size"] = {c.height, c.width}; });
+    mode_field(f, "interpolation", &ResizeConfig::interpolation, Interpolation::kBilinear, interpolation_modes(),
+               "LibTorch interpolate modes; area is adaptive average pooling")
+        .boolean("antialias", &ResizeConfig::antialias, false,
+                 "bilinear/bicubic: widen the filter by the downscale factor (Pillow); bicubic uses a=-0.5")
+        .field({"align_corners", "bool", "false",
+                "bilinear/bicubic: map corner pixel centres onto each other instead of half-pixel centres"},
+               [](ObjectReader& reader, ResizeConfig& c) {
+                 c.align_corners = reader.boolean("align_corners", false);
+                 // LibTorch's interpolate raises for these; so do we, at the field.
+                 const bool interpolating = interpolates(c.interpolation);
+                 if (c.align_corners && !interpolating) {
+                   throw FieldError(reader.pointer("align_corners"),
+                                    "align_corners can only be set with bilinear or bicubic interpolation");
+                 }
+                 if (c.antialias && !interpolating) {
+                   throw FieldError(reader.pointer("antialias"),
+                                    "antialias is only supported with bilinear or bicubic interpolation");
+                 }
+               },
+               [](const ResizeConfig& c, nlohmann::json& out) { out["align_corners"] = c.align_corners; });
+    return f;
+  }();
+  return f;
 }
 
 namespace {
@@ -84,18 +91,6 @@ ParamDoc Uint8Strategy::doc() {
           "integer arithmetic with 20-bit weights rounded once (within 1 of the exact value everywhere); or "
           "float32 then round half to even (LibTorch's CUDA path, and torchvision's where it does not resize "
           "uint8 natively)"};
-}
-
-std::vector<ParamDoc> ResizeConfig::docs() {
-  return {
-      {"size", "[H, W] integers in [1, 65536]", "required", "output height and width"},
-      {"interpolation", "nearest|bilinear|bicubic|area", "\"bilinear\"",
-       "LibTorch interpolate modes; area is adaptive average pooling"},
-      {"antialias", "bool", "false",
-       "bilinear/bicubic: widen the filter by the downscale factor (Pillow); bicubic uses a=-0.5"},
-      {"align_corners", "bool", "false",
-       "bilinear/bicubic: map corner pixel centres onto each other instead of half-pixel centres"},
-  };
 }
 
 }  // namespace devparity

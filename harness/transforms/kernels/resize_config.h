@@ -2,6 +2,7 @@
 /// Parameters shared by `resize` (reference) and `interpolate` (LibTorch's own
 /// op), so both accept the same JSON and can be compared case by case.
 
+#include "harness/subject/fields.h"
 #include "harness/transforms/kernels/modes.h"
 #include "harness/transforms/kernels/resize_engine.h"
 
@@ -16,25 +17,18 @@
 namespace devparity {
 
 class ObjectReader;
-struct ParamDoc;
 
-/// Size and interpolation settings, with LibTorch's `interpolate` semantics.
-struct ResizeConfig {
+/// Size and interpolation settings, with LibTorch's `interpolate` semantics:
+/// size, interpolation, antialias and align_corners, declared once (read,
+/// written, documented); the combinations LibTorch rejects are field errors.
+struct ResizeConfig : DeclaredFields<ResizeConfig> {
   int64_t height = 0;                   ///< output H
   int64_t width = 0;                    ///< output W
   Interpolation interpolation = Interpolation::kBilinear;
   bool antialias = false;               ///< bilinear/bicubic only
   bool align_corners = false;           ///< bilinear/bicubic only
 
-  /// Reads size, interpolation, antialias and align_corners; rejects the
-  /// combinations LibTorch rejects, naming the field.
-  static ResizeConfig read(ObjectReader& reader);
-  /// Nothing depends on the input shape beyond NCHW.
-  void check(c10::IntArrayRef) const {}
-  /// Writes the fields read() reads.
-  void write(nlohmann::json& out) const;
-  /// Documentation of the fields read() reads.
-  static std::vector<ParamDoc> docs();
+  static const Fields<ResizeConfig>& fields();
 };
 
 /// The reference's "uint8_strategy" (resize and resized_crop): how uint8
