@@ -262,7 +262,7 @@ const device_rules::OpRule& rule_of(const c10::FunctionSchema& schema) {
 }
 
 // Note [Virtual device rules]: every op that reaches the fallback is judged
-// by CUDA's rules for that op (device/device_rules.h), so the virtual device
+// by CUDA's rules for that op (rules/device_rules.h), so the virtual device
 // accepts exactly what CUDA accepts (`x[cpu_mask]`, a CPU scalar times a
 // device tensor) and refuses the rest with CUDA's wording.
 device_rules::Verdict judge_devices(const c10::FunctionSchema& schema,

@@ -85,15 +85,21 @@ std::vector<double> diamond_square(at::Generator& gen, int64_t h, int64_t w, dou
 
 class Plasma : public SeededFieldTransform {
  protected:
-  /// `own` are the subclass's parameters, between roughness and the seed.
-  Plasma(std::string name, std::string meaning, const std::vector<ParamDoc>& own)
+  /// `own` are the subclass's settings, between roughness and the seed.
+  Plasma(std::string name, std::string meaning, std::vector<FieldSetting> own)
       : SeededFieldTransform(Describe(std::move(name), "intensity", std::move(meaning))
-                                 .param("roughness", "number in [0, 1]", "0.5",
-                                        "amplitude ratio between levels: higher is rougher")
-                                 .params(own)
                                  .dtypes(kFloatDtypes)
-                                 .differentiable()) {}
+                                 .differentiable(),
+                             with_roughness(std::move(own))) {}
 
+ private:
+  static std::vector<FieldSetting> with_roughness(std::vector<FieldSetting> own) {
+    own.insert(own.begin(), {"roughness", 0.5, 0.0, 1.0, "number in [0, 1]",
+                             "amplitude ratio between levels: higher is rougher"});
+    return own;
+  }
+
+ protected:
   at::Tensor draw(at::Generator& gen, std::vector<int64_t> shape, const nlohmann::json& settings) const override {
     auto field = at::empty({shape[0], 1, shape[2], shape[3]}, at::kFloat);
     for (int64_t b = 0; b < shape[0]; ++b) {
@@ -109,12 +115,9 @@ class PlasmaBrightness final : public Plasma {
  public:
   PlasmaBrightness()
       : Plasma("plasma_brightness", "adds a diamond-square plasma field, clamped (Kornia's RandomPlasmaBrightness)",
-               {{"intensity", "number in [0, 1]", "0.2", "the field's scale"}}) {}
+               {{"intensity", 0.2, 0.0, 1.0, "number in [0, 1]", "the field's scale"}}) {}
 
  private:
-  nlohmann::json read_settings(ObjectReader& r) const override {
-    return {{"roughness", r.number("roughness", 0.5, 0.0, 1.0)}, {"intensity", r.number("intensity", 0.2, 0.0, 1.0)}};
-  }
   at::Tensor run_with(const at::Tensor& x, const at::Tensor& field, const nlohmann::json& s) const override {
     return (x + field.to(x.scalar_type()) * s.at("intensity").get<double>()).clamp(0.0, 1.0);
   }
@@ -125,14 +128,10 @@ class PlasmaShadow final : public Plasma {
   PlasmaShadow()
       : Plasma("plasma_shadow",
                "darkens where a diamond-square plasma field is below a quantity (Kornia's RandomPlasmaShadow)",
-               {{"intensity", "number in [-1, 0]", "-0.5", "-1: black shadows, 0: none"},
-                {"quantity", "number in [0, 1]", "0.5", "field level below which the shadow falls"}}) {}
+               {{"intensity", -0.5, -1.0, 0.0, "number in [-1, 0]", "-1: black shadows, 0: none"},
+                {"quantity", 0.5, 0.0, 1.0, "number in [0, 1]", "field level below which the shadow falls"}}) {}
 
  private:
-  nlohmann::json read_settings(ObjectReader& r) const override {
-    return {{"roughness", r.number("roughness", 0.5, 0.0, 1.0)}, {"intensity", r.number("intensity", -0.5, -1.0, 0.0)},
-            {"quantity", r.number("quantity", 0.5, 0.0, 1.0)}};
-  }
   at::Tensor run_with(const at::Tensor& x, const at::Tensor& field, const nlohmann::json& s) const override {
     const auto shade = field.lt(s.at("quantity").get<double>()).to(x.scalar_type()) * s.at("intensity").get<double>();
     return x * (shade + 1.0);

@@ -27,17 +27,13 @@ class GaussianNoise final : public SeededFieldTransform {
       : SeededFieldTransform(
             Describe("gaussian_noise", "noise",
                      "x + mean + sigma N(0, 1), clamped (torchvision); the noise is seeded registered state")
-                .param("mean", "number", "0", "added to every pixel with the noise")
-                .param("sigma", "number >= 0", "0.1", "the noise's standard deviation")
-                .param("clip", "bool", "true", "clamp to [0, 1]")
                 .dtypes(kFloatDtypes)
-                .differentiable()) {}
+                .differentiable(),
+            {{"mean", 0.0, -1e6, 1e6, "number", "added to every pixel with the noise"},
+             {"sigma", 0.1, 0.0, 1e6, "number >= 0", "the noise's standard deviation"},
+             {"clip", 1.0, 0.0, 1.0, "bool", "clamp to [0, 1]", /*boolean=*/true}}) {}
 
  private:
-  nlohmann::json read_settings(ObjectReader& r) const override {
-    return {{"mean", r.number("mean", 0.0, -1e6, 1e6)}, {"sigma", r.number("sigma", 0.1, 0.0, 1e6)},
-            {"clip", r.boolean("clip", true)}};
-  }
   at::Tensor draw(at::Generator& gen, std::vector<int64_t> shape, const nlohmann::json&) const override {
     return at::randn(shape, gen, at::kFloat);
   }
@@ -54,16 +50,12 @@ class SaltAndPepper final : public SeededFieldTransform {
       : SeededFieldTransform(
             Describe("salt_and_pepper", "noise",
                      "pixels set to 0 or the bound at random (Kornia); the draw is seeded registered state")
-                .param("amount", "number in [0, 1]", "0.05", "fraction of pixels changed")
-                .param("salt_vs_pepper", "number in [0, 1]", "0.5", "fraction of those set to the bound")
-                   
                 .dtypes(kImageDtypes)
-                .differentiable()) {}
+                .differentiable(),
+            {{"amount", 0.05, 0.0, 1.0, "number in [0, 1]", "fraction of pixels changed"},
+             {"salt_vs_pepper", 0.5, 0.0, 1.0, "number in [0, 1]", "fraction of those set to the bound"}}) {}
 
  private:
-  nlohmann::json read_settings(ObjectReader& r) const override {
-    return {{"amount", r.number("amount", 0.05, 0.0, 1.0)}, {"salt_vs_pepper", r.number("salt_vs_pepper", 0.5, 0.0, 1.0)}};
-  }
   at::Tensor draw(at::Generator& gen, std::vector<int64_t> shape, const nlohmann::json&) const override {
     shape[1] = 1;
     return at::rand(shape, gen, at::kFloat);

@@ -5,17 +5,45 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
 
 #include <utility>
 
 namespace devparity {
 
-SeededFieldTransform::SeededFieldTransform(TransformInfo info)
+namespace {
+
+std::vector<ParamDoc> docs_of(const std::vector<FieldSetting>& settings) {
+  std::vector<ParamDoc> out;
+  for (const auto& s : settings) {
+    out.push_back({s.name, s.type, s.boolean ? (s.fallback != 0.0 ? "true" : "false") : fmt::format("{}", s.fallback),
+                   s.meaning});
+  }
+  return out;
+}
+
+}  // namespace
+
+SeededFieldTransform::SeededFieldTransform(TransformInfo info, std::vector<FieldSetting> settings)
     : StatefulImageTransform(Describe(std::move(info))
+                                 .params(docs_of(settings))
                                  .param("seed", "integer >= 0", "drawn", "seed of the field (reports give it, to replay)")
                                  .random(),
                              // The field's ops run on an empty batch too: they are what the checks trace.
-                             EmptyBatch::kRun) {}
+                             EmptyBatch::kRun),
+      settings_(std::move(settings)) {}
+
+nlohmann::json SeededFieldTransform::read_settings(ObjectReader& r) const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& s : settings_) {
+    if (s.boolean) {
+      out[s.name] = r.boolean(s.name, s.fallback != 0.0);
+    } else {
+      out[s.name] = r.number(s.name, s.fallback, s.lo, s.hi);
+    }
+  }
+  return out;
+}
 
 nlohmann::json SeededFieldTransform::sample(const nlohmann::json& given, c10::IntArrayRef shape,
                                             at::Generator& gen) const {
