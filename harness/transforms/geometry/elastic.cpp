@@ -5,6 +5,7 @@
 // a drawn seed, so it follows the subject to the device.
 
 #include "harness/subject/configured.h"
+#include "harness/subject/fields.h"
 #include "harness/subject/generator_seed.h"
 #include "harness/subject/state.h"
 #include "harness/subject/stateful_image.h"
@@ -27,6 +28,33 @@ int64_t elastic_kernel(double sigma) {
   return k % 2 == 0 ? k + 1 : k;
 }
 
+// What the field is made with, declared once; the seed is drawn apart.
+struct ElasticSettings : DeclaredFields<ElasticSettings> {
+  std::pair<double, double> alpha{50, 50}, sigma{5, 5};
+  WarpOptions warp;
+  static const Fields<ElasticSettings>& fields() {
+    static const auto f = [] {
+      Fields<ElasticSettings> f;
+      auto pair = [&](const char* name, std::pair<double, double> ElasticSettings::*member,
+                      std::pair<double, double> fallback, double hi, const char* type, const char* meaning) {
+        f.field({name, type, fmt::format("[{}, {}]", fallback.first, fallback.second), meaning},
+                [=](ObjectReader& r, ElasticSettings& c) { c.*member = read_pair(r, name, fallback, 0, hi); },
+                [=](const ElasticSettings& c, nlohmann::json& out) {
+                  out[name] = {(c.*member).first, (c.*member).second};
+                });
+      };
+      pair("alpha", &ElasticSettings::alpha, {50, 50}, 1e6, "number or [ax, ay] >= 0", "displacement strength in pixels");
+      pair("sigma", &ElasticSettings::sigma, {5, 5}, 1e3, "number or [sx, sy] >= 0", "smoothness of the field");
+      f.group(WarpOptions::docs(Interpolation::kBilinear),
+              [](ObjectReader& r, ElasticSettings& c) { c.warp = WarpOptions::read(r, Interpolation::kBilinear); },
+              [](const ElasticSettings& c, nlohmann::json& out) { c.warp.write(out); });
+      return f;
+    }();
+    return f;
+  }
+  void check(c10::IntArrayRef shape) const { warp.check(shape); }
+};
+
 class Elastic final : public StatefulImageTransform {
  public:
   Elastic()
@@ -36,17 +64,18 @@ class Elastic final : public StatefulImageTransform {
                 "torchvision's ElasticTransform: a smoothed random displacement field (registered state); "
                 "uint8 results are rounded and saturated to 0..255, where torchvision 0.21 rounds bicubic "
                 "overshoot without clamping, so it wraps (279 becomes 23)")
-                .param("alpha", "number or [ax, ay] >= 0", "[50, 50]", "displacement strength in pixels")
-                .param("sigma", "number or [sx, sy] >= 0", "[5, 5]", "smoothness of the field")
+                .params(ElasticSettings::fields().docs())
                 .param("seed", "integer >= 0", "drawn", "seed of the field (reports give it, to replay)")
-                .params(WarpOptions::docs(Interpolation::kBilinear))
                 .dtypes(kImageDtypes)
                 .random()
                 .differentiable()) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
-    nlohmann::json out = read_fixed(r, shape);
+    const auto settings = ElasticSettings::read(r);
+    settings.check(shape);
+    nlohmann::json out = nlohmann::json::object();
+    settings.write(out);
     out["seed"] = r.has("seed") ? static_cast<uint64_t>(r.integer("seed", std::nullopt, 0, int64_t{1} << 53))
                                 : draw_seed(gen);
     r.finish();
@@ -77,7 +106,7 @@ class Elastic final : public StatefulImageTransform {
 
   at::Tensor run(const at::Tensor& x, const nlohmann::json& p, TransformState& state) const override {
     ObjectReader r(p);
-    const auto o = WarpOptions::read(r, Interpolation::kBilinear);
+    const auto o = ElasticSettings::read(r).warp;
     const auto size = r.integers("size", 2, 1, int64_t{1} << 31);
     TORCH_CHECK(size[0] == x.size(2) && size[1] == x.size(3), "elastic_transform: a field for ", size[0], "x",
                 size[1], ", input ", x.sizes());
@@ -89,18 +118,6 @@ class Elastic final : public StatefulImageTransform {
     const auto sy = rows + field.select(1, 1) * (h / 2.0);
     return warp_with(x, sx, sy, o);
   }
-
- private:
-  nlohmann::json read_fixed(ObjectReader& r, c10::IntArrayRef shape) const {
-    const auto alpha = read_pair(r, "alpha", {50, 50}, 0, 1e6);
-    const auto sigma = read_pair(r, "sigma", {5, 5}, 0, 1e3);
-    const auto warp = WarpOptions::read(r, Interpolation::kBilinear);
-    warp.check(shape);
-    nlohmann::json out = {{"alpha", {alpha.first, alpha.second}}, {"sigma", {sigma.first, sigma.second}}};
-    warp.write(out);
-    return out;
-  }
-
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "harness/base/error.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
+#include "harness/subject/fields.h"
 #include "harness/transforms/geometry/warp_options.h"
 #include "harness/transforms/kernels/grid_sampler.h"
 #include "harness/transforms/kernels/linear_solve.h"
@@ -63,29 +64,50 @@ std::optional<std::vector<double>> tps_weights(const Points& centers, const Poin
 
 const Points kTpsSource = {{-1, -1}, {-1, 1}, {1, -1}, {1, 1}, {0, 0}};
 
+// The spline's settings, declared once; dst is drawn (or given) per sample.
+struct TpsSettings : DeclaredFields<TpsSettings> {
+  double scale = 0.2;
+  Points src = kTpsSource;
+  bool align_corners = false;
+  WarpOptions warp;
+  static const Fields<TpsSettings>& fields() {
+    static const auto f = [] {
+      Fields<TpsSettings> f;
+      f.number("scale", &TpsSettings::scale, 0.2, 0.0, 1e3, "number >= 0", "dst = src + U(-scale, scale) per coordinate")
+          .field({"src", "[[x, y], ...] in [-1, 1]", "the corners and the centre", "source control points"},
+                 [](ObjectReader& r, TpsSettings& c) {
+                   if (r.has("src")) c.src = read_points(*r.get("src"), r.pointer("src"));
+                 },
+                 [](const TpsSettings& c, nlohmann::json& out) { out["src"] = c.src; })
+          .boolean("align_corners", &TpsSettings::align_corners, false, "grid_sample's normalisation, as Kornia's default")
+          .group(WarpOptions::docs(Interpolation::kBilinear),
+                 [](ObjectReader& r, TpsSettings& c) { c.warp = WarpOptions::read(r, Interpolation::kBilinear); },
+                 [](const TpsSettings& c, nlohmann::json& out) { c.warp.write(out); });
+      return f;
+    }();
+    return f;
+  }
+  void check(c10::IntArrayRef shape) const { warp.check(shape); }
+};
+
 class ThinPlateSpline final : public Described<Transform> {
  public:
   ThinPlateSpline()
       : Described(
             Describe("thin_plate_spline", "geometry",
                      "a thin-plate-spline warp through control points (Kornia's RandomThinPlateSpline draws)")
-                .param("scale", "number >= 0", "0.2", "dst = src + U(-scale, scale) per coordinate")
-                .param("src", "[[x, y], ...] in [-1, 1]", "the corners and the centre",
-                       "source control points")
+                .params(TpsSettings::fields().docs())
                 .param("dst", "[[[x, y], ...] per sample]", "drawn", "where each goes in the output")
-                .param("align_corners", "bool", "false", "grid_sample's normalisation, as Kornia's default")
-                .params(WarpOptions::docs(Interpolation::kBilinear))
                 .dtypes(kImageDtypes)
                 .random()
                 .differentiable()) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
-    const double scale = r.number("scale", 0.2, 0.0, 1e3);
-    const auto src = r.has("src") ? read_points(*r.get("src"), r.pointer("src")) : kTpsSource;
-    const auto warp = WarpOptions::read(r, Interpolation::kBilinear);
-    warp.check(shape);
-    const bool align = r.boolean("align_corners", false);
+    const auto settings = TpsSettings::read(r);
+    settings.check(shape);
+    const auto& src = settings.src;
+    const double scale = settings.scale;
     const int64_t batch = shape[0], n = static_cast<int64_t>(src.size());
     std::vector<Points> dst;
     const auto u = at::rand({batch, n, 2}, gen, at::kFloat);
@@ -104,8 +126,8 @@ class ThinPlateSpline final : public Described<Transform> {
         throw FieldError("/dst/" + std::to_string(b), "the points do not define a spline (collinear or repeated)");
       }
     }
-    nlohmann::json out = {{"scale", scale}, {"src", src}, {"dst", dst}, {"align_corners", align}};
-    warp.write(out);
+    nlohmann::json out = {{"dst", dst}};
+    settings.write(out);
     return out;
   }
 
@@ -113,10 +135,11 @@ class ThinPlateSpline final : public Described<Transform> {
     DEVPARITY_TRACE_SCOPE("thin_plate_spline");
     require_nchw(x.sizes(), info_.name);
     ObjectReader r(p);
-    const auto src = read_points(*r.get("src"), "/src");
+    const auto settings = TpsSettings::read(r);
+    const auto& src = settings.src;
     const auto dst = read_dst(*r.get("dst"), "/dst", x.size(0), src.size());
-    const auto warp = WarpOptions::read(r, Interpolation::kBilinear);
-    const bool align = r.boolean("align_corners", false);
+    const auto& warp = settings.warp;
+    const bool align = settings.align_corners;
     if (x.size(0) == 0) return x.clone();
     const int64_t h = x.size(2), w = x.size(3);
     const auto dtype = sampler::compute_dtype(x);
