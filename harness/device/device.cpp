@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 namespace devparity {
 namespace {
@@ -75,7 +76,8 @@ std::string device_label(const c10::Device& device) {
 
 const DeviceKind& DeviceTarget::kind() const {
   if (device) return device_kind(device->type());
-  return *device_kind_named(name);
+  if (const auto* named = device_kind_named(name)) return *named;
+  throw std::logic_error(fmt::format("device target '{}' names no device kind", name));
 }
 
 bool DeviceTarget::has_values() const { return kind().has_values; }

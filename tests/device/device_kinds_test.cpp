@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
 
 namespace devparity {
 namespace {
@@ -78,6 +79,8 @@ TEST(DeviceKinds, ThePropertiesTheRunnerReadsAreTheRows) {
   ASSERT_FALSE(absent.available());
   EXPECT_EQ(absent.absent_reason, "cuda:N needs two or more CUDA devices; this machine has 0 (this build has no CUDA support)");
   EXPECT_STREQ(absent.kind().family, "cuda");
+  // A target no row names is a programming error, said as one (not a null dereference).
+  EXPECT_THROW((DeviceTarget{"tpu:0", std::nullopt, ""}.kind()), std::logic_error);
 }
 
 }  // namespace
