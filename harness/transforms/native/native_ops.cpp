@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -65,16 +66,53 @@ void pair_field(Fields<Config>& f, ParamDoc doc, std::pair<int64_t, int64_t> Con
 
 // ---------------------------------------------------------------- grid_sample
 
+// grid_sample's parameters, declared once.
+struct GridSampleConfig {
+  std::array<double, 6> theta = {0.9, -0.2, 0.05, 0.2, 0.9, -0.1};
+  Interpolation mode = Interpolation::kBilinear;
+  Padding padding = Padding::kZeros;
+  bool align_corners = false;
+
+  static const Fields<GridSampleConfig>& fields() {
+    static const auto f = [] {
+      Fields<GridSampleConfig> f;
+      f.field({"theta", "[[a, b, c], [d, e, f]]", "[[0.9, -0.2, 0.05], [0.2, 0.9, -0.1]]",
+               "the affine map from output to input coordinates in [-1, 1]"},
+              [](ObjectReader& r, GridSampleConfig& c) {
+                const auto* t = r.get("theta");
+                if (t == nullptr) return;
+                if (!t->is_array() || t->size() != 2) {
+                  throw FieldError("/theta", fmt::format("expected [[a, b, c], [d, e, f]], got {}", describe_json(*t)));
+                }
+                for (size_t row = 0; row < 2; ++row) {
+                  const auto p = "/theta/" + std::to_string(row);
+                  if (!(*t)[row].is_array() || (*t)[row].size() != 3) {
+                    throw FieldError(p, fmt::format("expected a row of 3 numbers, got {}", describe_json((*t)[row])));
+                  }
+                  for (size_t col = 0; col < 3; ++col) {
+                    c.theta[row * 3 + col] = read_number((*t)[row][col], p + "/" + std::to_string(col), -1e3, 1e3);
+                  }
+                }
+              },
+              [](const GridSampleConfig& c, nlohmann::json& out) {
+                const auto& t = c.theta;
+                out["theta"] = {{t[0], t[1], t[2]}, {t[3], t[4], t[5]}};
+              });
+      mode_field(f, "mode", &GridSampleConfig::mode, Interpolation::kBilinear, kGridModes, "sampling");
+      mode_field(f, "padding_mode", &GridSampleConfig::padding, Padding::kZeros, kGridPaddings, "outside the image")
+          .boolean("align_corners", &GridSampleConfig::align_corners, false, "corner pixels' centres at -1 and 1");
+      return f;
+    }();
+    return f;
+  }
+};
+
 class GridSample final : public Described<StatefulTransform> {
  public:
   GridSample()
       : Described(Describe("grid_sample", "native",
                            "LibTorch's affine_grid_generator + grid_sampler_2d; theta is registered state")
-                      .param("theta", "[[a, b, c], [d, e, f]]", "[[0.9, -0.2, 0.05], [0.2, 0.9, -0.1]]",
-                             "the affine map from output to input coordinates in [-1, 1]")
-                      .param("mode", "bilinear|nearest|bicubic", "\"bilinear\"", "sampling")
-                      .param("padding_mode", "zeros|border|reflection", "\"zeros\"", "outside the image")
-                      .param("align_corners", "boolean", "false", "corner pixels' centres at -1 and 1")
+                      .params(GridSampleConfig::fields().docs())
                       .dtypes(kFloatDtypes)
                       .differentiable()
                       .not_on_meta("grid_sampler_2d has no meta kernel in LibTorch 1.13")) {}
@@ -83,27 +121,10 @@ class GridSample final : public Described<StatefulTransform> {
                         at::Generator&) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
-    nlohmann::json out;
-    std::vector<double> theta = {0.9, -0.2, 0.05, 0.2, 0.9, -0.1};
-    if (const auto* t = r.get("theta")) {
-      if (!t->is_array() || t->size() != 2) {
-        throw FieldError("/theta", fmt::format("expected [[a, b, c], [d, e, f]], got {}", describe_json(*t)));
-      }
-      for (size_t row = 0; row < 2; ++row) {
-        const auto p = "/theta/" + std::to_string(row);
-        if (!(*t)[row].is_array() || (*t)[row].size() != 3) {
-          throw FieldError(p, fmt::format("expected a row of 3 numbers, got {}", describe_json((*t)[row])));
-        }
-        for (size_t col = 0; col < 3; ++col) {
-          theta[row * 3 + col] = read_number((*t)[row][col], p + "/" + std::to_string(col), -1e3, 1e3);
-        }
-      }
-    }
-    out["theta"] = {{theta[0], theta[1], theta[2]}, {theta[3], theta[4], theta[5]}};
-    out["mode"] = name_of(read_mode(r, "mode", Interpolation::kBilinear, kGridModes));
-    out["padding_mode"] = name_of(read_mode(r, "padding_mode", Padding::kZeros, kGridPaddings));
-    out["align_corners"] = r.boolean("align_corners", false);
+    const auto c = GridSampleConfig::fields().read(r);
     r.finish();
+    nlohmann::json out = nlohmann::json::object();
+    GridSampleConfig::fields().write(c, out);
     return out;
   }
 
@@ -120,9 +141,10 @@ class GridSample final : public Described<StatefulTransform> {
   using StatefulTransform::apply;
   at::Tensor apply(const at::Tensor& x, const nlohmann::json& params, TransformState& state) const override {
     ObjectReader r(params);
-    const auto mode = read_mode(r, "mode", Interpolation::kBilinear, kGridModes);
-    const auto padding = read_mode(r, "padding_mode", Padding::kZeros, kGridPaddings);
-    const bool align = params.at("align_corners").get<bool>();
+    const auto c = GridSampleConfig::fields().read(r);
+    const auto mode = c.mode;
+    const auto padding = c.padding;
+    const bool align = c.align_corners;
     const auto theta = state.tensor("theta").to(x.scalar_type()).expand({x.size(0), 2, 3});
     const auto grid = at::affine_grid_generator(theta, x.sizes(), align);
     // grid_sampler's integer codes: the order of kGridModes and kGridPaddings.
