@@ -3,8 +3,8 @@
 /// name, type text, default, range and meaning — yielding its reading (with
 /// the range check), its writing back and its ParamDoc for `devparity list`
 /// and the catalog (Catch2's Opt(field, hint) is the model). A Config derives
-/// from DeclaredFields<Config> and defines `static const Fields<Config>&
-/// fields()`; ConfiguredTransform then needs nothing else of it.
+/// from DeclaredFields<Config> and defines `static void
+/// declare(Fields<Config>&)`; ConfiguredTransform then needs nothing else of it.
 
 #include "harness/base/json_reader.h"
 #include "harness/subject/transform.h"
@@ -42,6 +42,18 @@ class Fields {
     return field({name, std::move(type), default_text(fallback), std::move(meaning)},
                  [=](ObjectReader& r, Config& c) { c.*member = r.integer(name, fallback, lo, hi); },
                  [=](const Config& c, nlohmann::json& out) { out[name] = c.*member; });
+  }
+
+  /// A required [first, second] of integers in [lo, hi] (a size: [height, width]).
+  Fields& integer_pair(const char* name, int64_t Config::*first, int64_t Config::*second, int64_t lo, int64_t hi,
+                       std::string type, std::string meaning) {
+    return field({name, std::move(type), "required", std::move(meaning)},
+                 [=](ObjectReader& r, Config& c) {
+                   const auto both = r.integers(name, 2, lo, hi);
+                   c.*first = both[0];
+                   c.*second = both[1];
+                 },
+                 [=](const Config& c, nlohmann::json& out) { out[name] = {c.*first, c.*second}; });
   }
 
   /// A boolean.
@@ -95,12 +107,22 @@ class Fields {
   std::vector<Writer> writers_;
 };
 
-/// The Config side of ConfiguredTransform from `Config::fields()`; a Config
-/// with checks against the input's shape defines its own check().
+/// The Config side of ConfiguredTransform from one declaration: a Config
+/// defines `static void declare(Fields<Config>&)`, declared once per process
+/// (fields()); a Config with checks against the input's shape defines its
+/// own check().
 template <typename Config>
 struct DeclaredFields {
-  static Config read(ObjectReader& r) { return Config::fields().read(r); }
-  void write(nlohmann::json& out) const { Config::fields().write(static_cast<const Config&>(*this), out); }
+  static const Fields<Config>& fields() {
+    static const auto f = [] {
+      Fields<Config> declared;
+      Config::declare(declared);
+      return declared;
+    }();
+    return f;
+  }
+  static Config read(ObjectReader& r) { return fields().read(r); }
+  void write(nlohmann::json& out) const { fields().write(static_cast<const Config&>(*this), out); }
   void check(c10::IntArrayRef) const {}
 };
 

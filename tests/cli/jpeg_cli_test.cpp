@@ -17,7 +17,6 @@ namespace devparity {
 namespace {
 
 using nlohmann::json;
-using testing::CliResult;
 using testing::describe;
 using testing::run_cli;
 using testing::shell_quote;

@@ -14,10 +14,7 @@ namespace devparity {
 namespace {
 
 using nlohmann::json;
-using testing::CliResult;
 using testing::describe;
-using testing::run_cli;
-using testing::shell_quote;
 
 class CliUsage : public testing::CliFixture {};
 

@@ -13,20 +13,15 @@ struct Toy : DeclaredFields<Toy> {
   double gain = 0;
   bool clip = true;
   std::pair<double, double> offset{0, 0};
-  static const Fields<Toy>& fields() {
-    static const auto f = [] {
-      Fields<Toy> f;
-      f.number("gain", &Toy::gain, std::nullopt, 0.0, 4.0, "number in [0, 4]", "multiplier")
-          .boolean("clip", &Toy::clip, true, "clamp to [0, 1]")
-          .field({"offset", "[x, y]", "[0.5, 0]", "added"},
-                 [](ObjectReader& r, Toy& t) {
-                   const auto v = r.numbers("offset", 2, -1.0, 1.0);
-                   t.offset = v.empty() ? std::make_pair(0.5, 0.0) : std::make_pair(v[0], v[1]);
-                 },
-                 [](const Toy& t, nlohmann::json& out) { out["offset"] = {t.offset.first, t.offset.second}; });
-      return f;
-    }();
-    return f;
+  static void declare(Fields<Toy>& f) {
+    f.number("gain", &Toy::gain, std::nullopt, 0.0, 4.0, "number in [0, 4]", "multiplier")
+        .boolean("clip", &Toy::clip, true, "clamp to [0, 1]")
+        .field({"offset", "[x, y]", "[0.5, 0]", "added"},
+               [](ObjectReader& r, Toy& t) {
+                 const auto v = r.numbers("offset", 2, -1.0, 1.0);
+                 t.offset = v.empty() ? std::make_pair(0.5, 0.0) : std::make_pair(v[0], v[1]);
+               },
+               [](const Toy& t, nlohmann::json& out) { out["offset"] = {t.offset.first, t.offset.second}; });
   }
 };
 

@@ -23,29 +23,24 @@ namespace devparity {
 namespace {
 
 // The encoder's parameters, declared once.
-struct EncodeParams {
+struct EncodeParams : DeclaredFields<EncodeParams> {
   int64_t quality = 75;
   std::string subsampling = "420";
   bool optimize_huffman = false;
   int64_t restart_interval = 0;
 
-  static const Fields<EncodeParams>& fields() {
-    static const auto f = [] {
-      Fields<EncodeParams> f;
-      f.integer("quality", &EncodeParams::quality, 75, 1, 100, "integer in [1, 100]",
-                "libjpeg's scaling of the Annex K tables")
-          .field({"subsampling", "420|444", "\"420\"", "chroma subsampling (RGB input; grey has none)"},
-                 [](ObjectReader& r, EncodeParams& p) {
-                   p.subsampling = r.string("subsampling", std::string("420"), {"420", "444"});
-                 },
-                 [](const EncodeParams& p, nlohmann::json& out) { out["subsampling"] = p.subsampling; })
-          .boolean("optimize_huffman", &EncodeParams::optimize_huffman, false,
-                   "Huffman tables built from each image's symbols")
-          .integer("restart_interval", &EncodeParams::restart_interval, 0, 0, 65535, "integer in [0, 65535]",
-                   "MCUs between RST markers; 0: none");
-      return f;
-    }();
-    return f;
+  static void declare(Fields<EncodeParams>& f) {
+    f.integer("quality", &EncodeParams::quality, 75, 1, 100, "integer in [1, 100]",
+              "libjpeg's scaling of the Annex K tables")
+        .field({"subsampling", "420|444", "\"420\"", "chroma subsampling (RGB input; grey has none)"},
+               [](ObjectReader& r, EncodeParams& p) {
+                 p.subsampling = r.string("subsampling", std::string("420"), {"420", "444"});
+               },
+               [](const EncodeParams& p, nlohmann::json& out) { out["subsampling"] = p.subsampling; })
+        .boolean("optimize_huffman", &EncodeParams::optimize_huffman, false,
+                 "Huffman tables built from each image's symbols")
+        .integer("restart_interval", &EncodeParams::restart_interval, 0, 0, 65535, "integer in [0, 65535]",
+                 "MCUs between RST markers; 0: none");
   }
 };
 

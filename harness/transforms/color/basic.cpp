@@ -64,11 +64,9 @@ class Invert final : public ConfiguredTransform<NoConfig> {
 
 struct SolarizeConfig : DeclaredFields<SolarizeConfig> {
   double threshold = 0.5;  ///< as a fraction of the bound
-  static const Fields<SolarizeConfig>& fields() {
-    static const auto f = Fields<SolarizeConfig>().number(
-        "threshold", &SolarizeConfig::threshold, 0.5, 0.0, 1.0, "number in [0, 1]",
-        "as a fraction of the bound: 0.5 is 127.5 for uint8 (so 128 and up invert), 0.5 for floats");
-    return f;
+  static void declare(Fields<SolarizeConfig>& f) {
+    f.number("threshold", &SolarizeConfig::threshold, 0.5, 0.0, 1.0, "number in [0, 1]",
+             "as a fraction of the bound: 0.5 is 127.5 for uint8 (so 128 and up invert), 0.5 for floats");
   }
 };
 
@@ -93,10 +91,8 @@ class Solarize final : public ConfiguredTransform<SolarizeConfig> {
 
 struct PosterizeConfig : DeclaredFields<PosterizeConfig> {
   int64_t bits = 4;
-  static const Fields<PosterizeConfig>& fields() {
-    static const auto f =
-        Fields<PosterizeConfig>().integer("bits", &PosterizeConfig::bits, 4, 1, 8, "integer in [1, 8]", "bits kept");
-    return f;
+  static void declare(Fields<PosterizeConfig>& f) {
+    f.integer("bits", &PosterizeConfig::bits, 4, 1, 8, "integer in [1, 8]", "bits kept");
   }
 };
 
@@ -122,10 +118,8 @@ class Posterize final : public ConfiguredTransform<PosterizeConfig> {
 
 struct BrightnessConfig : DeclaredFields<BrightnessConfig> {
   double factor = 1.5;
-  static const Fields<BrightnessConfig>& fields() {
-    static const auto f = Fields<BrightnessConfig>().number("factor", &BrightnessConfig::factor, 1.5, 0.0, 1e6,
-                                                            "number >= 0", "0 gives black, 1 the image");
-    return f;
+  static void declare(Fields<BrightnessConfig>& f) {
+    f.number("factor", &BrightnessConfig::factor, 1.5, 0.0, 1e6, "number >= 0", "0 gives black, 1 the image");
   }
 };
 
@@ -151,19 +145,14 @@ class AdjustBrightness final : public ConfiguredTransform<BrightnessConfig> {
 struct ToDtypeConfig : DeclaredFields<ToDtypeConfig> {
   c10::ScalarType dtype = at::kFloat;
   bool scale = false;
-  static const Fields<ToDtypeConfig>& fields() {
-    static const auto f = [] {
-      Fields<ToDtypeConfig> f;
-      f.field({"dtype", "uint8|float32|float64", "\"float32\"", "output dtype"},
-              [](ObjectReader& r, ToDtypeConfig& c) {
-                c.dtype = *parse_dtype(r.string("dtype", "float32", {"uint8", "float32", "float64"}));
-              },
-              [](const ToDtypeConfig& c, nlohmann::json& out) { out["dtype"] = dtype_name(c.dtype); })
-          .boolean("scale", &ToDtypeConfig::scale, false,
-                   "map [0, 255] <-> [0, 1] (torchvision's equal-width bins into uint8)");
-      return f;
-    }();
-    return f;
+  static void declare(Fields<ToDtypeConfig>& f) {
+    f.field({"dtype", "uint8|float32|float64", "\"float32\"", "output dtype"},
+            [](ObjectReader& r, ToDtypeConfig& c) {
+              c.dtype = *parse_dtype(r.string("dtype", "float32", {"uint8", "float32", "float64"}));
+            },
+            [](const ToDtypeConfig& c, nlohmann::json& out) { out["dtype"] = dtype_name(c.dtype); })
+        .boolean("scale", &ToDtypeConfig::scale, false,
+                 "map [0, 255] <-> [0, 1] (torchvision's equal-width bins into uint8)");
   }
 };
 

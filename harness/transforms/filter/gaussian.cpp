@@ -46,49 +46,44 @@ struct BlurConfig : DeclaredFields<BlurConfig> {
   std::vector<std::pair<double, double>> sigma;  // (sy, sx) per sample, or one pair for all
   Border border = Border::kReflect;
 
-  static const Fields<BlurConfig>& fields() {
-    static const auto f = [] {
-      Fields<BlurConfig> f;
-      f.field({"kernel_size", "[ky, kx] odd integers in [1, 255]", "required", "kernel height, width"},
-              [](ObjectReader& reader, BlurConfig& c) {
-                const auto k = reader.integers("kernel_size", 2, 1, 255);
-                for (size_t i = 0; i < 2; ++i) {
-                  if (k[i] % 2 == 0) {
-                    throw FieldError(reader.pointer("kernel_size") + "/" + std::to_string(i),
-                                     fmt::format("kernel size must be odd, got {}", k[i]));
-                  }
+  static void declare(Fields<BlurConfig>& f) {
+    f.field({"kernel_size", "[ky, kx] odd integers in [1, 255]", "required", "kernel height, width"},
+            [](ObjectReader& reader, BlurConfig& c) {
+              const auto k = reader.integers("kernel_size", 2, 1, 255);
+              for (size_t i = 0; i < 2; ++i) {
+                if (k[i] % 2 == 0) {
+                  throw FieldError(reader.pointer("kernel_size") + "/" + std::to_string(i),
+                                   fmt::format("kernel size must be odd, got {}", k[i]));
                 }
-                c.ky = k[0];
-                c.kx = k[1];
-              },
-              [](const BlurConfig& c, nlohmann::json& out) { out["kernel_size"] = {c.ky, c.kx}; })
-          .field({"sigma", "[sy, sx] or [[sy, sx], ...] per sample", "required",
-                  "standard deviations (> 0) along H and W; a list gives one pair per sample"},
-                 [](ObjectReader& reader, BlurConfig& c) {
-                   const auto& sigma = reader.require("sigma", "[sy, sx] or a list of per-sample [sy, sx]");
-                   const std::string ptr = reader.pointer("sigma");
-                   if (sigma.is_array() && !sigma.empty() && sigma[0].is_array()) {
-                     for (size_t i = 0; i < sigma.size(); ++i) {
-                       c.sigma.push_back(read_sigma_pair(sigma[i], ptr + "/" + std::to_string(i)));
-                     }
-                   } else {
-                     c.sigma.push_back(read_sigma_pair(sigma, ptr));
+              }
+              c.ky = k[0];
+              c.kx = k[1];
+            },
+            [](const BlurConfig& c, nlohmann::json& out) { out["kernel_size"] = {c.ky, c.kx}; })
+        .field({"sigma", "[sy, sx] or [[sy, sx], ...] per sample", "required",
+                "standard deviations (> 0) along H and W; a list gives one pair per sample"},
+               [](ObjectReader& reader, BlurConfig& c) {
+                 const auto& sigma = reader.require("sigma", "[sy, sx] or a list of per-sample [sy, sx]");
+                 const std::string ptr = reader.pointer("sigma");
+                 if (sigma.is_array() && !sigma.empty() && sigma[0].is_array()) {
+                   for (size_t i = 0; i < sigma.size(); ++i) {
+                     c.sigma.push_back(read_sigma_pair(sigma[i], ptr + "/" + std::to_string(i)));
                    }
-                 },
-                 [](const BlurConfig& c, nlohmann::json& out) {
-                   if (c.sigma.size() == 1) {
-                     out["sigma"] = {c.sigma[0].first, c.sigma[0].second};
-                     return;
-                   }
-                   auto list = nlohmann::json::array();
-                   for (const auto& s : c.sigma) list.push_back({s.first, s.second});
-                   out["sigma"] = list;
-                 });
-      mode_field(f, "border", &BlurConfig::border, Border::kReflect, kBorders,
-                 "padding: mirror without repeating the edge, edge value, zeros, wrap around");
-      return f;
-    }();
-    return f;
+                 } else {
+                   c.sigma.push_back(read_sigma_pair(sigma, ptr));
+                 }
+               },
+               [](const BlurConfig& c, nlohmann::json& out) {
+                 if (c.sigma.size() == 1) {
+                   out["sigma"] = {c.sigma[0].first, c.sigma[0].second};
+                   return;
+                 }
+                 auto list = nlohmann::json::array();
+                 for (const auto& s : c.sigma) list.push_back({s.first, s.second});
+                 out["sigma"] = list;
+               });
+    mode_field(f, "border", &BlurConfig::border, Border::kReflect, kBorders,
+               "padding: mirror without repeating the edge, edge value, zeros, wrap around");
   }
 
   void check(c10::IntArrayRef shape) const {

@@ -73,14 +73,9 @@ Fields<Config>& kernel_field(Fields<Config>& f, bool odd) {
 struct BoxConfig : DeclaredFields<BoxConfig> {
   int64_t ky = 3, kx = 3;
   Border border = Border::kReflect;
-  static const Fields<BoxConfig>& fields() {
-    static const auto f = [] {
-      Fields<BoxConfig> f;
-      kernel_field(f, false);
-      mode_field(f, "border", &BoxConfig::border, Border::kReflect, kBorders, "padding");
-      return f;
-    }();
-    return f;
+  static void declare(Fields<BoxConfig>& f) {
+    kernel_field(f, false);
+    mode_field(f, "border", &BoxConfig::border, Border::kReflect, kBorders, "padding");
   }
 };
 
@@ -114,13 +109,8 @@ class BoxBlur final : public ConfiguredTransform<BoxConfig> {
 
 struct MedianConfig : DeclaredFields<MedianConfig> {
   int64_t ky = 3, kx = 3;
-  static const Fields<MedianConfig>& fields() {
-    static const auto f = [] {
-      Fields<MedianConfig> f;
-      kernel_field(f, true);
-      return f;
-    }();
-    return f;
+  static void declare(Fields<MedianConfig>& f) {
+    kernel_field(f, true);
   }
 };
 
@@ -151,25 +141,20 @@ struct MotionConfig : DeclaredFields<MotionConfig> {
   int64_t k = 5;
   double angle = 0, direction = 0;
   Border border = Border::kConstant;
-  static const Fields<MotionConfig>& fields() {
-    static const auto f = [] {
-      Fields<MotionConfig> f;
-      f.field({"kernel_size", "odd integer in [3, 255]", "required", "the line's length and the square kernel's side"},
-              [](ObjectReader& r, MotionConfig& c) {
-                c.k = r.integer("kernel_size", std::nullopt, 3, 255);
-                if (c.k % 2 == 0) {
-                  throw FieldError(r.pointer("kernel_size"), fmt::format("kernel size must be odd, got {}", c.k));
-                }
-              },
-              [](const MotionConfig& c, nlohmann::json& out) { out["kernel_size"] = c.k; })
-          .number("angle", &MotionConfig::angle, std::nullopt, -1e4, 1e4, "number (degrees)",
-                  "counter-clockwise from horizontal")
-          .number("direction", &MotionConfig::direction, 0.0, -1e6, 1e6, "number in [-1, 1]",
-                  "-1: weight at the start, 0 uniform, 1 at the end");
-      mode_field(f, "border", &MotionConfig::border, Border::kConstant, kBorders, "padding");
-      return f;
-    }();
-    return f;
+  static void declare(Fields<MotionConfig>& f) {
+    f.field({"kernel_size", "odd integer in [3, 255]", "required", "the line's length and the square kernel's side"},
+            [](ObjectReader& r, MotionConfig& c) {
+              c.k = r.integer("kernel_size", std::nullopt, 3, 255);
+              if (c.k % 2 == 0) {
+                throw FieldError(r.pointer("kernel_size"), fmt::format("kernel size must be odd, got {}", c.k));
+              }
+            },
+            [](const MotionConfig& c, nlohmann::json& out) { out["kernel_size"] = c.k; })
+        .number("angle", &MotionConfig::angle, std::nullopt, -1e4, 1e4, "number (degrees)",
+                "counter-clockwise from horizontal")
+        .number("direction", &MotionConfig::direction, 0.0, -1e6, 1e6, "number in [-1, 1]",
+                "-1: weight at the start, 0 uniform, 1 at the end");
+    mode_field(f, "border", &MotionConfig::border, Border::kConstant, kBorders, "padding");
   }
 
   // Row-major k x k weights (Kornia's get_motion_kernel2d), in float64.

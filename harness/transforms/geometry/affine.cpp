@@ -30,23 +30,18 @@ struct AffineConfig : DeclaredFields<AffineConfig> {
   std::pair<double, double> translate{0, 0}, shear{0, 0};
   std::optional<std::pair<double, double>> center;
   WarpOptions warp;
-  static const Fields<AffineConfig>& fields() {
-    static const auto f = [] {
-      Fields<AffineConfig> f;
-      f.number("angle", &AffineConfig::angle, 0.0, -1e4, 1e4, "number (degrees)", "clockwise, as torchvision's affine")
-          .field({"translate", "[tx, ty] pixels", "[0, 0]", "shift after the rotation, scale and shear"},
-                 [](ObjectReader& r, AffineConfig& c) { c.translate = read_pair(r, "translate", {0, 0}, -1e6, 1e6); },
-                 [](const AffineConfig& c, nlohmann::json& out) {
-                   out["translate"] = {c.translate.first, c.translate.second};
-                 })
-          .number("scale", &AffineConfig::scale, 1.0, 1e-6, 1e6, "number > 0", "zoom about the centre")
-          .field({"shear", "s (along x) or [sx, sy] degrees in [-89, 89]", "[0, 0]", "shear angles, torchvision's"},
-                 [](ObjectReader& r, AffineConfig& c) { c.shear = read_shear(r); },
-                 [](const AffineConfig& c, nlohmann::json& out) { out["shear"] = {c.shear.first, c.shear.second}; });
-      add_center_and_warp(f, Interpolation::kNearest);
-      return f;
-    }();
-    return f;
+  static void declare(Fields<AffineConfig>& f) {
+    f.number("angle", &AffineConfig::angle, 0.0, -1e4, 1e4, "number (degrees)", "clockwise, as torchvision's affine")
+        .field({"translate", "[tx, ty] pixels", "[0, 0]", "shift after the rotation, scale and shear"},
+               [](ObjectReader& r, AffineConfig& c) { c.translate = read_pair(r, "translate", {0, 0}, -1e6, 1e6); },
+               [](const AffineConfig& c, nlohmann::json& out) {
+                 out["translate"] = {c.translate.first, c.translate.second};
+               })
+        .number("scale", &AffineConfig::scale, 1.0, 1e-6, 1e6, "number > 0", "zoom about the centre")
+        .field({"shear", "s (along x) or [sx, sy] degrees in [-89, 89]", "[0, 0]", "shear angles, torchvision's"},
+               [](ObjectReader& r, AffineConfig& c) { c.shear = read_shear(r); },
+               [](const AffineConfig& c, nlohmann::json& out) { out["shear"] = {c.shear.first, c.shear.second}; });
+    add_center_and_warp(f, Interpolation::kNearest);
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
 };

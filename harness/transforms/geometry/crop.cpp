@@ -81,13 +81,8 @@ void add_box(Fields<Config>& f, CropBox Config::*box, const std::string& of) {
 
 struct CropConfig : DeclaredFields<CropConfig> {
   CropBox box;
-  static const Fields<CropConfig>& fields() {
-    static const auto f = [] {
-      Fields<CropConfig> f;
-      add_box(f, &CropConfig::box, "");
-      return f;
-    }();
-    return f;
+  static void declare(Fields<CropConfig>& f) {
+    add_box(f, &CropConfig::box, "");
   }
 };
 
@@ -108,19 +103,9 @@ class Crop final : public ConfiguredTransform<CropConfig> {
 
 struct CenterCropConfig : DeclaredFields<CenterCropConfig> {
   int64_t height = 1, width = 1;
-  static const Fields<CenterCropConfig>& fields() {
-    static const auto f = [] {
-      Fields<CenterCropConfig> f;
-      f.field({"size", "[height, width] integers >= 1", "required", "output size"},
-              [](ObjectReader& r, CenterCropConfig& c) {
-                const auto size = r.integers("size", 2, 1, 1 << 16);
-                c.height = size[0];
-                c.width = size[1];
-              },
-              [](const CenterCropConfig& c, nlohmann::json& out) { out["size"] = {c.height, c.width}; });
-      return f;
-    }();
-    return f;
+  static void declare(Fields<CenterCropConfig>& f) {
+    f.integer_pair("size", &CenterCropConfig::height, &CenterCropConfig::width, 1, 1 << 16,
+                   "[height, width] integers >= 1", "output size");
   }
 };
 
@@ -157,17 +142,12 @@ struct ResizedCropConfig : DeclaredFields<ResizedCropConfig> {
   CropBox box;
   ResizeConfig resize;
   Uint8Strategy uint8;
-  static const Fields<ResizedCropConfig>& fields() {
-    static const auto f = [] {
-      Fields<ResizedCropConfig> f;
-      add_box(f, &ResizedCropConfig::box, " of the box");
-      f.group(ResizeConfig::fields().docs(), [](ObjectReader& r, ResizedCropConfig& c) { c.resize = ResizeConfig::read(r); },
-              [](const ResizedCropConfig& c, nlohmann::json& out) { c.resize.write(out); })
-          .group({Uint8Strategy::doc()}, [](ObjectReader& r, ResizedCropConfig& c) { c.uint8 = Uint8Strategy::read(r); },
-                 [](const ResizedCropConfig& c, nlohmann::json& out) { c.uint8.write(out); });
-      return f;
-    }();
-    return f;
+  static void declare(Fields<ResizedCropConfig>& f) {
+    add_box(f, &ResizedCropConfig::box, " of the box");
+    f.group(ResizeConfig::fields().docs(), [](ObjectReader& r, ResizedCropConfig& c) { c.resize = ResizeConfig::read(r); },
+            [](const ResizedCropConfig& c, nlohmann::json& out) { c.resize.write(out); })
+        .group({Uint8Strategy::doc()}, [](ObjectReader& r, ResizedCropConfig& c) { c.uint8 = Uint8Strategy::read(r); },
+               [](const ResizedCropConfig& c, nlohmann::json& out) { c.uint8.write(out); });
   }
   void check(c10::IntArrayRef shape) const { resize.check(shape); }
 };

@@ -59,25 +59,20 @@ struct PadConfig : DeclaredFields<PadConfig> {
   int64_t sides[4] = {0, 0, 0, 0};  // left, top, right, bottom
   Border mode = Border::kConstant;
   double fill = 0.0;
-  static const Fields<PadConfig>& fields() {
-    static const auto f = [] {
-      Fields<PadConfig> f;
-      f.field({"padding", "p, [lr, tb] or [l, t, r, b] integers >= 0", "required", "pixels per side"},
-              [](ObjectReader& r, PadConfig& c) { read_padding(r, c.sides); },
-              [](const PadConfig& c, nlohmann::json& out) { out["padding"] = c.sides; })
-          .field({"padding_mode", "constant|edge|reflect|symmetric|circular", "\"constant\"",
-                  "how the border is filled (torchvision's pad)"},
-                 [](ObjectReader& r, PadConfig& c) {
-                   c.mode = border_named(
-                       r.string("padding_mode", "constant", {"constant", "edge", "reflect", "symmetric", "circular"}));
-                 },
-                 [](const PadConfig& c, nlohmann::json& out) {
-                   out["padding_mode"] = c.mode == Border::kReplicate ? "edge" : name_of(c.mode);
-                 })
-          .number("fill", &PadConfig::fill, 0.0, -1e6, 1e6, "number", "constant mode's value, in the dtype's units");
-      return f;
-    }();
-    return f;
+  static void declare(Fields<PadConfig>& f) {
+    f.field({"padding", "p, [lr, tb] or [l, t, r, b] integers >= 0", "required", "pixels per side"},
+            [](ObjectReader& r, PadConfig& c) { read_padding(r, c.sides); },
+            [](const PadConfig& c, nlohmann::json& out) { out["padding"] = c.sides; })
+        .field({"padding_mode", "constant|edge|reflect|symmetric|circular", "\"constant\"",
+                "how the border is filled (torchvision's pad)"},
+               [](ObjectReader& r, PadConfig& c) {
+                 c.mode = border_named(
+                     r.string("padding_mode", "constant", {"constant", "edge", "reflect", "symmetric", "circular"}));
+               },
+               [](const PadConfig& c, nlohmann::json& out) {
+                 out["padding_mode"] = c.mode == Border::kReplicate ? "edge" : name_of(c.mode);
+               })
+        .number("fill", &PadConfig::fill, 0.0, -1e6, 1e6, "number", "constant mode's value, in the dtype's units");
   }
 };
 

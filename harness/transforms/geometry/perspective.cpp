@@ -61,33 +61,28 @@ struct PerspectiveConfig : DeclaredFields<PerspectiveConfig> {
   Corners start{}, end{};
   std::array<double, 8> coeffs{};
   WarpOptions warp;
-  static const Fields<PerspectiveConfig>& fields() {
-    static const auto f = [] {
-      Fields<PerspectiveConfig> f;
-      f.field({"startpoints", "four [x, y]", "required", "corners in the input"},
-              [](ObjectReader& r, PerspectiveConfig& c) { c.start = read_corners(r, "startpoints"); },
-              [](const PerspectiveConfig& c, nlohmann::json& out) { out["startpoints"] = c.start; })
-          // The coefficients are written with the end corners and recomputed when read back.
-          .field({"endpoints", "four [x, y]", "required", "where they go in the output"},
-                 [](ObjectReader& r, PerspectiveConfig& c) {
-                   c.end = read_corners(r, "endpoints");
-                   const auto coeffs = perspective_coeffs(c.start, c.end);
-                   if (!coeffs) {
-                     throw FieldError(r.pointer("endpoints"), "the corners do not define a perspective (collinear)");
-                   }
-                   c.coeffs = *coeffs;
-                   r.get("coefficients");
-                 },
-                 [](const PerspectiveConfig& c, nlohmann::json& out) {
-                   out["endpoints"] = c.end;
-                   out["coefficients"] = c.coeffs;
-                 })
-          .group(WarpOptions::docs(Interpolation::kBilinear),
-                 [](ObjectReader& r, PerspectiveConfig& c) { c.warp = WarpOptions::read(r, Interpolation::kBilinear); },
-                 [](const PerspectiveConfig& c, nlohmann::json& out) { c.warp.write(out); });
-      return f;
-    }();
-    return f;
+  static void declare(Fields<PerspectiveConfig>& f) {
+    f.field({"startpoints", "four [x, y]", "required", "corners in the input"},
+            [](ObjectReader& r, PerspectiveConfig& c) { c.start = read_corners(r, "startpoints"); },
+            [](const PerspectiveConfig& c, nlohmann::json& out) { out["startpoints"] = c.start; })
+        // The coefficients are written with the end corners and recomputed when read back.
+        .field({"endpoints", "four [x, y]", "required", "where they go in the output"},
+               [](ObjectReader& r, PerspectiveConfig& c) {
+                 c.end = read_corners(r, "endpoints");
+                 const auto coeffs = perspective_coeffs(c.start, c.end);
+                 if (!coeffs) {
+                   throw FieldError(r.pointer("endpoints"), "the corners do not define a perspective (collinear)");
+                 }
+                 c.coeffs = *coeffs;
+                 r.get("coefficients");
+               },
+               [](const PerspectiveConfig& c, nlohmann::json& out) {
+                 out["endpoints"] = c.end;
+                 out["coefficients"] = c.coeffs;
+               })
+        .group(WarpOptions::docs(Interpolation::kBilinear),
+               [](ObjectReader& r, PerspectiveConfig& c) { c.warp = WarpOptions::read(r, Interpolation::kBilinear); },
+               [](const PerspectiveConfig& c, nlohmann::json& out) { c.warp.write(out); });
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
 };

@@ -80,38 +80,33 @@ struct RescaleParams : DeclaredFields<RescaleParams> {
   bool antialias = false;
   bool align_corners = false;
 
-  static const Fields<RescaleParams>& fields() {
-    static const auto f = [] {
-      Fields<RescaleParams> f;
-      f.field({"factor", "number or [fy, fx] in [0.001, 64]", "required", "output size (int(H*fy), int(W*fx))"},
-              [](ObjectReader& reader, RescaleParams& p) {
-                const auto* factor = reader.get("factor");
-                if (factor == nullptr) throw FieldError("", "missing required field 'factor' (a number or [fy, fx])");
-                if (factor->is_number()) {
-                  p.fy = p.fx = read_number(*factor, "/factor", 1e-3, 64.0);
-                } else {
-                  const auto both = reader.numbers("factor", 2, 1e-3, 64.0);
-                  p.fy = both[0];
-                  p.fx = both[1];
-                }
-              },
-              [](const RescaleParams& p, nlohmann::json& out) { out["factor"] = {p.fy, p.fx}; });
-      mode_field(f, "interpolation", &RescaleParams::interpolation, Interpolation::kBilinear, interpolation_modes(),
-                 "resampling mode")
-          .boolean("antialias", &RescaleParams::antialias, false,
-                   "blur with sigma (f-1)/2 and kernel int(max(4 sigma, 3)) (odd) before downscaling")
-          .field({"align_corners", "bool", "false", "bilinear/bicubic only"},
-                 [](ObjectReader& reader, RescaleParams& p) {
-                   p.align_corners = reader.boolean("align_corners", false);
-                   if (p.align_corners && !interpolates(p.interpolation)) {
-                     throw FieldError("/align_corners",
-                                      "align_corners can only be set with bilinear or bicubic interpolation");
-                   }
-                 },
-                 [](const RescaleParams& p, nlohmann::json& out) { out["align_corners"] = p.align_corners; });
-      return f;
-    }();
-    return f;
+  static void declare(Fields<RescaleParams>& f) {
+    f.field({"factor", "number or [fy, fx] in [0.001, 64]", "required", "output size (int(H*fy), int(W*fx))"},
+            [](ObjectReader& reader, RescaleParams& p) {
+              const auto* factor = reader.get("factor");
+              if (factor == nullptr) throw FieldError("", "missing required field 'factor' (a number or [fy, fx])");
+              if (factor->is_number()) {
+                p.fy = p.fx = read_number(*factor, "/factor", 1e-3, 64.0);
+              } else {
+                const auto both = reader.numbers("factor", 2, 1e-3, 64.0);
+                p.fy = both[0];
+                p.fx = both[1];
+              }
+            },
+            [](const RescaleParams& p, nlohmann::json& out) { out["factor"] = {p.fy, p.fx}; });
+    mode_field(f, "interpolation", &RescaleParams::interpolation, Interpolation::kBilinear, interpolation_modes(),
+               "resampling mode")
+        .boolean("antialias", &RescaleParams::antialias, false,
+                 "blur with sigma (f-1)/2 and kernel int(max(4 sigma, 3)) (odd) before downscaling")
+        .field({"align_corners", "bool", "false", "bilinear/bicubic only"},
+               [](ObjectReader& reader, RescaleParams& p) {
+                 p.align_corners = reader.boolean("align_corners", false);
+                 if (p.align_corners && !interpolates(p.interpolation)) {
+                   throw FieldError("/align_corners",
+                                    "align_corners can only be set with bilinear or bicubic interpolation");
+                 }
+               },
+               [](const RescaleParams& p, nlohmann::json& out) { out["align_corners"] = p.align_corners; });
   }
   void check(c10::IntArrayRef shape) const {
     const auto size = rescaled_size(shape[2], shape[3], fy, fx);

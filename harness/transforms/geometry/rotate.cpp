@@ -50,15 +50,10 @@ struct RotateConfig : DeclaredFields<RotateConfig> {
   bool expand = false;
   std::optional<std::pair<double, double>> center;
   WarpOptions warp;
-  static const Fields<RotateConfig>& fields() {
-    static const auto f = [] {
-      Fields<RotateConfig> f;
-      f.number("angle", &RotateConfig::angle, std::nullopt, -1e4, 1e4, "number (degrees)", "counter-clockwise")
-          .boolean("expand", &RotateConfig::expand, false, "grow the output to hold the whole rotated image");
-      add_center_and_warp(f, Interpolation::kNearest);
-      return f;
-    }();
-    return f;
+  static void declare(Fields<RotateConfig>& f) {
+    f.number("angle", &RotateConfig::angle, std::nullopt, -1e4, 1e4, "number (degrees)", "counter-clockwise")
+        .boolean("expand", &RotateConfig::expand, false, "grow the output to hold the whole rotated image");
+    add_center_and_warp(f, Interpolation::kNearest);
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
 };

@@ -70,22 +70,17 @@ struct TpsSettings : DeclaredFields<TpsSettings> {
   Points src = kTpsSource;
   bool align_corners = false;
   WarpOptions warp;
-  static const Fields<TpsSettings>& fields() {
-    static const auto f = [] {
-      Fields<TpsSettings> f;
-      f.number("scale", &TpsSettings::scale, 0.2, 0.0, 1e3, "number >= 0", "dst = src + U(-scale, scale) per coordinate")
-          .field({"src", "[[x, y], ...] in [-1, 1]", "the corners and the centre", "source control points"},
-                 [](ObjectReader& r, TpsSettings& c) {
-                   if (r.has("src")) c.src = read_points(*r.get("src"), r.pointer("src"));
-                 },
-                 [](const TpsSettings& c, nlohmann::json& out) { out["src"] = c.src; })
-          .boolean("align_corners", &TpsSettings::align_corners, false, "grid_sample's normalisation, as Kornia's default")
-          .group(WarpOptions::docs(Interpolation::kBilinear),
-                 [](ObjectReader& r, TpsSettings& c) { c.warp = WarpOptions::read(r, Interpolation::kBilinear); },
-                 [](const TpsSettings& c, nlohmann::json& out) { c.warp.write(out); });
-      return f;
-    }();
-    return f;
+  static void declare(Fields<TpsSettings>& f) {
+    f.number("scale", &TpsSettings::scale, 0.2, 0.0, 1e3, "number >= 0", "dst = src + U(-scale, scale) per coordinate")
+        .field({"src", "[[x, y], ...] in [-1, 1]", "the corners and the centre", "source control points"},
+               [](ObjectReader& r, TpsSettings& c) {
+                 if (r.has("src")) c.src = read_points(*r.get("src"), r.pointer("src"));
+               },
+               [](const TpsSettings& c, nlohmann::json& out) { out["src"] = c.src; })
+        .boolean("align_corners", &TpsSettings::align_corners, false, "grid_sample's normalisation, as Kornia's default")
+        .group(WarpOptions::docs(Interpolation::kBilinear),
+               [](ObjectReader& r, TpsSettings& c) { c.warp = WarpOptions::read(r, Interpolation::kBilinear); },
+               [](const TpsSettings& c, nlohmann::json& out) { c.warp.write(out); });
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
 };

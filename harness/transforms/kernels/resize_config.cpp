@@ -17,39 +17,29 @@ const std::vector<Interpolation>& interpolation_modes() {
 
 bool interpolates(Interpolation mode) { return mode == Interpolation::kBilinear || mode == Interpolation::kBicubic; }
 
-const Fields<ResizeConfig>& ResizeConfig::fields() {
-  static const auto f = [] {
-    Fields<ResizeConfig> f;
-    f.field({"size", "[H, W] integers in [1, 65536]", "required", "output height and width"},
-            [](ObjectReader& reader, ResizeConfig& c) {
-              const auto size = reader.integers("size", 2, 1, 1 << 16);
-              c.height = size[0];
-              c.width = size[1];
-            },
-            [](const ResizeConfig& c, nlohmann::json& out) { out["size"] = {c.height, c.width}; });
-    mode_field(f, "interpolation", &ResizeConfig::interpolation, Interpolation::kBilinear, interpolation_modes(),
-               "LibTorch interpolate modes; area is adaptive average pooling")
-        .boolean("antialias", &ResizeConfig::antialias, false,
-                 "bilinear/bicubic: widen the filter by the downscale factor (Pillow); bicubic uses a=-0.5")
-        .field({"align_corners", "bool", "false",
-                "bilinear/bicubic: map corner pixel centres onto each other instead of half-pixel centres"},
-               [](ObjectReader& reader, ResizeConfig& c) {
-                 c.align_corners = reader.boolean("align_corners", false);
-                 // LibTorch's interpolate raises for these; so do we, at the field.
-                 const bool interpolating = interpolates(c.interpolation);
-                 if (c.align_corners && !interpolating) {
-                   throw FieldError(reader.pointer("align_corners"),
-                                    "align_corners can only be set with bilinear or bicubic interpolation");
-                 }
-                 if (c.antialias && !interpolating) {
-                   throw FieldError(reader.pointer("antialias"),
-                                    "antialias is only supported with bilinear or bicubic interpolation");
-                 }
-               },
-               [](const ResizeConfig& c, nlohmann::json& out) { out["align_corners"] = c.align_corners; });
-    return f;
-  }();
-  return f;
+void ResizeConfig::declare(Fields<ResizeConfig>& f) {
+  f.integer_pair("size", &ResizeConfig::height, &ResizeConfig::width, 1, 1 << 16, "[H, W] integers in [1, 65536]",
+                 "output height and width");
+  mode_field(f, "interpolation", &ResizeConfig::interpolation, Interpolation::kBilinear, interpolation_modes(),
+             "LibTorch interpolate modes; area is adaptive average pooling")
+      .boolean("antialias", &ResizeConfig::antialias, false,
+               "bilinear/bicubic: widen the filter by the downscale factor (Pillow); bicubic uses a=-0.5")
+      .field({"align_corners", "bool", "false",
+              "bilinear/bicubic: map corner pixel centres onto each other instead of half-pixel centres"},
+             [](ObjectReader& reader, ResizeConfig& c) {
+               c.align_corners = reader.boolean("align_corners", false);
+               // LibTorch's interpolate raises for these; so do we, at the field.
+               const bool interpolating = interpolates(c.interpolation);
+               if (c.align_corners && !interpolating) {
+                 throw FieldError(reader.pointer("align_corners"),
+                                  "align_corners can only be set with bilinear or bicubic interpolation");
+               }
+               if (c.antialias && !interpolating) {
+                 throw FieldError(reader.pointer("antialias"),
+                                  "antialias is only supported with bilinear or bicubic interpolation");
+               }
+             },
+             [](const ResizeConfig& c, nlohmann::json& out) { out["align_corners"] = c.align_corners; });
 }
 
 namespace {

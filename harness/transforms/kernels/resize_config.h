@@ -28,7 +28,7 @@ struct ResizeConfig : DeclaredFields<ResizeConfig> {
   bool antialias = false;               ///< bilinear/bicubic only
   bool align_corners = false;           ///< bilinear/bicubic only
 
-  static const Fields<ResizeConfig>& fields();
+  static void declare(Fields<ResizeConfig>& f);
 };
 
 /// The reference's "uint8_strategy" (resize and resized_crop): how uint8

@@ -67,43 +67,38 @@ void pair_field(Fields<Config>& f, ParamDoc doc, std::pair<int64_t, int64_t> Con
 // ---------------------------------------------------------------- grid_sample
 
 // grid_sample's parameters, declared once.
-struct GridSampleConfig {
+struct GridSampleConfig : DeclaredFields<GridSampleConfig> {
   std::array<double, 6> theta = {0.9, -0.2, 0.05, 0.2, 0.9, -0.1};
   Interpolation mode = Interpolation::kBilinear;
   Padding padding = Padding::kZeros;
   bool align_corners = false;
 
-  static const Fields<GridSampleConfig>& fields() {
-    static const auto f = [] {
-      Fields<GridSampleConfig> f;
-      f.field({"theta", "[[a, b, c], [d, e, f]]", "[[0.9, -0.2, 0.05], [0.2, 0.9, -0.1]]",
-               "the affine map from output to input coordinates in [-1, 1]"},
-              [](ObjectReader& r, GridSampleConfig& c) {
-                const auto* t = r.get("theta");
-                if (t == nullptr) return;
-                if (!t->is_array() || t->size() != 2) {
-                  throw FieldError("/theta", fmt::format("expected [[a, b, c], [d, e, f]], got {}", describe_json(*t)));
+  static void declare(Fields<GridSampleConfig>& f) {
+    f.field({"theta", "[[a, b, c], [d, e, f]]", "[[0.9, -0.2, 0.05], [0.2, 0.9, -0.1]]",
+             "the affine map from output to input coordinates in [-1, 1]"},
+            [](ObjectReader& r, GridSampleConfig& c) {
+              const auto* t = r.get("theta");
+              if (t == nullptr) return;
+              if (!t->is_array() || t->size() != 2) {
+                throw FieldError("/theta", fmt::format("expected [[a, b, c], [d, e, f]], got {}", describe_json(*t)));
+              }
+              for (size_t row = 0; row < 2; ++row) {
+                const auto p = "/theta/" + std::to_string(row);
+                if (!(*t)[row].is_array() || (*t)[row].size() != 3) {
+                  throw FieldError(p, fmt::format("expected a row of 3 numbers, got {}", describe_json((*t)[row])));
                 }
-                for (size_t row = 0; row < 2; ++row) {
-                  const auto p = "/theta/" + std::to_string(row);
-                  if (!(*t)[row].is_array() || (*t)[row].size() != 3) {
-                    throw FieldError(p, fmt::format("expected a row of 3 numbers, got {}", describe_json((*t)[row])));
-                  }
-                  for (size_t col = 0; col < 3; ++col) {
-                    c.theta[row * 3 + col] = read_number((*t)[row][col], p + "/" + std::to_string(col), -1e3, 1e3);
-                  }
+                for (size_t col = 0; col < 3; ++col) {
+                  c.theta[row * 3 + col] = read_number((*t)[row][col], p + "/" + std::to_string(col), -1e3, 1e3);
                 }
-              },
-              [](const GridSampleConfig& c, nlohmann::json& out) {
-                const auto& t = c.theta;
-                out["theta"] = {{t[0], t[1], t[2]}, {t[3], t[4], t[5]}};
-              });
-      mode_field(f, "mode", &GridSampleConfig::mode, Interpolation::kBilinear, kGridModes, "sampling");
-      mode_field(f, "padding_mode", &GridSampleConfig::padding, Padding::kZeros, kGridPaddings, "outside the image")
-          .boolean("align_corners", &GridSampleConfig::align_corners, false, "corner pixels' centres at -1 and 1");
-      return f;
-    }();
-    return f;
+              }
+            },
+            [](const GridSampleConfig& c, nlohmann::json& out) {
+              const auto& t = c.theta;
+              out["theta"] = {{t[0], t[1], t[2]}, {t[3], t[4], t[5]}};
+            });
+    mode_field(f, "mode", &GridSampleConfig::mode, Interpolation::kBilinear, kGridModes, "sampling");
+    mode_field(f, "padding_mode", &GridSampleConfig::padding, Padding::kZeros, kGridPaddings, "outside the image")
+        .boolean("align_corners", &GridSampleConfig::align_corners, false, "corner pixels' centres at -1 and 1");
   }
 };
 
@@ -255,29 +250,24 @@ struct PoolConfig : DeclaredFields<PoolConfig> {
   bool ceil_mode = false;
   bool count_include_pad = true;
 
-  static const Fields<PoolConfig>& fields() {
-    static const auto f = [] {
-      Fields<PoolConfig> f;
-      pair_field<PoolConfig>(f, {"kernel_size", "k or [kh, kw]", "3", "window"}, &PoolConfig::kernel,
-                             [](ObjectReader& r, const PoolConfig&) { return read_pair(r, "kernel_size", 3, 1, 255); });
-      pair_field<PoolConfig>(f, {"stride", "s or [sh, sw]", "the kernel size", "step"}, &PoolConfig::stride,
-                             [](ObjectReader& r, const PoolConfig& c) {
-                               return r.has("stride") ? read_pair(r, "stride", 1, 1, 255) : c.kernel;
-                             });
-      pair_field<PoolConfig>(f, {"padding", "p or [ph, pw], at most half the kernel", "0", "implicit zero padding"},
-                             &PoolConfig::padding, [](ObjectReader& r, const PoolConfig& c) {
-                               const auto padding = read_pair(r, "padding", 0, 0, 127);
-                               if (2 * padding.first > c.kernel.first || 2 * padding.second > c.kernel.second) {
-                                 throw FieldError("/padding",
-                                                  "padding must be at most half the kernel size (LibTorch's rule)");
-                               }
-                               return padding;
-                             });
-      f.boolean("ceil_mode", &PoolConfig::ceil_mode, false, "round the output size up")
-          .boolean("count_include_pad", &PoolConfig::count_include_pad, true, "padding counts in the divisor");
-      return f;
-    }();
-    return f;
+  static void declare(Fields<PoolConfig>& f) {
+    pair_field<PoolConfig>(f, {"kernel_size", "k or [kh, kw]", "3", "window"}, &PoolConfig::kernel,
+                           [](ObjectReader& r, const PoolConfig&) { return read_pair(r, "kernel_size", 3, 1, 255); });
+    pair_field<PoolConfig>(f, {"stride", "s or [sh, sw]", "the kernel size", "step"}, &PoolConfig::stride,
+                           [](ObjectReader& r, const PoolConfig& c) {
+                             return r.has("stride") ? read_pair(r, "stride", 1, 1, 255) : c.kernel;
+                           });
+    pair_field<PoolConfig>(f, {"padding", "p or [ph, pw], at most half the kernel", "0", "implicit zero padding"},
+                           &PoolConfig::padding, [](ObjectReader& r, const PoolConfig& c) {
+                             const auto padding = read_pair(r, "padding", 0, 0, 127);
+                             if (2 * padding.first > c.kernel.first || 2 * padding.second > c.kernel.second) {
+                               throw FieldError("/padding",
+                                                "padding must be at most half the kernel size (LibTorch's rule)");
+                             }
+                             return padding;
+                           });
+    f.boolean("ceil_mode", &PoolConfig::ceil_mode, false, "round the output size up")
+        .boolean("count_include_pad", &PoolConfig::count_include_pad, true, "padding counts in the divisor");
   }
   void check(c10::IntArrayRef shape) const {
     if (shape[2] + 2 * padding.first < kernel.first || shape[3] + 2 * padding.second < kernel.second) {
@@ -310,36 +300,31 @@ struct ConvBlurConfig : DeclaredFields<ConvBlurConfig> {
   std::pair<double, double> sigma;
   Border border = Border::kReflect;
 
-  static const Fields<ConvBlurConfig>& fields() {
-    static const auto f = [] {
-      Fields<ConvBlurConfig> f;
-      pair_field<ConvBlurConfig>(f, {"kernel_size", "k or [ky, kx], odd", "5", "kernel size"}, &ConvBlurConfig::kernel,
-                                 [](ObjectReader& r, const ConvBlurConfig&) {
-                                   const auto kernel = read_pair(r, "kernel_size", 5, 1, 255);
-                                   if (kernel.first % 2 == 0 || kernel.second % 2 == 0) {
-                                     throw FieldError("/kernel_size", "expected odd kernel sizes");
-                                   }
-                                   return kernel;
-                                 });
-      f.field({"sigma", "s or [sy, sx]", "1.0", "standard deviations"},
-              [](ObjectReader& r, ConvBlurConfig& c) {
-                const auto* s = r.get("sigma");
-                if (s != nullptr && s->is_number()) {
-                  const auto v = r.number("sigma", std::nullopt, 1e-3, 1e3);
-                  c.sigma = {v, v};
-                } else if (s != nullptr) {
-                  const auto both = r.numbers("sigma", 2, 1e-3, 1e3);
-                  c.sigma = {both[0], both[1]};
-                } else {
-                  c.sigma = {1.0, 1.0};
-                }
-              },
-              [](const ConvBlurConfig& c, nlohmann::json& out) { out["sigma"] = {c.sigma.first, c.sigma.second}; });
-      mode_field(f, "border", &ConvBlurConfig::border, Border::kReflect,
-                 {Border::kReflect, Border::kReplicate, Border::kConstant, Border::kCircular}, "padding");
-      return f;
-    }();
-    return f;
+  static void declare(Fields<ConvBlurConfig>& f) {
+    pair_field<ConvBlurConfig>(f, {"kernel_size", "k or [ky, kx], odd", "5", "kernel size"}, &ConvBlurConfig::kernel,
+                               [](ObjectReader& r, const ConvBlurConfig&) {
+                                 const auto kernel = read_pair(r, "kernel_size", 5, 1, 255);
+                                 if (kernel.first % 2 == 0 || kernel.second % 2 == 0) {
+                                   throw FieldError("/kernel_size", "expected odd kernel sizes");
+                                 }
+                                 return kernel;
+                               });
+    f.field({"sigma", "s or [sy, sx]", "1.0", "standard deviations"},
+            [](ObjectReader& r, ConvBlurConfig& c) {
+              const auto* s = r.get("sigma");
+              if (s != nullptr && s->is_number()) {
+                const auto v = r.number("sigma", std::nullopt, 1e-3, 1e3);
+                c.sigma = {v, v};
+              } else if (s != nullptr) {
+                const auto both = r.numbers("sigma", 2, 1e-3, 1e3);
+                c.sigma = {both[0], both[1]};
+              } else {
+                c.sigma = {1.0, 1.0};
+              }
+            },
+            [](const ConvBlurConfig& c, nlohmann::json& out) { out["sigma"] = {c.sigma.first, c.sigma.second}; });
+    mode_field(f, "border", &ConvBlurConfig::border, Border::kReflect,
+               {Border::kReflect, Border::kReplicate, Border::kConstant, Border::kCircular}, "padding");
   }
   void check(c10::IntArrayRef shape) const {
     if (border == Border::kReflect && (kernel.first / 2 >= shape[2] || kernel.second / 2 >= shape[3])) {
