@@ -167,6 +167,10 @@ at::Tensor codec(const at::Tensor& image, const at::Tensor& quality, const at::T
   return rgb.narrow(2, 0, h).narrow(3, 0, w);
 }
 
+const random_draws::PerSample kQuality{"quality", "[number per sample] in [0, 100]",
+                                       "JPEG quality per sample (one value for all also works); 0 gives NaN, as "
+                                       "the formula",
+                                       0.0, 100.0};
 const random_draws::DrawRange kQualityRange{"quality_range", {1.0, 100.0}, 1.0, 100.0,
                                             "draw range when quality is not given (RandomJPEG's default)"};
 
@@ -177,8 +181,7 @@ class JpegCodecDifferentiable final : public StatefulImageTransform {
             Describe("jpeg_codec_differentiable", "codec",
                      "Kornia's differentiable JPEG (4:2:0, 8x8 DCT, standard tables, soft floor/round/clip); "
                      "tables are registered state")
-                .param("quality", "[number per sample] in [0, 100]", "drawn",
-                       "JPEG quality per sample (one value for all also works); 0 gives NaN, as the formula")
+                .params({kQuality.doc()})
                 .params({kQualityRange.doc()})
                 .param("same_on_batch", "bool", "false", "one quality draw for the whole batch")
                 .dtypes(kFloatDtypes)
@@ -191,14 +194,14 @@ class JpegCodecDifferentiable final : public StatefulImageTransform {
     ObjectReader r(given);
     const auto range = kQualityRange.read(r);
     const bool same = r.boolean("same_on_batch", false);
-    auto quality = random_draws::read_per_sample(r, "quality", shape[0], 0.0, 100.0);
+    auto quality = kQuality.read(r, shape[0]);
     if (!quality) {
       const auto draw = random_draws::uniform(gen, shape[0], static_cast<float>(range.first),
                                           static_cast<float>(range.second), same);
       quality = std::vector<double>(draw.begin(), draw.end());
     }
     r.finish();
-    nlohmann::json out = {{"quality", *quality}, {"same_on_batch", same}};
+    nlohmann::json out = {{kQuality.name, *quality}, {"same_on_batch", same}};
     kQualityRange.write(out, range);
     return out;
   }

@@ -32,16 +32,52 @@
 namespace devparity {
 namespace {
 
+// color_jitter's four parts, declared once: reading, bounds, the transform
+// each applies and the parameter's doc.
 struct JitterPart {
   const char* key;
   const char* transform;
   double center, lo, hi;  // the no-op value and the allowed bounds
+  const char* type;
+  const char* meaning;
+
+  ParamDoc doc() const { return {key, type, "null", meaning}; }
 };
 
-const JitterPart kParts[4] = {{"brightness", "adjust_brightness", 1.0, 0.0, 1e6},
-                              {"contrast", "adjust_contrast", 1.0, 0.0, 1e6},
-                              {"saturation", "adjust_saturation", 1.0, 0.0, 1e6},
-                              {"hue", "adjust_hue", 0.0, -0.5, 0.5}};
+const JitterPart kParts[4] = {
+    {"brightness", "adjust_brightness", 1.0, 0.0, 1e6, "v or [lo, hi] >= 0", "factor range; v: [max(0, 1 - v), 1 + v]"},
+    {"contrast", "adjust_contrast", 1.0, 0.0, 1e6, "v or [lo, hi] >= 0", "as brightness"},
+    {"saturation", "adjust_saturation", 1.0, 0.0, 1e6, "v or [lo, hi] >= 0", "as brightness"},
+    {"hue", "adjust_hue", 0.0, -0.5, 0.5, "v or [lo, hi] in [-0.5, 0.5]", "v: [-v, v]"}};
+
+std::vector<ParamDoc> part_docs() {
+  std::vector<ParamDoc> out;
+  for (const auto& part : kParts) out.push_back(part.doc());
+  return out;
+}
+
+// The explicit values of the random colour transforms.
+const random_draws::PerSample kOrder{"order", "permutation of 0..3", "0 brightness, 1 contrast, 2 saturation, 3 hue"};
+const random_draws::PerSample kFactors{"factors", "{name: factor}", "explicit factors; replace the draws"};
+const random_draws::PerSample kPermutation{"permutation", "[[channel...] per sample]",
+                                           "explicit permutations (gate all true)"};
+const random_draws::PerSample kShifts{"shifts", "[[r, g, b] per sample]", "explicit shifts (gate all true)"};
+
+// rgb_shift's limits, one per channel.
+struct ShiftLimit {
+  const char* key;
+  const char* meaning;
+};
+const ShiftLimit kLimits[3] = {{"r_shift_limit", "r shift ~ U(-limit, limit)"},
+                               {"g_shift_limit", "g shift ~ U(-limit, limit)"},
+                               {"b_shift_limit", "b shift ~ U(-limit, limit)"}};
+constexpr double kDefaultLimit = 0.5;
+
+std::vector<ParamDoc> limit_docs() {
+  std::vector<ParamDoc> out;
+  for (const auto& limit : kLimits) out.push_back({limit.key, "number in [0, 1]", "0.5", limit.meaning});
+  return out;
+}
 
 // torchvision's _check_input: nullopt for a range that does nothing.
 std::optional<std::pair<double, double>> read_jitter_range(ObjectReader& r, const JitterPart& part) {
@@ -66,13 +102,8 @@ class ColorJitter final : public Described<Transform> {
       : Described(
             Describe("color_jitter", "color",
                      "torchvision's ColorJitter: brightness, contrast, saturation, hue in a random order")
-                .param("brightness", "v or [lo, hi] >= 0", "null", "factor range; v: [max(0, 1 - v), 1 + v]")
-                .param("contrast", "v or [lo, hi] >= 0", "null", "as brightness")
-                .param("saturation", "v or [lo, hi] >= 0", "null", "as brightness")
-                .param("hue", "v or [lo, hi] in [-0.5, 0.5]", "null", "v: [-v, v]")
-                .param("order", "permutation of 0..3", "drawn",
-                       "0 brightness, 1 contrast, 2 saturation, 3 hue")
-                .param("factors", "{name: factor}", "drawn", "explicit factors; replace the draws")
+                .params(part_docs())
+                .params(random_draws::docs({&kOrder, &kFactors}))
                 .dtypes(kImageDtypes)
                 .random()) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
@@ -88,11 +119,11 @@ class ColorJitter final : public Described<Transform> {
     std::vector<int64_t> order;
     const auto drawn_order = at::randperm(4, gen, at::kLong);
     for (int i = 0; i < 4; ++i) order.push_back(drawn_order[i].item<int64_t>());
-    if (r.has("order")) {
-      order = r.integers("order", 4, 0, 3);
+    if (kOrder.given(r)) {
+      order = r.integers(kOrder.name, 4, 0, 3);
       std::vector<int64_t> sorted = order;
       std::sort(sorted.begin(), sorted.end());
-      if (sorted != std::vector<int64_t>{0, 1, 2, 3}) throw FieldError(r.pointer("order"), "expected a permutation of 0..3");
+      if (sorted != std::vector<int64_t>{0, 1, 2, 3}) throw FieldError(r.pointer(kOrder.name), "expected a permutation of 0..3");
     }
     nlohmann::json factors = nlohmann::json::object();
     for (int i = 0; i < 4; ++i) {
@@ -100,16 +131,16 @@ class ColorJitter final : public Described<Transform> {
       factors[kParts[i].key] =
           at::empty({1}, at::kFloat).uniform_(ranges[i]->first, ranges[i]->second, gen).item<double>();
     }
-    if (const auto* explicit_factors = r.get("factors"); explicit_factors != nullptr) {
-      ObjectReader f(*explicit_factors, r.pointer("factors"));
+    if (const auto* explicit_factors = r.get(kFactors.name); explicit_factors != nullptr) {
+      ObjectReader f(*explicit_factors, r.pointer(kFactors.name));
       for (const auto& part : kParts) {
         if (f.has(part.key)) factors[part.key] = f.number(part.key, std::nullopt, part.lo, part.hi);
       }
       f.finish();
     }
     r.finish();
-    out["order"] = order;
-    out["factors"] = factors;
+    out[kOrder.name] = order;
+    out[kFactors.name] = factors;
     return out;
   }
 
@@ -135,8 +166,7 @@ class ChannelShuffle final : public Described<Transform> {
       : Described(Describe("channel_shuffle", "color",
                            "Kornia's RandomChannelShuffle: a random channel permutation per sample")
                       .params(random_draws::RandomGate::docs(false, "explicit gate"))
-                      .param("permutation", "[[channel...] per sample]", "drawn",
-                             "explicit permutations (gate all true)")
+                      .params({kPermutation.doc()})
                       .dtypes(kImageDtypes)
                       .random()
                       .differentiable()) {}
@@ -144,7 +174,7 @@ class ChannelShuffle final : public Described<Transform> {
     require_nchw(shape, info_.name);
     const int64_t batch = shape[0], channels = shape[1];
     ObjectReader r(given);
-    const auto gate = random_draws::RandomGate::read(r, batch, gen, {"permutation"}, /*with_same=*/false);
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kPermutation}, /*with_same=*/false);
     std::vector<std::vector<int64_t>> perms;
     const auto drawn = at::rand({batch, channels}, gen).argsort(int64_t{1});
     for (int64_t b = 0; b < batch; ++b) {
@@ -152,9 +182,11 @@ class ChannelShuffle final : public Described<Transform> {
       for (int64_t c = 0; c < channels; ++c) row.push_back(drawn[b][c].item<int64_t>());
       perms.push_back(row);
     }
-    if (const auto* v = r.get("permutation"); v != nullptr) perms = read_permutations(*v, r.pointer("permutation"), batch, channels);
+    if (const auto* v = r.get(kPermutation.name); v != nullptr) {
+      perms = read_permutations(*v, r.pointer(kPermutation.name), batch, channels);
+    }
     r.finish();
-    nlohmann::json out = {{"permutation", perms}};
+    nlohmann::json out = {{kPermutation.name, perms}};
     gate.write(out, /*with_same=*/false);
     return out;
   }
@@ -212,11 +244,9 @@ class RgbShift final : public Described<Transform> {
       : Described(
             Describe("rgb_shift", "color",
                      "Kornia's RandomRGBShift: a random offset per channel and sample, clamped to [0, 1]")
-                .param("r_shift_limit", "number in [0, 1]", "0.5", "r shift ~ U(-limit, limit)")
-                .param("g_shift_limit", "number in [0, 1]", "0.5", "g shift ~ U(-limit, limit)")
-                .param("b_shift_limit", "number in [0, 1]", "0.5", "b shift ~ U(-limit, limit)")
+                .params(limit_docs())
                 .params(random_draws::RandomGate::docs(true, "explicit gate"))
-                .param("shifts", "[[r, g, b] per sample]", "drawn", "explicit shifts (gate all true)")
+                .params({kShifts.doc()})
                 .dtypes(kFloatDtypes)
                 .random()
                 .differentiable()) {}
@@ -225,19 +255,18 @@ class RgbShift final : public Described<Transform> {
     const int64_t batch = shape[0];
     ObjectReader r(given);
     double limits[3];
-    const char* keys[3] = {"r_shift_limit", "g_shift_limit", "b_shift_limit"};
-    for (int c = 0; c < 3; ++c) limits[c] = r.number(keys[c], 0.5, 0.0, 1.0);
-    const auto gate = random_draws::RandomGate::read(r, batch, gen, {"shifts"});
+    for (int c = 0; c < 3; ++c) limits[c] = r.number(kLimits[c].key, kDefaultLimit, 0.0, 1.0);
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kShifts});
     const bool same = gate.same_on_batch;
     std::vector<std::vector<double>> shifts(static_cast<size_t>(batch), std::vector<double>(3));
     for (int c = 0; c < 3; ++c) {
       const auto drawn = random_draws::uniform(gen, batch, static_cast<float>(-limits[c]), static_cast<float>(limits[c]), same);
       for (int64_t b = 0; b < batch; ++b) shifts[static_cast<size_t>(b)][static_cast<size_t>(c)] = drawn[static_cast<size_t>(b)];
     }
-    if (const auto* v = r.get("shifts"); v != nullptr) shifts = read_shifts(*v, r.pointer("shifts"), batch);
+    if (const auto* v = r.get(kShifts.name); v != nullptr) shifts = read_shifts(*v, r.pointer(kShifts.name), batch);
     r.finish();
-    nlohmann::json out = {{"r_shift_limit", limits[0]}, {"g_shift_limit", limits[1]}, {"b_shift_limit", limits[2]},
-                          {"shifts", shifts}};
+    nlohmann::json out = {{kShifts.name, shifts}};
+    for (int c = 0; c < 3; ++c) out[kLimits[c].key] = limits[c];
     gate.write(out);
     return out;
   }

@@ -12,6 +12,7 @@
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
+#include "harness/subject/fields.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -56,35 +57,54 @@ const random_draws::DrawRange kScale{"scale", {0.02, 0.33}, 1e-9, 1.0, "box area
                                      "[low, high] in (0, 1]"};
 const random_draws::DrawRange kRatio{"ratio", {0.3, 3.3}, 1e-6, 1e6, "box aspect ratio range", "[low, high] > 0"};
 
+const random_draws::PerSample kBox{"box", "[top, left, height, width]",
+                                  "explicit box (may be empty); replaces the draws and the gate"};
+
+// The gate and the draw ranges, read and written as one.
+struct ErasingDraws : DeclaredFields<ErasingDraws> {
+  double p = 0.5;
+  std::pair<double, double> scale, ratio;
+
+  static void declare(Fields<ErasingDraws>& f) {
+    f.number("p", &ErasingDraws::p, 0.5, 0.0, 1.0, "number in [0, 1]", "probability of erasing");
+    range(f, kScale, &ErasingDraws::scale);
+    range(f, kRatio, &ErasingDraws::ratio);
+  }
+
+ private:
+  static void range(Fields<ErasingDraws>& f, const random_draws::DrawRange& declared,
+                    std::pair<double, double> ErasingDraws::*member) {
+    f.field(
+        declared.doc(), [&declared, member](ObjectReader& r, ErasingDraws& d) { d.*member = declared.read(r); },
+        [&declared, member](const ErasingDraws& d, nlohmann::json& out) { declared.write(out, d.*member); });
+  }
+};
+
 class Erasing final : public Described<Transform> {
  public:
   Erasing()
       : Described(Describe("erasing", "geometry",
                            "torchvision's RandomErasing: a random box set to a value (one box per batch)")
-                      .param("p", "number in [0, 1]", "0.5", "probability of erasing")
-                      .params({kScale.doc(), kRatio.doc()})
+                      .params(ErasingDraws::fields().docs())
                       .param("value", "number or [per channel]", "0", "in the dtype's units")
-                      .param("box", "[top, left, height, width]", "drawn",
-                             "explicit box (may be empty); replaces the draws and the gate")
+                      .params({kBox.doc()})
                       .dtypes(kImageDtypes)
                       .random()
                       .differentiable()) {}
   nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
     require_nchw(shape, info_.name);
     ObjectReader r(given);
-    const double p = r.number("p", 0.5, 0.0, 1.0);
-    const auto scale = kScale.read(r);
-    const auto ratio = kRatio.read(r);
+    const auto draws = ErasingDraws::read(r);
     const auto value = read_value(r, shape[1]);
-    nlohmann::json out = {{"p", p}, {"scale", {scale.first, scale.second}}, {"ratio", {ratio.first, ratio.second}},
-                          {"value", value}};
-    if (r.has("box")) {
-      out["box"] = read_box(r, shape);
-    } else if (at::rand({1}, gen).item<double>() < p) {
-      const auto box = draw_box(gen, shape[2], shape[3], scale, ratio);
-      out["box"] = box ? nlohmann::json(*box) : nlohmann::json(nullptr);
+    nlohmann::json out = {{"value", value}};
+    draws.write(out);
+    if (kBox.given(r)) {
+      out[kBox.name] = read_box(r, shape);
+    } else if (at::rand({1}, gen).item<double>() < draws.p) {
+      const auto box = draw_box(gen, shape[2], shape[3], draws.scale, draws.ratio);
+      out[kBox.name] = box ? nlohmann::json(*box) : nlohmann::json(nullptr);
     } else {
-      out["box"] = nullptr;
+      out[kBox.name] = nullptr;
     }
     r.finish();
     return out;
@@ -96,7 +116,7 @@ class Erasing final : public Described<Transform> {
     ObjectReader r(params);
     const auto value = read_value(r, x.size(1));
     auto out = x.clone();
-    if (params.at("box").is_null()) return out;
+    if (params.at(kBox.name).is_null()) return out;
     const auto box = read_box(r, x.sizes());
     auto region = out.narrow(2, box[0], box[2]).narrow(3, box[1], box[3]);
     region.copy_(image::per_channel(value, x.options()).expand_as(region));
@@ -114,10 +134,10 @@ class Erasing final : public Described<Transform> {
   }
 
   static std::vector<int64_t> read_box(ObjectReader& r, c10::IntArrayRef shape) {
-    const auto box = r.integers("box", 4, 0, int64_t{1} << 31);
+    const auto box = r.integers(kBox.name, 4, 0, int64_t{1} << 31);
     // An empty box erases nothing: torchvision draws h = 0 on tiny images.
     if (box[0] + box[2] > shape[2] || box[1] + box[3] > shape[3]) {
-      throw FieldError(r.pointer("box"), fmt::format("[{}, {}, {}, {}] is not a box inside {}x{}", box[0],
+      throw FieldError(r.pointer(kBox.name), fmt::format("[{}, {}, {}, {}] is not a box inside {}x{}", box[0],
                                                      box[1], box[2], box[3], shape[2], shape[3]));
     }
     return box;

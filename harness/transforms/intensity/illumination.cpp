@@ -126,6 +126,10 @@ std::vector<int64_t> read_select_from(ObjectReader& reader, Illuminant mode) {
   return reader.integers("select_from", 0, 0, n - 1);
 }
 
+// The explicit rows; the bound is the table's (or select_from's) last row.
+const random_draws::PerSample kIdx{"idx", "[integer per sample]",
+                                   "explicit rows (after select_from); replaces the draw"};
+
 class PlanckianJitter final : public StatefulImageTransform {
  public:
   PlanckianJitter()
@@ -135,8 +139,7 @@ class PlanckianJitter final : public StatefulImageTransform {
                      "illuminant; the table is registered state")
                 .param("mode", "blackbody|CIED", "\"blackbody\"", "illuminant table (25 or 23 rows)")
                 .param("select_from", "integer or [integers]", "null", "rows to draw from, in this order")
-                .param("idx", "[integer per sample]", "drawn",
-                       "explicit rows (after select_from); replaces the draw")
+                .params({kIdx.doc()})
                 .params(gate_docs())
                 .dtypes(kImageDtypes)
                 .random()
@@ -151,13 +154,15 @@ class PlanckianJitter final : public StatefulImageTransform {
     const auto select_from = read_select_from(r, mode);
     const int64_t rows = select_from.empty() ? table_rows(mode) : static_cast<int64_t>(select_from.size());
     // Kornia draws the gate first, then the parameters for the whole batch.
-    const auto gate = random_draws::RandomGate::read(r, batch, gen, {"idx"});
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kIdx});
     const bool same = gate.same_on_batch;
     std::vector<int64_t> idx;
-    if (const auto explicit_idx = random_draws::read_per_sample(r, "idx", batch, 0, static_cast<double>(rows - 1))) {
+    auto rows_here = kIdx;
+    rows_here.max = static_cast<double>(rows - 1);
+    if (const auto explicit_idx = rows_here.read(r, batch)) {
       for (double v : *explicit_idx) {
         if (v != static_cast<double>(static_cast<int64_t>(v))) {
-          throw FieldError(r.pointer("idx"), "expected integer rows");
+          throw FieldError(r.pointer(kIdx.name), "expected integer rows");
         }
         idx.push_back(static_cast<int64_t>(v));
       }
@@ -168,7 +173,7 @@ class PlanckianJitter final : public StatefulImageTransform {
       }
     }
     r.finish();
-    nlohmann::json out = {{"mode", name_of(mode)}, {"idx", idx}};
+    nlohmann::json out = {{"mode", name_of(mode)}, {kIdx.name, idx}};
     gate.write(out);
     out["select_from"] = select_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(select_from);
     return out;
@@ -261,6 +266,11 @@ const random_draws::DrawRange kCenterRange{"center_range", {0.1, 0.9}, 0.0, 1.0,
 const random_draws::DrawRange kSigmaRange{"sigma_range", {0.2, 1.0}, 0.0, 1.0,
                                           "sigma draw range, a fraction of the size"};
 const random_draws::DrawRange kSignRange{"sign_range", {-1.0, 1.0}, -1.0, 1.0, "draws >= 0 brighten"};
+// ... and its explicit values, each replacing its draw.
+const random_draws::PerSample kGain{"gain", "[number per sample]", "explicit gains", 0.0, 1.0};
+const random_draws::PerSample kCenter{"center", "[number or [cy, cx] per sample]", "explicit centres (fractions)"};
+const random_draws::PerSample kSigma{"sigma", "[number or [sy, sx] per sample]", "explicit sigmas (fractions)"};
+const random_draws::PerSample kSign{"sign", "[number per sample]", "explicit signs (>= 0: +1, else -1)", -1.0, 1.0};
 
 class GaussianIllumination final : public Described<Transform> {
  public:
@@ -270,10 +280,7 @@ class GaussianIllumination final : public Described<Transform> {
                      "Kornia's RandomGaussianIllumination: add a signed Gaussian light spot, built on the "
                      "input's device")
                 .params({kGainRange.doc(), kCenterRange.doc(), kSigmaRange.doc(), kSignRange.doc()})
-                .param("gain", "[number per sample]", "drawn", "explicit gains")
-                .param("center", "[number or [cy, cx] per sample]", "drawn", "explicit centres (fractions)")
-                .param("sigma", "[number or [sy, sx] per sample]", "drawn", "explicit sigmas (fractions)")
-                .param("sign", "[number per sample]", "drawn", "explicit signs (>= 0: +1, else -1)")
+                .params(random_draws::docs({&kGain, &kCenter, &kSigma, &kSign}))
                 .params(gate_docs())
                 .dtypes(kImageDtypes)
                 .random()
@@ -288,7 +295,7 @@ class GaussianIllumination final : public Described<Transform> {
     const auto center_range = kCenterRange.read(r);
     const auto sigma_range = kSigmaRange.read(r);
     const auto sign_range = kSignRange.read(r);
-    const auto gate = random_draws::RandomGate::read(r, batch, gen, {"gain", "center", "sigma", "sign"});
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kGain, &kCenter, &kSigma, &kSign});
     const bool same = gate.same_on_batch;
     auto draw = [&](std::pair<double, double> range) {
       const auto v = random_draws::uniform(gen, batch, static_cast<float>(range.first),
@@ -296,10 +303,10 @@ class GaussianIllumination final : public Described<Transform> {
       return std::vector<double>(v.begin(), v.end());
     };
     // Kornia's draw order: gain, sigma x, center x, sigma y, center y, sign.
-    auto gain = random_draws::read_per_sample(r, "gain", batch, 0.0, 1.0);
+    auto gain = kGain.read(r, batch);
     if (!gain) gain = draw(gain_range);
-    auto sigma = read_pairs(r, "sigma", batch);
-    auto center = read_pairs(r, "center", batch);
+    auto sigma = read_pairs(r, kSigma.name, batch);
+    auto center = read_pairs(r, kCenter.name, batch);
     if (!sigma || !center) {
       const auto sx = draw(sigma_range);
       const auto cx = draw(center_range);
@@ -313,7 +320,7 @@ class GaussianIllumination final : public Described<Transform> {
       if (!sigma) sigma = s;
       if (!center) center = c;
     }
-    auto sign = random_draws::read_per_sample(r, "sign", batch, -1.0, 1.0);
+    auto sign = kSign.read(r, batch);
     if (!sign) sign = draw(sign_range);
     for (auto& s : *sign) s = s >= 0.0 ? 1.0 : -1.0;
     r.finish();
@@ -322,7 +329,8 @@ class GaussianIllumination final : public Described<Transform> {
       for (const auto& [a, b] : v) out.push_back({a, b});
       return out;
     };
-    nlohmann::json out = {{"gain", *gain}, {"center", pairs(*center)}, {"sigma", pairs(*sigma)}, {"sign", *sign}};
+    nlohmann::json out = {{kGain.name, *gain}, {kCenter.name, pairs(*center)}, {kSigma.name, pairs(*sigma)},
+                          {kSign.name, *sign}};
     kGainRange.write(out, gain_range);
     kCenterRange.write(out, center_range);
     kSigmaRange.write(out, sigma_range);

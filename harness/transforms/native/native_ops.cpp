@@ -64,6 +64,15 @@ void pair_field(Fields<Config>& f, ParamDoc doc, std::pair<int64_t, int64_t> Con
           [=](const Config& c, nlohmann::json& out) { out[key] = {(c.*member).first, (c.*member).second}; });
 }
 
+// A pair field with a fixed default, read as read_pair() reads it.
+template <typename Config>
+void pair_field(Fields<Config>& f, ParamDoc doc, std::pair<int64_t, int64_t> Config::*member, int64_t fallback,
+                int64_t lo, int64_t hi) {
+  const std::string key = doc.name;
+  pair_field<Config>(f, std::move(doc), member,
+                     [=](ObjectReader& r, const Config&) { return read_pair(r, key, fallback, lo, hi); });
+}
+
 // ---------------------------------------------------------------- grid_sample
 
 // grid_sample's parameters, declared once.
@@ -150,17 +159,29 @@ class GridSample final : public Described<StatefulTransform> {
 
 // --------------------------------------------------------------------- conv2d
 
+// conv2d's parameters that do not depend on the input, declared once (the
+// channel counts and the weights' seed do).
+struct ConvShape : DeclaredFields<ConvShape> {
+  std::pair<int64_t, int64_t> kernel, stride, padding, dilation;
+  int64_t groups = 1;
+  bool bias = true;
+
+  static void declare(Fields<ConvShape>& f) {
+    pair_field<ConvShape>(f, {"kernel_size", "k or [kh, kw]", "3", "kernel size"}, &ConvShape::kernel, 3, 1, 63);
+    pair_field<ConvShape>(f, {"stride", "s or [sh, sw]", "1", "stride"}, &ConvShape::stride, 1, 1, 64);
+    pair_field<ConvShape>(f, {"padding", "p or [ph, pw]", "1", "zero padding"}, &ConvShape::padding, 1, 0, 64);
+    pair_field<ConvShape>(f, {"dilation", "d or [dh, dw]", "1", "dilation"}, &ConvShape::dilation, 1, 1, 64);
+    f.integer("groups", &ConvShape::groups, 1, 1, 4096, "integer dividing both channel counts", "groups");
+    f.boolean("bias", &ConvShape::bias, true, "add a bias");
+  }
+};
+
 class Conv2d final : public Described<StatefulTransform> {
  public:
   Conv2d()
       : Described(Describe("conv2d", "native", "LibTorch's conv2d with seeded weights and bias as registered state")
                       .param("out_channels", "integer >= 1", "the input's channels", "output channels")
-                      .param("kernel_size", "k or [kh, kw]", "3", "kernel size")
-                      .param("stride", "s or [sh, sw]", "1", "stride")
-                      .param("padding", "p or [ph, pw]", "1", "zero padding")
-                      .param("dilation", "d or [dh, dw]", "1", "dilation")
-                      .param("groups", "integer dividing both channel counts", "1", "groups")
-                      .param("bias", "boolean", "true", "add a bias")
+                      .params(ConvShape::fields().docs())
                       .param("weight_seed", "integer >= 0", "drawn",
                              "seed of the weights and bias (reports give it, to replay)")
                       .param("in_channels", "integer", "the input's channels",
@@ -177,29 +198,21 @@ class Conv2d final : public Described<StatefulTransform> {
     nlohmann::json out;
     const auto in_channels = shape[1];
     out["out_channels"] = r.integer("out_channels", in_channels, 1, 4096);
-    const auto kernel = read_pair(r, "kernel_size", 3, 1, 63);
-    const auto stride = read_pair(r, "stride", 1, 1, 64);
-    const auto padding = read_pair(r, "padding", 1, 0, 64);
-    const auto dilation = read_pair(r, "dilation", 1, 1, 64);
-    const auto groups = r.integer("groups", 1, 1, 4096);
-    if (in_channels % groups != 0 || out["out_channels"].get<int64_t>() % groups != 0) {
+    const auto conv = ConvShape::read(r);
+    if (in_channels % conv.groups != 0 || out["out_channels"].get<int64_t>() % conv.groups != 0) {
       throw FieldError("/groups", fmt::format("groups {} must divide the input's {} channels and "
                                               "out_channels {}",
-                                              groups, in_channels, out["out_channels"].get<int64_t>()));
+                                              conv.groups, in_channels, out["out_channels"].get<int64_t>()));
     }
-    const auto reach_y = dilation.first * (kernel.first - 1) + 1;
-    const auto reach_x = dilation.second * (kernel.second - 1) + 1;
-    if (shape[2] + 2 * padding.first < reach_y || shape[3] + 2 * padding.second < reach_x) {
+    const auto reach_y = conv.dilation.first * (conv.kernel.first - 1) + 1;
+    const auto reach_x = conv.dilation.second * (conv.kernel.second - 1) + 1;
+    if (shape[2] + 2 * conv.padding.first < reach_y || shape[3] + 2 * conv.padding.second < reach_x) {
       throw InputError(fmt::format("conv2d: a {}x{} kernel (dilated) does not fit a {}x{} input with "
                                    "padding {}x{}",
-                                   kernel.first, kernel.second, shape[2], shape[3], padding.first, padding.second));
+                                   conv.kernel.first, conv.kernel.second, shape[2], shape[3], conv.padding.first,
+                                   conv.padding.second));
     }
-    out["kernel_size"] = {kernel.first, kernel.second};
-    out["stride"] = {stride.first, stride.second};
-    out["padding"] = {padding.first, padding.second};
-    out["dilation"] = {dilation.first, dilation.second};
-    out["groups"] = groups;
-    out["bias"] = r.boolean("bias", true);
+    conv.write(out);
     if (r.integer("in_channels", in_channels, 1) != in_channels) {
       throw FieldError("/in_channels", fmt::format("in_channels {} does not match the input's {} channels",
                                                    given.at("in_channels").dump(), in_channels));

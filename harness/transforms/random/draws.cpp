@@ -35,9 +35,6 @@ std::vector<bool> gate(at::Generator& generator, int64_t batch, double p, bool s
   return out;
 }
 
-// Explicit per-sample values describe what the user wants to see applied, so
-// they also stand in for the gate unless "apply" says otherwise; drawing a
-// p = 0.5 gate under them would silently leave samples untouched.
 std::optional<std::vector<double>> read_per_channel(ObjectReader& reader, const std::string& key, double lo,
                                                     double hi) {
   const auto* v = reader.get(key);
@@ -48,8 +45,14 @@ std::optional<std::vector<double>> read_per_channel(ObjectReader& reader, const 
   return values;
 }
 
+// Note [Explicit values]:
+// A random transform's per-sample values (illumination's gains, a shuffle's
+// permutations) may be given in a case instead of drawn, to pin a trial to a
+// known sample. They describe what the user wants to see applied, so they
+// also stand in for the gate unless "apply" says otherwise: drawing a p = 0.5
+// gate under them would silently leave samples untouched.
 std::vector<bool> read_gate(ObjectReader& reader, int64_t batch, at::Generator& gen, double p,
-                             bool same_on_batch, std::initializer_list<const char*> explicit_keys) {
+                             bool same_on_batch, std::initializer_list<const PerSample*> explicit_values) {
   if (const auto* v = reader.get("apply")) {
     if (!v->is_array() || static_cast<int64_t>(v->size()) != batch) {
       throw FieldError(reader.pointer("apply"),
@@ -65,8 +68,8 @@ std::vector<bool> read_gate(ObjectReader& reader, int64_t batch, at::Generator& 
     }
     return out;
   }
-  for (const char* key : explicit_keys) {
-    if (reader.get(key) != nullptr) return std::vector<bool>(static_cast<size_t>(batch), true);
+  for (const auto* value : explicit_values) {
+    if (value->given(reader)) return std::vector<bool>(static_cast<size_t>(batch), true);
   }
   return gate(gen, batch, p, same_on_batch);
 }
@@ -90,11 +93,12 @@ std::pair<double, double> read_range(ObjectReader& reader, const std::string& ke
   return {lo, hi};
 }
 
-std::optional<std::vector<double>> read_per_sample(ObjectReader& reader, const std::string& key,
-                                                   int64_t batch, double min, double max) {
-  const auto* v = reader.get(key);
+bool PerSample::given(ObjectReader& reader) const { return reader.get(name) != nullptr; }
+
+std::optional<std::vector<double>> PerSample::read(ObjectReader& reader, int64_t batch) const {
+  const auto* v = reader.get(name);
   if (v == nullptr) return std::nullopt;
-  const auto ptr = reader.pointer(key);
+  const auto ptr = reader.pointer(name);
   if (v->is_number()) {
     return std::vector<double>(static_cast<size_t>(batch), read_number(*v, ptr, min, max));
   }
@@ -107,6 +111,14 @@ std::optional<std::vector<double>> read_per_sample(ObjectReader& reader, const s
     out.push_back(read_number((*v)[i], ptr + "/" + std::to_string(i), min, max));
   }
   if (out.size() == 1) out.resize(static_cast<size_t>(batch), out[0]);
+  return out;
+}
+
+ParamDoc PerSample::doc() const { return {name, type, "drawn", meaning}; }
+
+std::vector<ParamDoc> docs(std::initializer_list<const PerSample*> values) {
+  std::vector<ParamDoc> out;
+  for (const auto* v : values) out.push_back(v->doc());
   return out;
 }
 
@@ -124,11 +136,11 @@ ParamDoc DrawRange::doc() const {
 }
 
 RandomGate RandomGate::read(ObjectReader& reader, int64_t batch, at::Generator& generator,
-                            std::initializer_list<const char*> explicit_keys, bool with_same) {
+                            std::initializer_list<const PerSample*> explicit_values, bool with_same) {
   RandomGate g;
   g.p = reader.number("p", 0.5, 0.0, 1.0);
   g.same_on_batch = with_same && reader.boolean("same_on_batch", false);
-  g.apply = read_gate(reader, batch, generator, g.p, g.same_on_batch, explicit_keys);
+  g.apply = read_gate(reader, batch, generator, g.p, g.same_on_batch, explicit_values);
   return g;
 }
 

@@ -33,12 +33,32 @@ std::vector<float> uniform(at::Generator& generator, int64_t batch, float low, f
 /// same_on_batch).
 std::vector<bool> gate(at::Generator& generator, int64_t batch, double p, bool same_on_batch);
 
+/// A per-sample value, drawn when absent (Note [Explicit values]). Declared
+/// once: its name, documented form and meaning give its doc; the gate knows
+/// it by the declaration; read() takes numbers in [min, max]. Values of other
+/// shapes (pairs, permutations) are read by their transform under `name`.
+struct PerSample {
+  const char* name;
+  const char* type;  ///< the documented form: "[number per sample]"
+  const char* meaning;
+  double min = 0.0, max = 0.0;
+
+  bool given(ObjectReader& reader) const;
+  /// One number per sample, or one for all (repeated), each in [min, max].
+  /// Absent: nullopt. Throws FieldError at the field.
+  std::optional<std::vector<double>> read(ObjectReader& reader, int64_t batch) const;
+  ParamDoc doc() const;  ///< default "drawn"
+};
+
+/// The docs of `values`, in order.
+std::vector<ParamDoc> docs(std::initializer_list<const PerSample*> values);
+
 /// The gate of a transform with explicit per-sample values: the "apply"
 /// field (one bool per sample) when given; else all true when any of
-/// `explicit_keys` is given (explicit values stand for the gate); else
+/// `explicit_values` is given (explicit values stand for the gate); else
 /// gate(). Throws FieldError at "apply".
 std::vector<bool> read_gate(ObjectReader& reader, int64_t batch, at::Generator& generator, double p,
-                            bool same_on_batch, std::initializer_list<const char*> explicit_keys);
+                            bool same_on_batch, std::initializer_list<const PerSample*> explicit_values);
 
 /// A per-channel parameter: a number (one for all channels) or a non-empty
 /// list, each in [lo, hi]. Absent or null: nullopt. The caller matches the
@@ -50,11 +70,6 @@ std::optional<std::vector<double>> read_per_channel(ObjectReader& reader, const 
 /// within [min, max]. Absent: `fallback`. Throws FieldError at the field.
 std::pair<double, double> read_range(ObjectReader& reader, const std::string& key,
                                      std::pair<double, double> fallback, double min, double max);
-
-/// An explicit per-sample list: one number per sample (or one for all, which
-/// is repeated), each in [min, max]. Absent: nullopt.
-std::optional<std::vector<double>> read_per_sample(ObjectReader& reader, const std::string& key,
-                                                   int64_t batch, double min, double max);
 
 /// A draw range declared once: its name, default, bounds and meaning give
 /// its reading (read_range), its written value and its parameter's doc.
@@ -79,10 +94,10 @@ struct RandomGate {
   bool same_on_batch = false;
   std::vector<bool> apply;
 
-  /// `explicit_keys`: the transform's explicit per-sample values, which stand
-  /// for the gate when given. Without `with_same`, same_on_batch is not read.
+  /// `explicit_values`: the transform's per-sample values, which stand for
+  /// the gate when given. Without `with_same`, same_on_batch is not read.
   static RandomGate read(ObjectReader& reader, int64_t batch, at::Generator& generator,
-                         std::initializer_list<const char*> explicit_keys, bool with_same = true);
+                         std::initializer_list<const PerSample*> explicit_values, bool with_same = true);
   /// "p", "same_on_batch" (with_same) and "apply".
   void write(nlohmann::json& out, bool with_same = true) const;
   /// The parameters above, documented; `apply_meaning` in the transform's words.

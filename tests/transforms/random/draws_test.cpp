@@ -43,10 +43,39 @@ TEST(SamplingTest, RangesAndPerSampleValues) {
   EXPECT_EQ(random_draws::read_range(reader, "x", {0, 1}, 0, 1), std::make_pair(0.2, 0.2));
   EXPECT_EQ(random_draws::read_range(reader, "absent", {0.4, 0.6}, 0, 1), std::make_pair(0.4, 0.6));
   EXPECT_THROW(random_draws::read_range(reader, "bad", {0, 1}, 0, 1), FieldError);
-  EXPECT_EQ(*random_draws::read_per_sample(reader, "s", 2, 0, 9), (std::vector<double>{1, 2}));
-  EXPECT_EQ(*random_draws::read_per_sample(reader, "one", 3, 0, 9), (std::vector<double>{7, 7, 7}));
-  EXPECT_THROW(random_draws::read_per_sample(reader, "s", 3, 0, 9), FieldError);
-  EXPECT_FALSE(random_draws::read_per_sample(reader, "nothing", 3, 0, 9).has_value());
+  const random_draws::PerSample s{"s", "[number per sample]", "an explicit value", 0, 9};
+  EXPECT_EQ(*s.read(reader, 2), (std::vector<double>{1, 2}));
+  EXPECT_THROW(s.read(reader, 3), FieldError);
+  const random_draws::PerSample one{"one", "[number per sample]", "one for all", 0, 9};
+  EXPECT_EQ(*one.read(reader, 3), (std::vector<double>{7, 7, 7}));
+  const random_draws::PerSample below{"one", "[number per sample]", "out of bounds", 0, 5};
+  EXPECT_THROW(below.read(reader, 3), FieldError);
+  const random_draws::PerSample nothing{"nothing", "[number per sample]", "absent"};
+  EXPECT_FALSE(nothing.read(reader, 3).has_value());
+  EXPECT_FALSE(nothing.given(reader));
+  EXPECT_TRUE(s.given(reader));
+  EXPECT_EQ(s.doc().default_value, "drawn");
+}
+
+// An explicit value stands for the gate; "apply" overrides both.
+TEST(SamplingTest, ExplicitValuesStandForTheGate) {
+  const random_draws::PerSample gain{"gain", "[number per sample]", "explicit gains", 0, 1};
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
+  {
+    const nlohmann::json given = {{"p", 0.0}, {"gain", 0.5}};
+    ObjectReader r(given);
+    EXPECT_EQ(random_draws::RandomGate::read(r, 3, gen, {&gain}).apply, std::vector<bool>(3, true));
+  }
+  {
+    const nlohmann::json given = {{"p", 0.0}};
+    ObjectReader r(given);
+    EXPECT_EQ(random_draws::RandomGate::read(r, 3, gen, {&gain}).apply, std::vector<bool>(3, false));
+  }
+  {
+    const nlohmann::json given = {{"gain", 0.5}, {"apply", {true, false, true}}};
+    ObjectReader r(given);
+    EXPECT_EQ(random_draws::RandomGate::read(r, 3, gen, {&gain}).apply, (std::vector<bool>{true, false, true}));
+  }
 }
 
 }  // namespace
