@@ -29,7 +29,6 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
-#include <unistd.h>
 
 namespace {
 
@@ -42,6 +41,15 @@ void register_input(const std::string& name, const at::Tensor& tensor) {
     TORCH_CHECK_VALUE(false, e.what());
   }
 }
+
+// The run's report, assembled as the JSON reporter assembles it.
+class KeptReport final : public devparity::ReportCollector {
+ public:
+  nlohmann::json report;
+
+ protected:
+  void write(const nlohmann::json& assembled) override { report = assembled; }
+};
 
 // An audit's options (written by devparity/_audit.py) as a session's
 // configuration, reporting to `report`.
@@ -89,16 +97,14 @@ std::string audit(const std::string& suite_json, const std::string& options_json
     const auto inventory = devparity::DeviceInventory::probe();
     std::vector<devparity::Suite> suites;
     suites.push_back(devparity::load_suite(devparity::parse_json_text("devparity.audit", suite_json), ".", inventory));
-    // Without a report path the report goes to a temporary file, read back.
-    const bool keep = o.contains("report") && !o.at("report").is_null();
-    const auto report = keep ? o.at("report").get<std::string>()
-                             : (std::filesystem::temp_directory_path() /
-                                fmt::format("devparity-audit-{}.json", ::getpid()))
-                                   .string();
-    devparity::run_session(audit_config(o, inventory, report), suites, inventory);
-    const auto out = devparity::load_report(report).dump();
-    if (!keep) std::remove(report.c_str());
-    return out;
+    // The report comes back from memory; a file only where one was asked for.
+    const auto report = o.contains("report") && !o.at("report").is_null() ? o.at("report").get<std::string>()
+                                                                           : std::string();
+    KeptReport kept;
+    auto config = audit_config(o, inventory, report);
+    config.listeners.push_back(&kept);
+    devparity::run_session(config, suites, inventory);
+    return kept.report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   } catch (const devparity::UsageError& e) {
     TORCH_CHECK_VALUE(false, "devparity.audit: ", e.what());
   } catch (const InputError& e) {
