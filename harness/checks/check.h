@@ -7,7 +7,7 @@
 #include "harness/device/device.h"
 #include "harness/model/results.h"
 #include "harness/subject/execution.h"
-#include "harness/subject/input.h"
+#include "harness/subject/input_source.h"
 #include "harness/subject/transform.h"
 #include "harness/trace/finding.h"
 #include "harness/trace/tracer.h"
@@ -30,7 +30,7 @@ struct TrialReplay {
   const nlohmann::json& params;        ///< its sampled parameters
   const nlohmann::json& given;         ///< the case's parameters, before sampling
   const at::Tensor& input;             ///< the trial's input, on the CPU
-  const InputRecipe& input_recipe;     ///< how the input was made
+  const InputSource& input_source;     ///< where the input came from
   uint64_t seed = 0;                   ///< the trial group's seed
   bool trace = true;                   ///< placement tracing is on
   const Transform& reference_subject;  ///< the reference's subject

@@ -96,19 +96,19 @@ Workload prepare(const TrialReplay& replay, const Settings& s, const c10::Device
   Workload w;
   w.subject = &replay.subject;
   w.device = device;
-  InputRecipe recipe = replay.input_recipe;
-  if (!s.shape.empty()) recipe.shape = s.shape;
-  w.shape = recipe.shape;
+  const auto source = s.shape.empty() ? replay.input_source.with_shape(replay.input.sizes().vec())
+                                       : replay.input_source.with_shape(s.shape);
   const int images = s.images > 0 ? s.images : s.threads;
   auto gen = at::make_generator<at::CPUGeneratorImpl>(replay.seed);
-  const auto probe = make_input(recipe, dtype, replay.seed);
+  const auto probe = source->make(dtype, replay.seed);
+  w.shape = probe.sizes().vec();
   w.params = replay.subject.sample(replay.given, probe.sizes(), gen);
   // The process's generators are shared: concurrent calls cannot each
   // start them from a seed.
   w.options.replay_draws = false;
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < images; ++i) {
-    w.inputs.push_back(make_input(recipe, dtype, replay.seed + 1000003ULL * static_cast<uint64_t>(i + 1)));
+    w.inputs.push_back(source->make(dtype, replay.seed + 1000003ULL * static_cast<uint64_t>(i + 1)));
     w.expected.push_back(execute_or_throw(*w.subject, w.inputs.back(), w.params, device, w.options));
   }
   w.single_threaded_ms =

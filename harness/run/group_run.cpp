@@ -2,7 +2,7 @@
 
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
-#include "harness/subject/input.h"
+#include "harness/suite/inputs.h"
 #include "harness/subject/transform.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -10,9 +10,9 @@
 namespace devparity {
 
 GroupRun::GroupRun(const TrialGroup& group, bool trace, int interleavings)
-    : group_(group), trace_(trace), interleavings_(interleavings) {
+    : group_(group), trace_(trace), interleavings_(interleavings), source_(input_source(group.input)) {
   try {
-    input_ = make_input(group.input, group.dtype, group.seed);
+    input_ = source_->make(group.dtype, group.seed);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(group.seed);
     params_ = group.subject->sample(group.given, input_.sizes(), gen);
     auto ref_gen = at::make_generator<at::CPUGeneratorImpl>(group.seed);
@@ -69,10 +69,9 @@ TrialResult GroupRun::result_for(const Trial& trial) const {
 }
 
 TrialReplay GroupRun::replay() const {
-  return TrialReplay{*group_.subject,           params_,      group_.given,
-                     input_,                    group_.input, group_.seed,
-                     trace_,                    *group_.reference_subject,
-                     reference_params_,         group_.reference_device.device};
+  return TrialReplay{*group_.subject,   params_,           group_.given, input_,
+                     *source_,          group_.seed,       trace_,       *group_.reference_subject,
+                     reference_params_, group_.reference_device.device};
 }
 
 }  // namespace devparity

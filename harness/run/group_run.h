@@ -7,6 +7,7 @@
 #include "harness/checks/check.h"
 #include "harness/suite/plan.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -44,6 +45,7 @@ class GroupRun {
   const TrialGroup& group_;
   const bool trace_;
   const int interleavings_;
+  const std::shared_ptr<const InputSource> source_;
   std::string setup_error_;
   at::Tensor input_;
   nlohmann::json params_, reference_params_;

@@ -4,7 +4,7 @@
 #include "harness/base/rng.h"
 #include "harness/device/device.h"
 #include "harness/device/device_kinds.h"
-#include "harness/subject/input.h"
+#include "harness/subject/layout.h"
 #include "harness/subject/interleaving_sweep.h"
 #include "harness/subject/state.h"
 #include "harness/subject/transform.h"

@@ -162,7 +162,7 @@ class OpKind final : public SubjectKind {
            "\"differentiable\", \"random\", \"name\", \"description\"}";
   }
 
-  std::shared_ptr<const Transform> load(ObjectReader& r, const std::string&) const override {
+  std::shared_ptr<const Transform> load(ObjectReader& r, const DeclarationContext&) const override {
     const auto op_name = r.string("op", std::nullopt);
     const auto tensor = c10::TensorType::get();
     auto op = at_field(r, "op", [&] {

@@ -8,14 +8,25 @@
 
 #include <c10/core/ScalarType.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace devparity {
 
+class InputSource;
 class ObjectReader;
 class Transform;
+
+/// What a declaration may refer to beyond its own fields, given by the
+/// suite that reads it (suite/inputs.h: declaration_context()).
+struct DeclarationContext {
+  std::string base_dir;  ///< relative paths resolve against it
+  /// Reads an input declaration ({"pattern", "shape", ...}, {"file"},
+  /// {"tensor"}) as a case's inputs are read; throws FieldError.
+  std::function<std::shared_ptr<const InputSource>(ObjectReader&)> read_input;
+};
 
 /// Builds subjects from their declarations.
 class SubjectKind {
@@ -27,9 +38,10 @@ class SubjectKind {
   virtual std::string description() const = 0;
   /// Builds the subject from its declaration (the whole object; every field
   /// it does not read is an error after it returns). Relative paths are
-  /// resolved against `base_dir`. Throws FieldError at the offending field.
+  /// resolved against context.base_dir. Throws FieldError at the offending
+  /// field.
   virtual std::shared_ptr<const Transform> load(ObjectReader& declaration,
-                                                const std::string& base_dir) const = 0;
+                                                const DeclarationContext& context) const = 0;
 };
 
 /// A declaration's "dtypes" (names; at least one), float32 when absent.

@@ -6,7 +6,7 @@
 #include "harness/base/text.h"
 #include "harness/device/device.h"
 #include "harness/subject/generator_seed.h"
-#include "harness/subject/input.h"
+#include "harness/subject/input_source.h"
 #include "harness/subject/script_source.h"
 #include "harness/subject/state.h"
 #include "harness/subject/subject_kind.h"
@@ -30,7 +30,7 @@ namespace {
 struct Argument {
   enum class Kind { kImage, kTensor, kScalar, kParam };
   Kind kind = Kind::kImage;
-  InputRecipe recipe;                     // kTensor
+  std::shared_ptr<const InputSource> source;  // kTensor
   std::optional<c10::ScalarType> dtype;   // kTensor; nullopt: the input's
   nlohmann::json value;                   // kScalar
   std::string param;                      // kParam
@@ -226,7 +226,7 @@ class ScriptSubject final : public StatefulTransform {
       const auto& a = arguments_[i];
       if (a.kind != Argument::Kind::kTensor) continue;
       const auto seed = params.at(kSeedKey).get<uint64_t>() + i;
-      state->register_tensor(state_name(i), make_input(a.recipe, a.dtype.value_or(input_dtype), seed));
+      state->register_tensor(state_name(i), a.source->make(a.dtype.value_or(input_dtype), seed));
     }
     return state;
   }
@@ -281,7 +281,7 @@ std::string signature(const std::string& method, const c10::FunctionSchema& sche
   return fmt::format("{}({}) -> {}", method, fmt::join(args, ", "), fmt::join(returns, ", "));
 }
 
-std::vector<Argument> read_arguments(ObjectReader& r, const std::string& base_dir) {
+std::vector<Argument> read_arguments(ObjectReader& r, const DeclarationContext& context) {
   std::vector<Argument> out;
   const auto* given = r.get("arguments");
   if (given == nullptr) {
@@ -304,7 +304,7 @@ std::vector<Argument> read_arguments(ObjectReader& r, const std::string& base_di
       if (const auto* t = ar.get("tensor")) {
         a.kind = Argument::Kind::kTensor;
         ObjectReader tr(*t, ar.pointer("tensor"));
-        a.recipe = read_input_recipe(tr, base_dir);
+        a.source = context.read_input(tr);
         const auto dtype = ar.string("dtype", std::string("input"));
         if (dtype != "input") {
           a.dtype = parse_dtype(dtype);
@@ -386,9 +386,9 @@ class TorchScriptKind final : public SubjectKind {
            "\"arguments\", \"output\", \"dtypes\", \"differentiable\", \"name\"}";
   }
 
-  std::shared_ptr<const Transform> load(ObjectReader& r, const std::string& base_dir) const override {
+  std::shared_ptr<const Transform> load(ObjectReader& r, const DeclarationContext& context) const override {
     const auto given_path = r.string("torchscript", std::nullopt);
-    const auto path = resolve_path(base_dir, given_path);
+    const auto path = resolve_path(context.base_dir, given_path);
     if (!std::ifstream(path).good()) {
       throw FieldError(r.pointer("torchscript"), fmt::format("cannot read '{}'", path));
     }
@@ -400,7 +400,7 @@ class TorchScriptKind final : public SubjectKind {
     info.dtypes = read_declared_dtypes(r);
     const auto method = r.string("method", std::string("forward"));
     const bool declared = r.has("arguments");
-    auto arguments = read_arguments(r, base_dir);
+    auto arguments = read_arguments(r, context);
 
     torch::jit::Module module;
     try {

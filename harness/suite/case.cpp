@@ -60,7 +60,7 @@ std::shared_ptr<const Transform> declare_subject(const nlohmann::json& value, co
                                           "object with one of the keys {}",
                                           fmt::join(SubjectKindRegistry::global().names(), ", ")));
   }
-  auto subject = kind->load(r, base_dir);
+  auto subject = kind->load(r, declaration_context(base_dir));
   r.finish();
   return subject;
 }

@@ -6,7 +6,7 @@
 /// what was expected.
 
 #include "harness/base/json_source.h"
-#include "harness/subject/input.h"
+#include "harness/suite/inputs.h"
 
 #include <c10/core/ScalarType.h>
 #include <nlohmann/json.hpp>

@@ -17,7 +17,7 @@
 #include "harness/report/junit.h"
 #include "harness/report/report_file.h"
 #include "harness/session/session.h"
-#include "harness/subject/input.h"
+#include "harness/suite/inputs.h"
 #include "harness/suite/case.h"
 
 #include <fmt/format.h>

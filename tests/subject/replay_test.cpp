@@ -4,7 +4,7 @@
 
 #include "harness/base/error.h"
 #include "harness/builtins.h"
-#include "harness/subject/input.h"
+#include "harness/suite/inputs.h"
 #include "harness/subject/state.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/tracer.h"

@@ -7,6 +7,7 @@
 #include "harness/builtins.h"
 #include "harness/subject/state.h"
 #include "harness/subject/subject_kind.h"
+#include "harness/suite/inputs.h"
 #include "harness/trace/tracer.h"
 #include "tests/support/run_suite.h"
 #include "tests/support/schema.h"
@@ -29,7 +30,7 @@ std::string fixture(const std::string& name) {
 std::shared_ptr<const Transform> load(const json& declaration) {
   register_builtins();
   ObjectReader reader(declaration, "/subject");
-  auto subject = SubjectKindRegistry::global().find("torchscript")->load(reader, "");
+  auto subject = SubjectKindRegistry::global().find("torchscript")->load(reader, declaration_context(""));
   reader.finish();
   return subject;
 }

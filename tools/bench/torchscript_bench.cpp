@@ -5,6 +5,7 @@
 
 #include "harness/base/json_reader.h"
 #include "harness/subject/subject_kind.h"
+#include "harness/suite/inputs.h"
 #include "harness/trace/tracer.h"
 #include "tools/bench/bench_util.h"
 
@@ -30,7 +31,7 @@ void run_subject_of(benchmark::State& state) {
   register_builtins();
   const nlohmann::json declaration = {{"torchscript", kModule}};
   ObjectReader reader(declaration);
-  const auto subject = SubjectKindRegistry::global().find("torchscript")->load(reader, "");
+  const auto subject = SubjectKindRegistry::global().find("torchscript")->load(reader, declaration_context(""));
   const auto x = image(512, 512, at::kFloat);
   auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
   const auto params = subject->sample(nlohmann::json::object(), x.sizes(), gen);

@@ -7,6 +7,7 @@
 #include "harness/device/device.h"
 #include "harness/subject/state.h"
 #include "harness/subject/subject_kind.h"
+#include "harness/suite/inputs.h"
 #include "harness/trace/replayed_draws.h"
 #include "harness/trace/tracer.h"
 #include "tools/bench/bench_util.h"
@@ -99,7 +100,7 @@ void run_torchvision(benchmark::State& state, const std::string& name) {
   const nlohmann::json declaration = {
       {"torchscript", std::string(DEVPARITY_SOURCE_DIR) + "/tests/realworld/torchvision/" + name + ".pt"}};
   ObjectReader reader(declaration);
-  const auto subject = SubjectKindRegistry::global().find("torchscript")->load(reader, "");
+  const auto subject = SubjectKindRegistry::global().find("torchscript")->load(reader, declaration_context(""));
   const auto* stateful = dynamic_cast<const StatefulTransform*>(subject.get());
   const auto x = image(512, 512, at::kFloat);
   auto gen = at::make_generator<at::CPUGeneratorImpl>(0);

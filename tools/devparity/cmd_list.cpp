@@ -3,7 +3,7 @@
 #include "harness/trace/finding_kinds.h"
 #include "harness/device/device.h"
 #include "harness/report/reporter_registry.h"
-#include "harness/subject/input.h"
+#include "harness/suite/inputs.h"
 #include "harness/subject/subject_kind.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/suite/case.h"

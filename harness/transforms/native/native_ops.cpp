@@ -11,7 +11,7 @@
 #include "harness/subject/describe.h"
 #include "harness/subject/fields.h"
 #include "harness/subject/generator_seed.h"
-#include "harness/subject/input.h"
+#include "harness/subject/seeded_noise.h"
 #include "harness/subject/state.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -231,13 +231,11 @@ class Conv2d final : public Described<StatefulTransform> {
     const auto fan_in = p.at("in_channels").get<int64_t>() / groups * k[0] * k[1];
     const double scale = 2.0 / std::sqrt(static_cast<double>(fan_in));
     const auto seed = p.at("weight_seed").get<uint64_t>();
-    InputRecipe noise;
-    noise.shape = {out_channels, p.at("in_channels").get<int64_t>() / groups, k[0], k[1]};
+    const int64_t shape[] = {out_channels, p.at("in_channels").get<int64_t>() / groups, k[0], k[1]};
     auto state = std::make_unique<TransformState>();
-    state->register_tensor("weight", (make_input(noise, at::kDouble, seed) - 0.5) * scale);
+    state->register_tensor("weight", (seeded_noise(shape, at::kDouble, seed) - 0.5) * scale);
     if (p.at("bias").get<bool>()) {
-      noise.shape = {1, 1, 1, out_channels};
-      state->register_tensor("bias", ((make_input(noise, at::kDouble, seed + 1) - 0.5) * scale).reshape({out_channels}));
+      state->register_tensor("bias", (seeded_noise({out_channels}, at::kDouble, seed + 1) - 0.5) * scale);
     }
     return state;
   }

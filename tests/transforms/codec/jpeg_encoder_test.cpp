@@ -7,7 +7,7 @@
 #include "harness/jpeg/content.h"
 #include "harness/transforms/codec/jpeg_encoder.h"
 #include "harness/jpeg/validator.h"
-#include "harness/subject/input.h"
+#include "harness/suite/inputs.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>

@@ -1,8 +1,9 @@
-#include "harness/subject/input.h"
+#include "harness/suite/inputs.h"
 
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/base/png.h"
+#include "harness/subject/seeded_noise.h"
 #include "tests/support/schema.h"
 #include "tests/support/temp_dir.h"
 
@@ -37,14 +38,12 @@ TEST(InputTest, SameSeedSameBytesDifferentSeedDifferentBytes) {
   }
 }
 
-TEST(InputTest, NoiseBytesAreFixedAcrossReleases) {
-  // The generator is ours, not LibTorch's: these bytes must never change,
-  // or reports from different releases stop being comparable. They are the
-  // top bytes of SplitMix64's published outputs for seed 0
-  // (0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, 0x06c45d188009454f, 0xf88bb8a8724c81ec).
-  const auto x = make_input(recipe("noise", {1, 1, 1, 4}), at::kByte, 0);
-  const auto* p = x.data_ptr<uint8_t>();
-  EXPECT_EQ(std::vector<int>(p, p + 4), (std::vector<int>{0xe2, 0x6e, 0x06, 0xf8}));
+// The noise pattern's bytes are seeded_noise()'s, fixed across releases
+// (tests/subject/seeded_noise_test.cpp).
+TEST(InputTest, NoiseIsSeededNoise) {
+  for (const auto dtype : {at::kByte, at::kFloat, at::kDouble}) {
+    EXPECT_TRUE(at::equal(make_input(recipe("noise"), dtype, 3), seeded_noise({2, 3, 17, 11}, dtype, 3)));
+  }
 }
 
 TEST(InputTest, RangesPerDtype) {
@@ -141,6 +140,26 @@ TEST(InputTest, BadImageFilesAreFieldErrors) {
       EXPECT_EQ(e.pointer().rfind("/inputs/0/", 0), 0u) << e.pointer();
     }
   }
+}
+
+// Below the suite a recipe is an InputSource: the same bytes as make_input(),
+// and more images like it at another shape where it is a pattern.
+TEST(InputTest, ARecipeAsAnInputSource) {
+  const auto noise = recipe("noise", {1, 3, 5, 4});
+  const auto source = input_source(noise);
+  EXPECT_TRUE(at::equal(source->make(at::kFloat, 9), make_input(noise, at::kFloat, 9)));
+  const auto larger = source->with_shape({2, 3, 8, 8});
+  EXPECT_EQ(larger->make(at::kByte, 9).sizes(), (c10::IntArrayRef{2, 3, 8, 8}));
+  EXPECT_TRUE(at::equal(source->make(at::kByte, 9), make_input(noise, at::kByte, 9)));  // itself unchanged
+
+  testing::TempDir dir;
+  const auto chw = at::randint(0, 256, {3, 6, 5}).to(at::kByte);
+  write_png(dir.file("x.png"), chw);
+  const nlohmann::json given = {{"file", "x.png"}};
+  ObjectReader reader(given, "/inputs/0");
+  const auto file = declaration_context(dir.path()).read_input(reader);
+  // A file has its own shape, whatever is asked.
+  EXPECT_TRUE(at::equal(file->with_shape({2, 3, 8, 8})->make(at::kByte, 0), chw.unsqueeze(0)));
 }
 
 }  // namespace

@@ -1,10 +1,16 @@
 #pragma once
-/// Seeded input images, generated on the CPU. The bytes depend only on the
-/// recipe, the dtype and the seed, never on the device or the LibTorch version.
+/// A case's inputs: seeded images generated on the CPU from a recipe (a
+/// pattern, an image file, a tensor registered from Python). The bytes depend
+/// only on the recipe, the dtype and the seed, never on the device or the
+/// LibTorch version. The layers below see a recipe as an InputSource.
+
+#include "harness/subject/input_source.h"
+#include "harness/subject/subject_kind.h"
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,8 +36,7 @@ struct InputRecipe {
   double value = 0.5;
   /// checkerboard: the side of one cell, in pixels.
   int64_t cell = 4;
-  /// How the image lies in memory on the device: contiguous, channels_last,
-  /// or strided (a view of every other column of a wider tensor).
+  /// How the image lies in memory on the device (subject/layout.h).
   std::string layout = "contiguous";
 
   /// "noise-1x3x17x11" or "file-photo-1x3x480x640": names the input in result ids.
@@ -46,12 +51,6 @@ void register_input_tensor(const std::string& name, const at::Tensor& tensor);
 /// The pattern names make_input() knows.
 const std::vector<std::string>& input_patterns();
 
-/// The layouts apply_layout() knows.
-const std::vector<std::string>& input_layouts();
-
-/// `x` (already on its device) laid out as `layout` says; made on x's device.
-at::Tensor apply_layout(const at::Tensor& x, const std::string& layout);
-
 /// Makes the image on the CPU, contiguous. uint8 values cover 0..255, floating
 /// values [0, 1]; a registered tensor is converted to `dtype` on that scale. Throws InputError for an unknown pattern, a bad shape or an
 /// unsupported dtype.
@@ -62,6 +61,13 @@ at::Tensor make_input(const InputRecipe& recipe, c10::ScalarType dtype, uint64_t
 /// {"tensor"} (registered in this process). Throws
 /// FieldError at the field that is wrong.
 InputRecipe read_input_recipe(ObjectReader& reader, const std::string& base_dir);
+
+/// `recipe` as an InputSource (make_input() with it).
+std::shared_ptr<const InputSource> input_source(const InputRecipe& recipe);
+
+/// What a subject declaration in a case file under `base_dir` may refer to:
+/// the folder, and input recipes read as read_input_recipe() reads a case's.
+DeclarationContext declaration_context(const std::string& base_dir);
 
 /// An 8-bit PNG or baseline/progressive JPEG as a CHW uint8 tensor (grey or
 /// RGB). Throws InputError naming the file and what was wrong.

@@ -1,14 +1,15 @@
-#include "harness/subject/input.h"
+#include "harness/suite/inputs.h"
 
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/input_file.h"
 #include "harness/base/json_reader.h"
 #include "harness/base/png.h"
-#include "harness/base/rng.h"
 #include "harness/base/text.h"
 
 #include "harness/jpeg/decode.h"
+#include "harness/subject/layout.h"
+#include "harness/subject/seeded_noise.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -65,23 +66,9 @@ PatternFn pattern_fn(const InputRecipe& r, int64_t height, int64_t width) {
 }
 
 template <typename T>
-void fill(T* data, const InputRecipe& r, c10::ScalarType dtype, uint64_t seed,
-          int64_t planes, int64_t channels, int64_t height, int64_t width) {
+void fill(T* data, const InputRecipe& r, c10::ScalarType dtype, int64_t planes, int64_t channels, int64_t height,
+          int64_t width) {
   const bool is_byte = dtype == c10::ScalarType::Byte;
-  const int64_t numel = planes * height * width;
-  if (r.pattern == "noise" || r.pattern == "nonfinite") {
-    SplitMix64 rng(seed);
-    for (int64_t i = 0; i < numel; ++i) {
-      const uint64_t bits = rng.next();
-      if (is_byte) {
-        data[i] = static_cast<T>(bits >> 56);
-      } else {
-        // 24 random bits scaled to [0, 1]: exactly representable in float32.
-        data[i] = static_cast<T>(static_cast<double>(bits >> 40) / 16777215.0);
-      }
-    }
-    return;
-  }
   const auto fn = pattern_fn(r, height, width);
   int64_t i = 0;
   for (int64_t p = 0; p < planes; ++p) {
@@ -92,6 +79,19 @@ void fill(T* data, const InputRecipe& r, c10::ScalarType dtype, uint64_t seed,
         data[i] = is_byte ? static_cast<T>(std::nearbyint(v * 255.0)) : static_cast<T>(v);
       }
     }
+  }
+}
+
+// NaN, +Inf and -Inf at fixed positions, so every device sees the same ones
+// (uint8 has none: plain noise).
+void sprinkle_nonfinite(at::Tensor& out) {
+  if (out.scalar_type() == c10::ScalarType::Byte) return;
+  auto flat = out.view({-1});
+  const auto n = flat.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 7 == 3) flat[i] = std::numeric_limits<double>::quiet_NaN();
+    else if (i % 11 == 5) flat[i] = std::numeric_limits<double>::infinity();
+    else if (i % 13 == 8) flat[i] = -std::numeric_limits<double>::infinity();
   }
 }
 
@@ -234,27 +234,6 @@ const std::vector<std::string>& input_patterns() {
   return names;
 }
 
-const std::vector<std::string>& input_layouts() {
-  static const std::vector<std::string> names = {"contiguous", "channels_last", "strided"};
-  return names;
-}
-
-at::Tensor apply_layout(const at::Tensor& x, const std::string& layout) {
-  if (layout == "channels_last" && x.dim() == 4) return x.contiguous(at::MemoryFormat::ChannelsLast);
-  if (layout == "strided" && x.dim() >= 1) {
-    // Every other column of a tensor twice as wide: strides no kernel can
-    // assume away, on the device itself.
-    auto sizes = x.sizes().vec();
-    const auto width = sizes.back();
-    sizes.back() = 2 * width;
-    auto wide = at::zeros(sizes, x.options());
-    auto view = wide.slice(x.dim() - 1, 0, 2 * width, 2);
-    view.copy_(x);
-    return view;
-  }
-  return x;
-}
-
 at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed) {
   if (!r.tensor.empty()) return convert_registered(registered_tensor(r.tensor), dtype);
   if (!r.file.empty()) {
@@ -298,32 +277,54 @@ at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed
   const int64_t channels = r.shape.size() >= 3 ? r.shape[r.shape.size() - 3] : 1;
   const int64_t planes = numel / (height * width);
 
+  if (r.pattern == "noise" || r.pattern == "nonfinite") {
+    auto out = seeded_noise(r.shape, dtype, seed);
+    if (r.pattern == "nonfinite") sprinkle_nonfinite(out);
+    return out;
+  }
   auto out = at::empty(r.shape, at::TensorOptions().dtype(dtype).device(at::kCPU));
   switch (dtype) {
     case c10::ScalarType::Byte:
-      fill(out.data_ptr<uint8_t>(), r, dtype, seed, planes, channels, height, width);
+      fill(out.data_ptr<uint8_t>(), r, dtype, planes, channels, height, width);
       break;
     case c10::ScalarType::Float:
-      fill(out.data_ptr<float>(), r, dtype, seed, planes, channels, height, width);
+      fill(out.data_ptr<float>(), r, dtype, planes, channels, height, width);
       break;
     case c10::ScalarType::Double:
-      fill(out.data_ptr<double>(), r, dtype, seed, planes, channels, height, width);
+      fill(out.data_ptr<double>(), r, dtype, planes, channels, height, width);
       break;
     default:
       throw InputError(fmt::format("cannot generate {} inputs (supported: uint8, float32, float64)",
                                    dtype_name(dtype)));
   }
-  if (r.pattern == "nonfinite" && dtype != c10::ScalarType::Byte) {
-    // Fixed positions, so every device sees the same ones.
-    auto flat = out.view({-1});
-    const auto n = flat.numel();
-    for (int64_t i = 0; i < n; ++i) {
-      if (i % 7 == 3) flat[i] = std::numeric_limits<double>::quiet_NaN();
-      else if (i % 11 == 5) flat[i] = std::numeric_limits<double>::infinity();
-      else if (i % 13 == 8) flat[i] = -std::numeric_limits<double>::infinity();
-    }
-  }
   return out;
+}
+
+// A recipe as the layers below the suite see it.
+class RecipeSource final : public InputSource {
+ public:
+  explicit RecipeSource(InputRecipe recipe) : recipe_(std::move(recipe)) {}
+  at::Tensor make(c10::ScalarType dtype, uint64_t seed) const override { return make_input(recipe_, dtype, seed); }
+  std::shared_ptr<const InputSource> with_shape(const std::vector<int64_t>& shape) const override {
+    if (!recipe_.file.empty() || !recipe_.tensor.empty()) return std::make_shared<RecipeSource>(recipe_);
+    auto reshaped = recipe_;
+    reshaped.shape = shape;
+    return std::make_shared<RecipeSource>(std::move(reshaped));
+  }
+
+ private:
+  InputRecipe recipe_;
+};
+
+std::shared_ptr<const InputSource> input_source(const InputRecipe& recipe) {
+  return std::make_shared<RecipeSource>(recipe);
+}
+
+DeclarationContext declaration_context(const std::string& base_dir) {
+  DeclarationContext context;
+  context.base_dir = base_dir;
+  context.read_input = [base_dir](ObjectReader& reader) { return input_source(read_input_recipe(reader, base_dir)); };
+  return context;
 }
 
 }  // namespace devparity
