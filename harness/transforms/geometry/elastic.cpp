@@ -6,12 +6,12 @@
 
 #include "harness/subject/configured.h"
 #include "harness/subject/fields.h"
-#include "harness/subject/generator_seed.h"
 #include "harness/subject/state.h"
 #include "harness/subject/stateful_image.h"
 #include "harness/transforms/geometry/warp_options.h"
 #include "harness/transforms/kernels/grid_sampler.h"
 #include "harness/transforms/kernels/resize_and_blur.h"
+#include "harness/transforms/random/draws.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -60,7 +60,7 @@ class Elastic final : public StatefulImageTransform {
                 "uint8 results are rounded and saturated to 0..255, where torchvision 0.21 rounds bicubic "
                 "overshoot without clamping, so it wraps (279 becomes 23)")
                 .params(ElasticSettings::fields().docs())
-                .param("seed", "integer >= 0", "drawn", "seed of the field (reports give it, to replay)")
+                .params({random_draws::kFieldSeed.doc()})
                 .dtypes(kImageDtypes)
                 .random()
                 .differentiable()) {}
@@ -71,8 +71,7 @@ class Elastic final : public StatefulImageTransform {
     settings.check(shape);
     nlohmann::json out = nlohmann::json::object();
     settings.write(out);
-    out["seed"] = r.has("seed") ? static_cast<uint64_t>(r.integer("seed", std::nullopt, 0, int64_t{1} << 53))
-                                : draw_seed(gen);
+    out[random_draws::kFieldSeed.name] = random_draws::kFieldSeed.read(r, gen);
     r.finish();
     out["size"] = {shape[2], shape[3]};
     return out;

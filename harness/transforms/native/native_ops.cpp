@@ -10,7 +10,6 @@
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
 #include "harness/subject/fields.h"
-#include "harness/subject/generator_seed.h"
 #include "harness/subject/seeded_noise.h"
 #include "harness/subject/state.h"
 #include "harness/subject/transform_registry.h"
@@ -176,14 +175,15 @@ struct ConvShape : DeclaredFields<ConvShape> {
   }
 };
 
+const random_draws::DrawnSeed kWeightSeed{"weight_seed", "the weights and bias"};
+
 class Conv2d final : public Described<StatefulTransform> {
  public:
   Conv2d()
       : Described(Describe("conv2d", "native", "LibTorch's conv2d with seeded weights and bias as registered state")
                       .param("out_channels", "integer >= 1", "the input's channels", "output channels")
                       .params(ConvShape::fields().docs())
-                      .param("weight_seed", "integer >= 0", "drawn",
-                             "seed of the weights and bias (reports give it, to replay)")
+                      .params({kWeightSeed.doc()})
                       .param("in_channels", "integer", "the input's channels",
                              "written by sampling; must match the input")
                       .dtypes(kFloatDtypes)
@@ -218,8 +218,7 @@ class Conv2d final : public Described<StatefulTransform> {
                                                    given.at("in_channels").dump(), in_channels));
     }
     out["in_channels"] = in_channels;
-    out["weight_seed"] = r.has("weight_seed") ? static_cast<uint64_t>(r.integer("weight_seed", std::nullopt, 0))
-                                              : draw_seed(generator);
+    out[kWeightSeed.name] = kWeightSeed.read(r, generator);
     r.finish();
     return out;
   }
@@ -230,7 +229,7 @@ class Conv2d final : public Described<StatefulTransform> {
     const auto k = p.at("kernel_size").get<std::vector<int64_t>>();
     const auto fan_in = p.at("in_channels").get<int64_t>() / groups * k[0] * k[1];
     const double scale = 2.0 / std::sqrt(static_cast<double>(fan_in));
-    const auto seed = p.at("weight_seed").get<uint64_t>();
+    const auto seed = p.at(kWeightSeed.name).get<uint64_t>();
     const int64_t shape[] = {out_channels, p.at("in_channels").get<int64_t>() / groups, k[0], k[1]};
     auto state = std::make_unique<TransformState>();
     state->register_tensor("weight", (seeded_noise(shape, at::kDouble, seed) - 0.5) * scale);

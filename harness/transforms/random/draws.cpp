@@ -2,6 +2,7 @@
 
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
+#include "harness/subject/generator_seed.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -133,6 +134,15 @@ void DrawRange::write(nlohmann::json& out, std::pair<double, double> value) cons
 ParamDoc DrawRange::doc() const {
   return {name, type != nullptr ? std::string(type) : fmt::format("number or [low, high] in [{}, {}]", min, max),
           fmt::format("[{}, {}]", fallback.first, fallback.second), meaning};
+}
+
+uint64_t DrawnSeed::read(ObjectReader& reader, at::Generator& generator) const {
+  if (!reader.has(name)) return draw_seed(generator);
+  return static_cast<uint64_t>(reader.integer(name, std::nullopt, 0, int64_t{1} << 53));
+}
+
+ParamDoc DrawnSeed::doc() const {
+  return {name, "integer >= 0", "drawn", fmt::format("seed of {} (reports give it, to replay)", of)};
 }
 
 RandomGate RandomGate::read(ObjectReader& reader, int64_t batch, at::Generator& generator,

@@ -86,6 +86,20 @@ struct DrawRange {
   ParamDoc doc() const;
 };
 
+/// A seed drawn when absent (a random field's, conv2d's weights'): the
+/// report gives it, so a case can pin it to replay a trial.
+struct DrawnSeed {
+  const char* name;
+  const char* of;  ///< what it seeds, for the doc: "the field"
+
+  /// The given seed (an integer in [0, 2^53]) or a fresh draw_seed().
+  uint64_t read(ObjectReader& reader, at::Generator& generator) const;
+  ParamDoc doc() const;
+};
+
+/// The seed of a random field (elastic's displacements, noise, plasma).
+inline const DrawnSeed kFieldSeed{"seed", "the field"};
+
 /// Kornia's random prologue, shared by the random transforms that gate per
 /// sample: p, same_on_batch (where the transform takes it) and the gate
 /// (read_gate), read in this order, which is the order they draw in.

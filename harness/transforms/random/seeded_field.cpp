@@ -1,7 +1,7 @@
 #include "harness/transforms/random/seeded_field.h"
 
 #include "harness/subject/configured.h"
-#include "harness/subject/generator_seed.h"
+#include "harness/transforms/random/draws.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -27,7 +27,7 @@ std::vector<ParamDoc> docs_of(const std::vector<FieldSetting>& settings) {
 SeededFieldTransform::SeededFieldTransform(TransformInfo info, std::vector<FieldSetting> settings)
     : StatefulImageTransform(Describe(std::move(info))
                                  .params(docs_of(settings))
-                                 .param("seed", "integer >= 0", "drawn", "seed of the field (reports give it, to replay)")
+                                 .params({random_draws::kFieldSeed.doc()})
                                  .random(),
                              // The field's ops run on an empty batch too: they are what the checks trace.
                              EmptyBatch::kRun),
@@ -50,8 +50,7 @@ nlohmann::json SeededFieldTransform::sample(const nlohmann::json& given, c10::In
   require_nchw(shape, info_.name);
   ObjectReader r(given);
   nlohmann::json out = read_settings(r);
-  out["seed"] = r.has("seed") ? static_cast<uint64_t>(r.integer("seed", std::nullopt, 0, int64_t{1} << 53))
-                              : draw_seed(gen);
+  out[random_draws::kFieldSeed.name] = random_draws::kFieldSeed.read(r, gen);
   r.finish();
   out["shape"] = shape.vec();
   return out;

@@ -2,6 +2,7 @@
 
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
+#include "harness/subject/generator_seed.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -76,6 +77,23 @@ TEST(SamplingTest, ExplicitValuesStandForTheGate) {
     ObjectReader r(given);
     EXPECT_EQ(random_draws::RandomGate::read(r, 3, gen, {&gain}).apply, (std::vector<bool>{true, false, true}));
   }
+}
+
+// A drawn seed: the case's when given, else one draw_seed() from the trial's generator.
+TEST(SamplingTest, DrawnSeedIsGivenOrDrawn) {
+  const random_draws::DrawnSeed seed{"seed", "the field"};
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
+  auto same = at::make_generator<at::CPUGeneratorImpl>(11);
+  const nlohmann::json absent = nlohmann::json::object();
+  ObjectReader a(absent);
+  EXPECT_EQ(seed.read(a, gen), draw_seed(same));
+  const nlohmann::json given = {{"seed", 42}};
+  ObjectReader g(given);
+  EXPECT_EQ(seed.read(g, gen), 42u);
+  const nlohmann::json negative = {{"seed", -1}};
+  ObjectReader n(negative);
+  EXPECT_THROW(seed.read(n, gen), FieldError);
+  EXPECT_EQ(seed.doc().description, "seed of the field (reports give it, to replay)");
 }
 
 }  // namespace
