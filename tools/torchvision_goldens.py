@@ -131,6 +131,11 @@ def sweep(out, count, seed):
     return items
 
 
+# Where torchvision runs (--device): the inputs are made on the CPU and moved
+# there before each call; the outputs come back. "cpu" writes no "device".
+DEVICE = "cpu"
+
+
 class Vectors:
     def __init__(self, out, inputs, input_tag=""):
         self.out, self.inputs, self.items, self.input_tag = out, inputs, [], input_tag
@@ -139,14 +144,17 @@ class Vectors:
         """fn(image) -> torchvision's output; compare: per dtype, or one for all."""
         for dtype in dtypes:
             x = self.inputs[dtype]
-            y = fn(x.clone())
+            y = fn(x.clone().to(DEVICE)).cpu()
             n = len(self.items)
             name = f"{n:03d}_{vid or transform}_{dtype}"
             np.save(os.path.join(self.out, name + ".npy"), y.contiguous().numpy())
             how = compare(dtype) if callable(compare) else (compare or default_compare(dtype))
-            self.items.append({"id": name, "transform": transform, "params": params, "dtype": dtype,
-                               "input": f"input{self.input_tag}_{dtype}.npy", "output": name + ".npy",
-                               "torchvision": call, "compare": how})
+            item = {"id": name, "transform": transform, "params": params, "dtype": dtype,
+                    "input": f"input{self.input_tag}_{dtype}.npy", "output": name + ".npy",
+                    "torchvision": call, "compare": how}
+            if DEVICE != "cpu":
+                item["device"] = DEVICE
+            self.items.append(item)
 
 
 def default_compare(dtype):
@@ -346,7 +354,10 @@ def main():
     ap.add_argument("--out", required=True, help="directory for manifest.json and the .npy files")
     ap.add_argument("--sweep", type=int, default=0, metavar="N", help="N vectors of drawn parameters instead")
     ap.add_argument("--seed", type=int, default=1, help="the sweep's seed")
+    ap.add_argument("--device", default="cpu", help="where torchvision runs (cuda: ../shared/cuda-goldens)")
     args = ap.parse_args()
+    global DEVICE
+    DEVICE = args.device
     os.makedirs(args.out, exist_ok=True)
     for old in os.listdir(args.out):
         if old.endswith(".npy") or old == "manifest.json":

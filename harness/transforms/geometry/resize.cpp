@@ -27,6 +27,7 @@
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/kernels/cpu_uint8_resize.h"
+#include "harness/transforms/kernels/cuda_float_resize.h"
 #include "harness/transforms/kernels/resize_and_blur.h"
 #include "harness/transforms/kernels/resize_config.h"
 #include "harness/transforms/kernels/resize_engine.h"
@@ -176,6 +177,9 @@ at::Tensor resize_image(const at::Tensor& x, const ResizeConfig& c, resample::Ui
   if (is_byte && path == resample::Uint8Path::kCpuKernel) {
     if (resample::cpu_kernel_has(c.interpolation)) return resample::cpu_uint8_resize(x, c);
     path = resample::Uint8Path::kFixedPoint;  // nearest and area: integer-exact there as well
+  }
+  if (is_byte && path == resample::Uint8Path::kFloatRoundTrip && resample::cuda_float_resize_has(c)) {
+    return resample::round_to_uint8(resample::cuda_float_resize(x.to(at::kFloat), c));
   }
   const bool fixed = is_byte && path == resample::Uint8Path::kFixedPoint;
   // ATen rounds the scale to the kernel's dtype: float32 for float32 input

@@ -203,13 +203,16 @@ at::Tensor w_then_h(const at::Tensor& x, const TapTable* taps_h, const TapTable*
 
 }  // namespace
 
+at::Tensor round_to_uint8(const at::Tensor& y) {
+  // at::round is round-half-to-even, what GPU float paths do with rint.
+  return note_unrounded(at::round(y).clamp(0, 255).to(at::kByte), y, Rounding::kHalfEven);
+}
+
 at::Tensor separable(const at::Tensor& x, const TapTable* taps_h, const TapTable* taps_w,
                      Uint8Path path) {
   if (x.scalar_type() == at::kByte) {
     if (path == Uint8Path::kFixedPoint) return fixed_point(x, taps_h, taps_w);
-    const auto y = w_then_h(x.to(at::kFloat), taps_h, taps_w);
-    // at::round is round-half-to-even, what GPU float paths do with rint.
-    return note_unrounded(at::round(y).clamp(0, 255).to(at::kByte), y, Rounding::kHalfEven);
+    return round_to_uint8(w_then_h(x.to(at::kFloat), taps_h, taps_w));
   }
   if (!at::isFloatingType(x.scalar_type())) {
     throw std::invalid_argument("resample: unsupported dtype " +

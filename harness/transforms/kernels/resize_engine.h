@@ -85,9 +85,14 @@ TapTable centred_window(int64_t size, int64_t kernel, Border border, const at::T
 /// How a uint8 image is filtered.
 enum class Uint8Path {
   kFixedPoint,      ///< Note [uint8 fixed point]
-  kFloatRoundTrip,  ///< to float32, filter, round half to even, clamp, back to uint8
+  kFloatRoundTrip,  ///< CUDA's float path: to float32, filter (Note [CUDA's float resize]), round half to even, clamp
   kCpuKernel,       ///< LibTorch's CPU uint8 kernel (Note [LibTorch's CPU uint8 resize])
 };
+
+/// A float result of a uint8 image back to uint8 as torchvision's float path
+/// ends: round half to even, clamp to 0..255 (the unrounded values noted,
+/// Note [Intermediate rounding]).
+at::Tensor round_to_uint8(const at::Tensor& y);
 
 /// Filters `x` (NCHW) along `dim` in its floating dtype.
 at::Tensor apply_float(const at::Tensor& x, const TapTable& taps, int64_t dim);
