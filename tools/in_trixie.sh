@@ -118,14 +118,18 @@ if [ -d "$clone/../shared" ]; then
   shared_env=(DEVPARITY_SHARED=/shared)
 fi
 
-# This clone's files replace the root's copy; its build/ stays.
+# This clone's files replace the root's copy; its build/ stays. Extracted
+# with fresh times (-m): a file edited after the last copy but before that
+# build's object was made would otherwise look older than the object, and
+# ninja, which goes by times, would keep the stale object (ccache makes the
+# rebuild of unchanged files cheap).
 mkdir -p "$root/src"
 find "$root/src" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
 if git -C "$clone" rev-parse --git-dir >/dev/null 2>&1; then
   git -C "$clone" ls-files -z -co --exclude-standard \
-    | tar -C "$clone" --null --ignore-failed-read -T - -cf - | tar -C "$root/src" -xf -
+    | tar -C "$clone" --null --ignore-failed-read -T - -cf - | tar -C "$root/src" -xmf -
 else
-  tar -C "$clone" --exclude=./build -cf - . | tar -C "$root/src" -xf -
+  tar -C "$clone" --exclude=./build -cf - . | tar -C "$root/src" -xmf -
 fi
 
 echo "in_trixie: running in the $flavour root: ${command[*]}"
