@@ -289,12 +289,13 @@ TEST(CudaGoldensTest, TheCatalogGivesCudasOutputs) {
     std::cout << fmt::format("| {} | {} | {} | {} | {} | {:.3g} | {} of {} |\n", key.substr(0, space),
                              key.substr(space + 1), t.vectors, t.exact, t.max_ulp, t.max_abs, t.differing, t.numel);
   }
-  EXPECT_GE(uint8_resizes, 150);
+  // The shipped set's shape; another set (DEVPARITY_CUDA_GOLDENS_DIR) is taken as it is.
+  if (getenv("DEVPARITY_CUDA_GOLDENS_DIR") == nullptr) EXPECT_GE(uint8_resizes, 150);
 }
 
 TEST(CudaGoldensTest, TheVectorsAreComplete) {
   if (cuda_dir().empty()) GTEST_SKIP() << "../shared/cuda-goldens is not beside the clone";
-  expect_complete(cuda_dir(), 800u);
+  expect_complete(cuda_dir(), getenv("DEVPARITY_CUDA_GOLDENS_DIR") == nullptr ? 800u : 0u);
 }
 
 }  // namespace
