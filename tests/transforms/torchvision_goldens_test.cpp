@@ -293,6 +293,26 @@ TEST(CudaGoldensTest, TheCatalogGivesCudasOutputs) {
   if (getenv("DEVPARITY_CUDA_GOLDENS_DIR") == nullptr) EXPECT_GE(uint8_resizes, 150);
 }
 
+// The comparison's twin: the same uint8 resizes through a strategy that does
+// not model CUDA (the exact value rounded once) must fail on some vectors, or
+// the test above could not tell CUDA's path from another.
+TEST(CudaGoldensTest, AnotherStrategyFailsTheUint8Resizes) {
+  const auto dir = cuda_dir();
+  if (dir.empty()) GTEST_SKIP() << "../shared/cuda-goldens is not beside the clone";
+  register_builtins();
+  int compared = 0, failed = 0;
+  const auto m = manifest(dir);
+  for (const auto& made : m.at("vectors")) {
+    auto v = as_cuda_compares(made);
+    if (v.at("params").value("uint8_strategy", "") != "float_round_trip") continue;
+    v["params"]["uint8_strategy"] = "fixed_point";
+    ++compared;
+    failed += !check_vector(dir, v).ok;
+  }
+  std::cout << fmt::format("fixed_point against CUDA's uint8 resizes: {} of {} vectors differ\n", failed, compared);
+  EXPECT_GT(failed, compared / 4);
+}
+
 TEST(CudaGoldensTest, TheVectorsAreComplete) {
   if (cuda_dir().empty()) GTEST_SKIP() << "../shared/cuda-goldens is not beside the clone";
   expect_complete(cuda_dir(), getenv("DEVPARITY_CUDA_GOLDENS_DIR") == nullptr ? 800u : 0u);
