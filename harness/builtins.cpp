@@ -8,6 +8,8 @@
 #include "harness/subject/torchscript_subject.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/transforms/builtin_transforms.h"
+#include "harness/transforms/kernels/cuda_resample_switch.h"
+#include "harness/vdev/perturb.h"
 
 #include <mutex>
 
@@ -52,6 +54,11 @@ void register_builtins() {
     register_gradient_check(CheckRegistry::global());
     register_jpeg_check(CheckRegistry::global());
     register_stress_check(CheckRegistry::global());
+
+    // Note [Perturbed numerics]: vdev's own switches, then the one the
+    // reference kernels give.
+    for (auto& s : vdev::perturb::builtin_switches()) vdev::perturb::add(std::move(s));
+    vdev::perturb::add(resample::cuda_resample_switch());
 
     auto& reporters = ReporterRegistry::global();
     register_console_reporter(reporters);

@@ -2,7 +2,7 @@
 """Runs a real library's whole test suite on the CPU and on the simulated device, and compares.
 
     tools/real_suite.py ARCHIVE EXPECTED [--work DIR] [--timeout S] [--stub DIR] [--max-warned 0.05]
-                        [--random-sweep N]
+                        [--random-sweep N] [--vdev-sync]
 
 ARCHIVE is a release's source tarball (../shared/kornia/kornia-v0.7.1.tar.xz); EXPECTED a TSV of
 the tests that fail on a real GPU too (test id with DEV for the device, a tab, the cause). The
@@ -14,6 +14,8 @@ under the tracer with a session report. It fails, naming each test, on:
   - warnings on more than --max-warned of the traced tests (the trace must stay quiet), counted as
     the plugin gives them: once per line of code, on the first test that runs it.
 It prints the CPU seconds of both runs and their ratio, and the listed tests that now pass.
+vdev:1 runs asynchronously, as the plugin runs it by default (races fail tests); --vdev-sync runs
+it synchronously, for the cost of the asynchronous device (run both and compare the traced CPU seconds).
 """
 
 import argparse
@@ -161,6 +163,8 @@ def main():
     parser.add_argument("--random-sweep", type=int, default=0,
                         help="--devparity-random-sweep for the traced run (default 0: each rerun of a random "
                              "test costs a whole run of it, and outcomes are what this compares)")
+    parser.add_argument("--vdev-sync", action="store_true",
+                        help="run vdev:1 synchronously (--devparity-vdev-sync) instead of as the plugin does by default")
     args = parser.parse_args()
     if not os.path.isfile(args.archive):
         message = f"real_suite: no {args.archive} (the shared releases of real suites)"
@@ -177,7 +181,9 @@ def main():
     deadline = started + args.timeout
     cpu_run = start(root, "cpu", out + "-cpu", [], args.stub)
     traced_run = start(root, DEVICE, out + "-trace", ["--devparity-trace", f"--devparity-report={report_path}",
-                                                      f"--devparity-random-sweep={args.random_sweep}"], args.stub)
+                                                      f"--devparity-random-sweep={args.random_sweep}",
+                                                      *(["--devparity-vdev-sync"] if args.vdev_sync else [])],
+                  args.stub)
     cpu_status, cpu_seconds = wait(*cpu_run, deadline)
     traced_status, traced_seconds = wait(*traced_run, deadline)
     for status, log in ((cpu_status, cpu_run[1]), (traced_status, traced_run[1])):

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """How much slower the simulated device runs an audit than the CPU does.
 
-Runs the same suite on `cpu`, on `vdev:1` and on `vdev:1` with --vdev-async
-(same seed, in this order, REPEAT times each, interleaved) and prints each
+Runs the same suite on `cpu`, on `vdev:1` with --vdev-sync and on `vdev:1` as it
+runs by default, asynchronously (same seed, in this order, REPEAT times each, interleaved) and prints each
 run's duration from its report and the ratios of the medians. Usage:
   tools/vdev_speed.py [--devparity BIN] [--repeat N] [--suite FILE]...
 """
@@ -17,8 +17,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-ROWS = {"cpu": ["--devices", "cpu"], "vdev:1": ["--devices", "vdev:1"],
-        "vdev:1 async": ["--devices", "vdev:1", "--vdev-async"]}
+ROWS = {"cpu": ["--devices", "cpu"], "vdev:1 sync": ["--devices", "vdev:1", "--vdev-sync"],
+        "vdev:1 async": ["--devices", "vdev:1"]}
 
 
 def run_once(binary, suites, row, report):
@@ -51,8 +51,8 @@ def main():
                 times[device].append(seconds)
                 print(f"{device:12s} run {i + 1}: {trials} trials in {seconds:.2f} s", flush=True)
     cpu, vdev, asynchronous = (statistics.median(times[row]) for row in ROWS)
-    print(f"median: cpu {cpu:.2f} s, vdev:1 {vdev:.2f} s, vdev:1 async {asynchronous:.2f} s; "
-          f"vdev/cpu = {vdev / cpu:.2f}x, async/sync vdev = {asynchronous / vdev:.2f}x")
+    print(f"median: cpu {cpu:.2f} s, vdev:1 sync {vdev:.2f} s, vdev:1 async {asynchronous:.2f} s; "
+          f"sync vdev/cpu = {vdev / cpu:.2f}x, async/sync vdev = {asynchronous / vdev:.2f}x")
 
 
 if __name__ == "__main__":

@@ -119,6 +119,7 @@ nlohmann::json TrialResult::to_json() const {
           {"checks", checks_json}};
   if (!baseline.empty()) j["baseline"] = baseline;
   if (interleaving_seed) j["interleaving_seed"] = *interleaving_seed;
+  if (!perturbed.is_null()) j["perturbed"] = perturbed;
   return j;
 }
 
@@ -151,6 +152,7 @@ TrialResult TrialResult::from_json(const nlohmann::json& j) {
   r.duration_ms = j.value("duration_ms", 0.0);
   r.baseline = j.value("baseline", "");
   if (j.contains("interleaving_seed")) r.interleaving_seed = read_unsigned(j.at("interleaving_seed"), "/interleaving_seed");
+  if (j.contains("perturbed")) r.perturbed = j.at("perturbed");
   for (const auto& c : j.at("checks")) r.checks.push_back(CheckOutcome::from_json(c));
   return r;
 }

@@ -63,6 +63,10 @@ struct TrialResult {
   /// On the asynchronous vdev (--vdev-async): the seed its streams'
   /// interleaving was drawn from, so that the run replays.
   std::optional<uint64_t> interleaving_seed;
+  /// Under perturbed numerics (--vdev-perturb, Note [Perturbed numerics]):
+  /// {"switches": [on], "moved": {switch: op calls it changed}, and on a
+  /// failure "blamed": [switches that fail the trial alone]}; null otherwise.
+  nlohmann::json perturbed;
   /// Against a --baseline: "known" (the baseline's row with this id failed
   /// the same checks), "new" (any other failure or error); empty otherwise.
   std::string baseline;

@@ -6,6 +6,7 @@
 #include "harness/run/check_dispatch.h"
 #include "harness/run/device_health.h"
 #include "harness/run/group_run.h"
+#include "harness/run/perturbation_verdict.h"
 #include "harness/run/result_tally.h"
 #include "harness/run/run_verdict.h"
 #include "harness/run/watchdog.h"
@@ -141,6 +142,7 @@ class RunPass {
     warn_non_finite(mine.output, group.input(), trial.target, run);
     r.checks.push_back(run);
     dispatch_.run(group, trial, mine, on_reference_device, r);
+    judge_perturbation(group, trial, mine, on_reference_device, dispatch_, r);
     return r;
   }
 

@@ -6,6 +6,7 @@
 #include "harness/base/named_values.h"
 #include "harness/run/run_modes.h"
 #include "harness/suite/plan.h"
+#include "harness/vdev/async.h"
 
 #include <nlohmann/json.hpp>
 
@@ -67,8 +68,12 @@ struct RunConfig {
   Placement placement = Placement::kWarn;
   IsolationSpec isolation;
   double timeout_s = 0.0;   ///< a trial's limit; 0: none
-  bool vdev_async = false;  ///< vdev streams run later, in a drawn interleaving
+  bool vdev_async = true;   ///< vdev streams run later, in a drawn interleaving (--vdev-sync: not)
   int interleavings = 1;    ///< with vdev_async: interleavings per vdev trial
+  /// With vdev_async: when pinned memory is released (--vdev-pinned-release).
+  vdev::async::PinnedRelease pinned_release = vdev::async::PinnedRelease::kPooled;
+  /// vdev's perturbed-numerics switches (--vdev-perturb); empty: none.
+  std::vector<std::string> perturb;
   /// This process is a worker (--worker SPEC, Note [Workers]): it runs the
   /// trials SPEC names and writes their results to its parent, nothing else.
   std::string worker;

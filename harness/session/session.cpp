@@ -16,6 +16,7 @@
 #include "harness/base/text.h"
 #include "harness/device/device.h"
 #include "harness/vdev/async.h"
+#include "harness/vdev/perturb.h"
 #include "harness/model/artifacts.h"
 #include "harness/report/environment.h"
 #include "harness/report/report_file.h"
@@ -105,7 +106,11 @@ RunInfo session_run_info(const RunConfig& c, const DeviceInventory& inventory) {
               {"isolate", or_null(name_of(kIsolationNames, c.isolation.unit))},
               {"timeout_s", c.timeout_s}};
   if (c.plan.shard_count > 1) info.run["shard"] = fmt::format("{}/{}", c.plan.shard_index, c.plan.shard_count);
-  if (c.vdev_async) info.run["vdev_async"] = {{"interleavings", c.interleavings}};
+  if (c.vdev_async) {
+    info.run["vdev_async"] = {{"interleavings", c.interleavings},
+                              {"pinned_release", vdev::async::pinned_release_name(c.pinned_release)}};
+  }
+  if (!c.perturb.empty()) info.run["vdev_perturb"] = c.perturb;
   info.run.update(c.run_fields);
   info.environment = describe_environment(inventory);
   return info;
@@ -149,18 +154,28 @@ std::unique_ptr<IsolatedExecutor> isolated_executor(const RunConfig& c) {
   return std::make_unique<IsolatedExecutor>(std::move(iso));
 }
 
-// The asynchronous vdev for one session, as it was before afterwards.
+// vdev's modes for one session (asynchronous, pinned release, perturbed
+// numerics), as they were before afterwards.
 class AsyncMode {
  public:
-  explicit AsyncMode(bool on) : was_(vdev::async::enabled()) {
-    if (on) vdev::async::set_enabled(true);
+  explicit AsyncMode(const RunConfig& c)
+      : was_(vdev::async::enabled()), release_(vdev::async::pinned_release()), perturb_(vdev::perturb::session()) {
+    if (c.vdev_async) vdev::async::set_enabled(true);
+    vdev::async::set_pinned_release(c.pinned_release);
+    vdev::perturb::set_session(c.perturb);
   }
-  ~AsyncMode() { vdev::async::set_enabled(was_); }
+  ~AsyncMode() {
+    vdev::async::set_enabled(was_);
+    vdev::async::set_pinned_release(release_);
+    vdev::perturb::set_session(perturb_);
+  }
   AsyncMode(const AsyncMode&) = delete;
   AsyncMode& operator=(const AsyncMode&) = delete;
 
  private:
   bool was_;
+  vdev::async::PinnedRelease release_;
+  std::vector<std::string> perturb_;
 };
 
 // The session's reporters, built once its outputs are checked and its report
@@ -181,8 +196,12 @@ class SessionOutputs {
 };
 
 void check_config(const RunConfig& c) {
+  if (c.pinned_release != vdev::async::PinnedRelease::kPooled && !c.vdev_async) {
+    throw UsageError("--vdev-pinned-release eager: only the asynchronous vdev has pinned copies pending; drop "
+                     "--vdev-sync");
+  }
   if (c.interleavings > 1 && !c.vdev_async) {
-    throw UsageError(fmt::format("--interleavings {}: only the asynchronous vdev has interleavings; add --vdev-async",
+    throw UsageError(fmt::format("--interleavings {}: only the asynchronous vdev has interleavings; drop --vdev-sync",
                                  c.interleavings));
   }
 }
@@ -207,7 +226,7 @@ std::string no_trials_message(const RunConfig& c) {
 RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites, const DeviceInventory& inventory) {
   check_config(config);
   if (config.placement != Placement::kOff) Tracer::self_test();
-  const AsyncMode async(config.vdev_async);
+  const AsyncMode async(config);
   const auto plan = make_plan(suites, config.plan, inventory);
   if (plan.trial_count() == 0 && interrupt::signal() == 0) throw UsageError(no_trials_message(config));
   const auto artifacts = artifact_store(config);

@@ -11,6 +11,7 @@
 #include "harness/trace/replayed_draws.h"
 #include "harness/trace/scope.h"
 #include "harness/vdev/async.h"
+#include "harness/vdev/perturb.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/DeviceGuard.h>
@@ -122,6 +123,13 @@ class Run {
       e_.interleaving_seed = interleaving.seed;
       streams.emplace(interleaving.seed, interleaving.schedule);
     }
+    // Note [Perturbed numerics]: on a simulated device with values, whose
+    // kernels are devparity's.
+    std::optional<vdev::perturb::Scope> perturbed;
+    if (const auto& kind = device_kind(device_.type()); kind.simulated && kind.runs_cpu_kernels) {
+      e_.perturbation = vdev::perturb::session();
+      if (!e_.perturbation.empty()) perturbed.emplace(e_.perturbation);
+    }
     try {
       const auto x = prepare(input, params);
       const auto y = forward(x, params);
@@ -138,6 +146,7 @@ class Run {
       } catch (const std::exception&) {
       }
     }
+    if (perturbed) e_.perturbed = perturbed->moved();
     e_.findings = found_.items();
     return std::move(e_);
   }

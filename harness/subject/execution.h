@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,10 @@ struct Execution {
   /// in (replays the run), and that there was one.
   bool interleaved = false;
   uint64_t interleaving_seed = 0;
+  /// Under perturbed numerics (Note [Perturbed numerics]): the switches on,
+  /// and how many op calls each gave other values than the CPU's kernel.
+  std::vector<std::string> perturbation;
+  std::map<std::string, int64_t> perturbed;
   Unrounded unrounded;           ///< with ExecuteOptions::keep_unrounded, where known
   // With ExecuteOptions::loss:
   at::Tensor gradient;                    ///< the input's gradient, on the CPU or meta

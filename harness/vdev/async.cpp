@@ -11,6 +11,7 @@ namespace devparity::vdev::async {
 namespace {
 
 std::atomic<bool> g_enabled{false};
+std::atomic<PinnedRelease> g_pinned_release{PinnedRelease::kPooled};
 
 std::string side(const Race::Side& s) {
   auto out = fmt::format("{} ({}) on {}", s.op, s.write ? "write" : "read", s.stream);
@@ -27,7 +28,15 @@ void set_enabled(bool on) {
 
 bool enabled() { return g_enabled.load(); }
 
+void set_pinned_release(PinnedRelease release) { g_pinned_release.store(release); }
+PinnedRelease pinned_release() { return g_pinned_release.load(); }
+
 std::string Race::describe() const {
+  if (freed && memory.rfind("pinned", 0) == 0) {
+    return fmt::format("{} dropped on the host while {} was still queued: a pinned pool that does not track "
+                       "copies (eager pinned release) hands it to its next user at once",
+                       memory, side(earlier));
+  }
   if (freed) {
     return fmt::format("{} freed on the host while {} was still queued, and its stream was not given to "
                        "record_stream: the caching allocator may hand the block to the next allocation",
@@ -75,6 +84,8 @@ at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype) { return ru
 bool is_pinned(const void* p) { return runtime::is_registered(reinterpret_cast<uintptr_t>(p), /*pinned=*/true); }
 
 void set_site_provider(SiteProvider provider) { runtime::set_site_provider_fn(provider); }
+
+void set_pending_error_reset(PendingErrorReset reset) { runtime::set_pending_error_reset_fn(reset); }
 
 Counters counters() { return runtime::counters(); }
 

@@ -21,6 +21,16 @@
 /// it, and that stream was not given to record_stream, is poisoned, as the
 /// caching allocator would hand it to the next allocation.
 ///
+/// Note [Eager pinned release]
+/// PyTorch's pinned pool (CachingHostAllocator) records the streams a
+/// block's copies were queued on and reuses it only after they ran, so a
+/// pinned tensor dropped while its non-blocking copy is pending is safe
+/// there, and silent here by default. Other pools (a library's own staging
+/// ring, cudaFreeHost on drop, older PyTorch paths) reuse the block at once:
+/// in the eager mode a pinned block dropped while a copy the host has not
+/// waited for still uses it is poisoned at the drop and reported (the copy
+/// then reads the poison); its memory itself outlives the copy.
+///
 /// Note [Race detector]
 /// PyTorch's CUDA stream sanitizer's algorithm: every stream and the host
 /// keep a vector clock; an event carries its stream's clock at record; a
@@ -44,9 +54,21 @@
 
 namespace devparity::vdev::async {
 
-/// Whether new vdev work is asynchronous (process-wide; off by default).
+/// Whether new vdev work is asynchronous (process-wide; the runner and the
+/// Python front turn it on by default).
 void set_enabled(bool on);
 bool enabled();
+
+/// When pinned host memory is released (Note [Eager pinned release]).
+enum class PinnedRelease {
+  kPooled,  ///< after the copies queued from or into it, as PyTorch's pinned pool does (the default)
+  kEager,   ///< at once, poisoned: pools that do not track copies
+};
+void set_pinned_release(PinnedRelease release);
+PinnedRelease pinned_release();
+/// "pooled" or "eager"; anything else throws std::invalid_argument naming `option`.
+PinnedRelease parse_pinned_release(const std::string& name, const std::string& option);
+const char* pinned_release_name(PinnedRelease release);
 
 /// One unsynchronized access: two accesses of the same bytes, at least one
 /// a write, on two streams (or a stream and the host) with nothing ordering them.
@@ -109,6 +131,14 @@ bool is_pinned(const void* p);
 /// layer that knows (the tracer) on the thread that enqueues the work.
 using SiteProvider = std::string (*)();
 void set_site_provider(SiteProvider provider);
+
+/// What a failed meta kernel may leave pending in an embedding interpreter:
+/// torch throws a C++ exception over a Python meta kernel's error and leaves
+/// Python's error indicator set, which the next Python call then reports as
+/// a SystemError. The front end that embeds one installs its reset; it is
+/// called after every meta kernel that failed (the op then runs on the host).
+using PendingErrorReset = void (*)();
+void set_pending_error_reset(PendingErrorReset reset);
 
 /// Counts since the process started, for reports and benchmarks.
 struct Counters {

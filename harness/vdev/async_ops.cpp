@@ -4,6 +4,7 @@
 
 #include "harness/vdev/async_ops.h"
 
+#include "harness/vdev/perturb.h"
 #include "harness/vdev/platform.h"
 
 #include <ATen/ATen.h>
@@ -11,7 +12,11 @@
 #include <ATen/record_function.h>
 #include <c10/core/DeviceGuard.h>
 
+#include <atomic>
 #include <cstring>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
 
 namespace devparity::vdev::runtime {
 namespace {
@@ -28,7 +33,19 @@ std::string name_of(const c10::FunctionSchema& schema) {
 
 // Ops whose result the host needs now, or that draw from a generator (the
 // draw must happen in program order, as CUDA reserves its offsets at launch).
+// The linalg family checks its results for errors (singular, not converged)
+// where it runs, and CUDA's reads them back to the host at the call.
+bool checks_errors_on_host(const c10::FunctionSchema& schema) {
+  const auto& name = schema.name();
+  for (const char* prefix : {"aten::linalg_", "aten::_linalg_", "aten::cholesky", "aten::inverse", "aten::svd",
+                             "aten::symeig", "aten::lu_", "aten::_lu_", "aten::triangular_solve"}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 bool needs_host(const c10::FunctionSchema& schema) {
+  if (checks_errors_on_host(schema)) return true;
   for (const auto& r : schema.returns()) {
     if (r.type()->kind() != c10::TypeKind::TensorType) return true;
   }
@@ -135,12 +152,42 @@ void host_waits_for(const std::string& name, const c10::Stream& stream, std::vec
 
 namespace {
 
+std::atomic<async::PendingErrorReset> g_error_reset{nullptr};
+
+void reset_pending_error() {
+  if (const auto reset = g_error_reset.load()) reset();
+}
+
+// Whether each op's meta kernel gives the sizes its outputs take: none, one
+// the platform does not trust, or one found without a kernel (its own or
+// one it calls: asking again would throw again, and an error's backtrace
+// costs more than the op) or disagreeing with the CPU's sizes (Note [Meta
+// kernels that disagree]) is not asked.
+std::mutex g_meta_mutex;
+std::unordered_map<const void*, bool> g_meta_usable;
+
+bool known_without_meta(const c10::OperatorHandle& op) {
+  const std::lock_guard<std::mutex> lock(g_meta_mutex);
+  auto it = g_meta_usable.find(&op.schema());
+  if (it == g_meta_usable.end()) {
+    const bool usable = op.hasComputedKernelForDispatchKey(c10::DispatchKey::Meta) && platform::trusts_meta_kernel(op);
+    it = g_meta_usable.emplace(&op.schema(), usable).first;
+  }
+  return !it->second;
+}
+
+void note_without_meta(const c10::OperatorHandle& op) {
+  const std::lock_guard<std::mutex> lock(g_meta_mutex);
+  g_meta_usable[&op.schema()] = false;
+}
+
 // The op's outputs from its meta kernel: false where it has none (or the
-// host needs its result now).
+// host needs its result now, or the meta kernel rejects the arguments: the
+// CPU kernel then says why, at the call).
 bool run_meta(const c10::OperatorHandle& op, const torch::jit::Stack& stack, std::vector<c10::IValue>* meta_args,
               torch::jit::Stack* meta) {
   const auto& schema = op.schema();
-  if (needs_host(schema)) return false;
+  if (needs_host(schema) || known_without_meta(op)) return false;
   const size_t first = stack.size() - schema.arguments().size();
   try {
     for (size_t i = first; i < stack.size(); ++i) {
@@ -149,7 +196,12 @@ bool run_meta(const c10::OperatorHandle& op, const torch::jit::Stack& stack, std
     }
     *meta = *meta_args;
     op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::Meta), meta);
+  } catch (const c10::NotImplementedError&) {
+    note_without_meta(op);
+    reset_pending_error();
+    return false;
   } catch (const std::exception&) {
+    reset_pending_error();
     return false;
   }
   return true;
@@ -166,6 +218,11 @@ std::vector<at::Tensor> device_outputs(const c10::FunctionSchema& schema, const 
   std::vector<at::Tensor> outputs;
   for (const auto& r : meta) {
     const auto m = r.toTensor();
+    if (!m.defined()) {  // an output the op does not make (a backward's unrequested gradient)
+      fresh->push_back(false);
+      outputs.emplace_back();
+      continue;
+    }
     at::Tensor out;
     for (size_t i = 0; i < args.size() && !out.defined(); ++i) {
       const auto& mv = meta_args[i];
@@ -202,6 +259,24 @@ torch::jit::Stack host_arguments(const torch::jit::Stack& stack, size_t count) {
     }));
   }
   return host;
+}
+
+// Note [Meta kernels that disagree]: a meta kernel written apart from the
+// CPU's (1.13's Python ones: native_batch_norm's saved statistics in eval,
+// col2im at odd sizes) may give other sizes than the kernel that runs. The
+// kernel's are the device's: the result takes them where its memory holds
+// them, and the op runs on the host from then on.
+using WeakImpl = c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>;
+
+void take_kernels_sizes(const c10::OperatorHandle& op, const at::Tensor& result, at::Tensor& target,
+                        const WeakImpl& device) {
+  note_without_meta(op);
+  const auto needed = static_cast<size_t>(result.numel()) * result.element_size() +
+                      static_cast<size_t>(target.storage_offset()) * target.element_size();
+  TORCH_CHECK(needed <= target.storage().nbytes(), "its meta kernel gave ", target.sizes(), " and its CPU kernel ",
+              result.sizes(), ", which does not fit the memory the meta kernel's sizes allocated");
+  target.unsafeGetTensorImpl()->set_sizes_contiguous(result.sizes());
+  if (auto impl = device.lock()) impl->set_sizes_contiguous(result.sizes());
 }
 
 // The host path: the stream reaches the op, then `run_now` runs it here.
@@ -258,13 +333,20 @@ void enqueue_op(const c10::OperatorHandle& op, torch::jit::Stack* stack, const c
   Work work;
   work.name = name_of(schema);
   work.device = std::move(spans);
-  work.run = [op, host = std::move(host), targets = std::move(targets)]() mutable {
+  std::vector<std::optional<WeakImpl>> results;
+  for (const auto& out : outputs) {
+    results.push_back(out.defined() ? std::optional<WeakImpl>(out.getIntrusivePtr()) : std::nullopt);
+  }
+  work.run = [op, host = std::move(host), targets = std::move(targets), results = std::move(results)]() mutable {
     // A boxed out= kernel returns references into its stack, which it drops
     // before pushing them: the arguments must live elsewhere too.
     const auto arguments = host;
-    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), &host);
+    perturb::run_kernel(op, &host);  // the CPU's kernel, or a switch's (Note [Perturbed numerics])
     for (size_t i = 0; i < targets.size() && i < host.size(); ++i) {
-      if (targets[i].defined()) targets[i].copy_(host[i].toTensor());
+      if (!targets[i].defined()) continue;
+      const auto result = host[i].toTensor();
+      if (result.sizes() != targets[i].sizes()) take_kernels_sizes(op, result, targets[i], *results[i]);
+      targets[i].copy_(result);
     }
   };
   torch::jit::drop(*stack, args.size());
@@ -326,5 +408,7 @@ void enqueue_fill(const at::Tensor& self, const at::Scalar& value) {
   work.run = [target = borrowed(self), value]() mutable { target.fill_(value); };
   submit(current_stream(self.device().index()), std::move(work));
 }
+
+void set_pending_error_reset_fn(async::PendingErrorReset reset) { g_error_reset.store(reset); }
 
 }  // namespace devparity::vdev::runtime

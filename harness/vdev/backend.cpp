@@ -25,6 +25,7 @@
 #include "harness/vdev/async.h"
 #include "harness/vdev/async_ops.h"
 #include "harness/vdev/guard.h"
+#include "harness/vdev/perturb.h"
 #include "harness/vdev/platform.h"
 
 #include <ATen/ATen.h>
@@ -211,9 +212,11 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
   wait_in_async_mode("aten::convolution_overrideable", input.device(), {input, weight, bias ? *bias : at::Tensor()});
   const c10::optional<at::Tensor> host_bias =
       bias && bias->defined() ? c10::optional<at::Tensor>(host_alias(*bias)) : c10::nullopt;
-  return result_on(at::convolution(host_alias(input), host_alias(weight), host_bias, stride, padding, dilation,
-                                   transposed, output_padding, groups),
-                   input.device());
+  const auto computed = perturb::run_unboxed(
+      "aten::convolution_overrideable", {host_alias(input), host_alias(weight)}, [&](const std::vector<at::Tensor>& in) {
+        return at::convolution(in[0], in[1], host_bias, stride, padding, dilation, transposed, output_padding, groups);
+      });
+  return result_on(computed, input.device());
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
@@ -402,7 +405,7 @@ void view_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, const
   const auto& schema = op.schema();
   std::vector<Written> written;
   alias_arguments(schema, stack, &written);
-  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+  perturb::run_kernel(op, stack);  // the CPU's kernel, or a switch's (Note [Perturbed numerics])
   auto home = [&](const at::Tensor& t) {  // views built without ops
     if (!t.defined() || !t.has_storage()) return t;
     const void* memory = t.storage().data_ptr().get();
@@ -660,10 +663,10 @@ std::string description() {
   return async::enabled()
              ? "devparity virtual device: CPU memory and CPU kernels on LibTorch's PrivateUse1 key, "
                "placement enforced like CUDA; asynchronous: streams run later in a seeded interleaving, "
-               "with a race detector (no timing, no real kernel concurrency)"
+               "with a race detector; timing and real kernel concurrency are not modelled"
              : "devparity virtual device: CPU memory and CPU kernels on LibTorch's PrivateUse1 key, "
-               "placement enforced like CUDA; synchronous, so stream and event ordering bugs are not "
-               "modelled (--vdev-async models them)";
+               "placement enforced like CUDA; synchronous (--vdev-sync), so stream and event ordering "
+               "bugs are not modelled (the default, asynchronous mode models them)";
 }
 
 namespace {

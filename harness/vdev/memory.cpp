@@ -70,7 +70,7 @@ std::string what(const Block& b) {
 // Note [Race detector]: a CPU op touching pinned memory is a host access;
 // ops with a vdev tensor are the device's (copies), judged as stream work.
 std::unique_ptr<at::ObserverContext> observe_cpu_op(const at::RecordFunction& fn) {
-  if (on_worker()) return nullptr;
+  if (in_device_work()) return nullptr;
   const auto name = fn.operator_name();
   if (!name) return nullptr;
   const auto inputs = fn.inputs();
@@ -131,16 +131,22 @@ Span span_of(const at::Tensor& t, bool write) {
 }
 
 void register_block(void* base, size_t bytes, bool pinned, Actor allocated_on) {
-  const std::lock_guard<std::mutex> lock(g_mem);
-  Block b;
-  b.base = reinterpret_cast<uintptr_t>(base);
-  b.bytes = bytes;
-  b.pinned = pinned;
-  b.allocated_on = allocated_on;
-  g_blocks[b.base] = std::move(b);
-  if (pinned && g_live_pinned++ == 0 && async::enabled()) {
-    g_observer = at::addGlobalCallback(at::RecordFunctionCallback(&observe_cpu_op).needsInputs(true).scopes(
-        {at::RecordScope::FUNCTION}));
+  {
+    const std::lock_guard<std::mutex> lock(g_mem);
+    Block b;
+    b.base = reinterpret_cast<uintptr_t>(base);
+    b.bytes = bytes;
+    b.pinned = pinned;
+    b.allocated_on = allocated_on;
+    g_blocks[b.base] = std::move(b);
+    if (pinned && g_live_pinned++ == 0 && async::enabled()) {
+      g_observer = at::addGlobalCallback(at::RecordFunctionCallback(&observe_cpu_op).needsInputs(true).scopes(
+          {at::RecordScope::FUNCTION}));
+    }
+  }
+  if (!pinned && allocated_on != kHost && async::enabled()) {
+    note_allocation(reinterpret_cast<uintptr_t>(base), bytes, allocated_on, actor_enqueued(allocated_on),
+                    current_site());
   }
 }
 
@@ -178,8 +184,11 @@ void release_block(void* base) {
   // Note [Stream-ordered release]: a use the allocation stream has not seen
   // (through events, or the host's syncs) at the free, on a stream not given
   // to record_stream, may meet the block's next owner.
+  // Note [Eager pinned release]: a pinned block is the host's, so any copy
+  // the host has not waited for is early there.
+  const bool judged = copy.pinned ? async::pinned_release() == async::PinnedRelease::kEager : true;
   const Use* early = nullptr;
-  if (!copy.pinned && !on_worker()) {
+  if (judged && !in_device_work()) {
     for (const auto& u : copy.uses) {
       const bool recorded = std::find(copy.recorded.begin(), copy.recorded.end(), u.actor) != copy.recorded.end();
       if (u.actor != copy.allocated_on && !recorded && !seen_at_free(copy.allocated_on, u.actor, u.seq)) {

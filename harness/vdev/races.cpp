@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -71,12 +72,23 @@ void check_access(const Access& access, const Clock& clock, bool) {
   const std::lock_guard<std::mutex> lock(g_races_mutex);
   // Kept by block, so that a lookup sees every earlier access of it.
   auto& kept = g_accesses[base];
+  std::vector<const Recorded*> unordered;
   for (const auto& r : kept) {
     const auto& e = r.access;
     if (e.actor == access.actor || !(e.span.write || access.span.write) || !meet(e.span, access.span)) continue;
-    if (happens_before(e, clock)) continue;
+    if (!happens_before(e, clock)) unordered.push_back(&r);
+  }
+  for (const auto* r : unordered) {
+    const auto& e = r->access;
+    // The allocation is the stream's first claim on the block: named only
+    // when none of that stream's own work on it races too (Note [Allocation
+    // is an access]).
+    const bool claimed = e.op == kAllocation && std::any_of(unordered.begin(), unordered.end(), [&](const Recorded* o) {
+                           return o->access.actor == e.actor && o->access.op != kAllocation;
+                         });
+    if (claimed) continue;
     async::Race race;
-    race.earlier = {e.op, r.stream, e.site, e.span.write};
+    race.earlier = {e.op, r->stream, e.site, e.span.write};
     race.later = {access.op, stream, access.site, access.span.write};
     race.memory = memory.empty() ? std::string("device memory") : memory;
     add_locked(std::move(race));
@@ -92,6 +104,14 @@ void check_access(const Access& access, const Clock& clock, bool) {
   }
   kept.push_back({access, stream});
   if (kept.size() > kKeptPerBlock) kept.erase(kept.begin());
+}
+
+void note_allocation(uintptr_t base, size_t bytes, Actor actor, uint64_t seq, std::string site) {
+  if (bytes == 0) return;
+  const auto stream = actor_label(actor);
+  Access access{actor, seq, Span{base, base + bytes, /*write=*/true}, kAllocation, std::move(site)};
+  const std::lock_guard<std::mutex> lock(g_races_mutex);
+  g_accesses[base] = {Recorded{std::move(access), stream}};
 }
 
 void forget_accesses(uintptr_t base) {

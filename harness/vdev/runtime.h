@@ -70,8 +70,8 @@ void record_data_on_stream(const void* data, const c10::Stream& stream);
 
 /// The host reads or writes pinned memory (a declared read, a CPU op).
 void host_access(const Span& span, const std::string& op);
-/// True on the thread that runs queued work.
-bool on_worker();
+/// True while this thread runs queued work (the device's, not the host's).
+bool in_device_work();
 /// Runs every queued item of every stream; the host sees all of it.
 void drain_all();
 /// Sessions (async::Session): the first seeds the interleaving and says
@@ -94,6 +94,8 @@ std::string actor_label(Actor actor);
 /// work up to `seq` (Note [Stream-ordered release]).
 bool seen_at_free(Actor allocated_on, Actor actor, uint64_t seq);
 uint64_t actor_done(Actor actor);
+/// How much work has been queued on `actor` so far.
+uint64_t actor_enqueued(Actor actor);
 
 // ---- memory (vdev/memory.cpp) ---------------------------------------------
 
@@ -132,6 +134,13 @@ struct Access {
 void check_access(const Access& access, const Clock& clock, bool freed = false);
 /// Records a race found outside check_access (a free too early).
 void add_race(async::Race race);
+/// The op name of an allocation's access.
+inline constexpr const char* kAllocation = "allocation";
+/// Note [Allocation is an access]: a vdev block handed out while `actor`
+/// is the current stream is ordered after that stream's work up to `seq`
+/// (the caching allocator may have just taken it back from that work); a
+/// use by another stream that has not seen that point races, as a write.
+void note_allocation(uintptr_t base, size_t bytes, Actor actor, uint64_t seq, std::string site);
 /// Forgets the accesses of the block at `base` (released).
 void forget_accesses(uintptr_t base);
 /// The races found by `session`'s thread, and those found off any session.
@@ -140,5 +149,7 @@ void drop_all_races();
 /// The site of the current op on this thread (the provider's answer).
 std::string current_site();
 void set_site_provider_fn(async::SiteProvider provider);
+/// async::set_pending_error_reset's hook (vdev/async_ops.cpp).
+void set_pending_error_reset_fn(async::PendingErrorReset reset);
 
 }  // namespace devparity::vdev::runtime

@@ -3,9 +3,10 @@
 //
 // Note [Scheduler]
 // One recursive mutex orders every host-side call (submits, syncs, events).
-// Queued work runs on one worker thread, one item at a time, while the host
-// thread that let it run waits: the interleaving is then a function of the
-// program's calls and the session's seed, so a failure replays. After each
+// Queued work runs one item at a time on the host thread that lets it run
+// (a submit's draw, a sync), under the lock: the interleaving is then a
+// function of the program's calls and the session's seed, so a failure
+// replays. After each
 // submit the scheduler runs a drawn number (0 to 3) of queue heads, each
 // from a stream drawn among those whose head may run (none at all in the
 // lazy schedule); a host sync runs only what it needs (its stream, and the
@@ -16,15 +17,14 @@
 #include "harness/vdev/runtime.h"
 
 #include <ATen/record_function.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 
 #include <array>
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <random>
-#include <thread>
 
 namespace devparity::vdev::runtime {
 namespace {
@@ -100,59 +100,37 @@ StreamState& state_of(const c10::Stream& stream) {
   return *g_actors.back();
 }
 
-// Note [Scheduler]: one worker thread runs queued work; the host waits.
-class Worker {
- public:
-  Worker() : thread_([this] { loop(); }) { thread_.detach(); }
-  void run(const std::function<void()>& job) {
-    if (std::this_thread::get_id() == id_) {
-      job();
-      return;
-    }
-    std::unique_lock<std::mutex> lock(mutex_);
-    job_ = &job;
-    done_ = false;
-    cv_.notify_all();
-    cv_.wait(lock, [this] { return done_; });
-    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+thread_local bool tls_in_work = false;
+
+// The dispatcher's thread-local state a kernel runs under when called from
+// a backend: a fresh thread's (no mode, autocast or functorch layer), below
+// autograd (kernels assert it: mkldnn's).
+c10::impl::LocalDispatchKeySet below_autograd() {
+  c10::impl::PODLocalDispatchKeySet keys{};
+  keys.set_included(c10::default_included_set);
+  keys.set_excluded(c10::default_excluded_set | c10::autograd_dispatch_keyset_with_ADInplaceOrView);
+  return c10::impl::LocalDispatchKeySet(keys);
+}
+
+// Note [Scheduler]: queued work runs on the thread that lets it run, as the
+// device's own work: no observer sees its ops, and the dispatcher's
+// thread-local state is a backend kernel's (below_autograd), so the CPU
+// kernel runs as it would on a device's queue.
+void run_work(const std::function<void()>& job) {
+  if (tls_in_work) {
+    job();
+    return;
   }
-  bool is_worker() const { return std::this_thread::get_id() == id_; }
-
- private:
-  void loop() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      id_ = std::this_thread::get_id();
-    }
-    cv_.notify_all();
-    // The device's own work: nothing here is the subject's op.
-    const at::DisableRecordFunctionGuard quiet;
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      cv_.wait(lock, [this] { return job_ != nullptr; });
-      try {
-        (*job_)();
-      } catch (...) {
-        error_ = std::current_exception();
-      }
-      job_ = nullptr;
-      done_ = true;
-      cv_.notify_all();
-    }
+  const at::DisableRecordFunctionGuard quiet;
+  const c10::impl::ForceDispatchKeyGuard fresh{below_autograd()};
+  tls_in_work = true;
+  try {
+    job();
+  } catch (...) {
+    tls_in_work = false;
+    throw;
   }
-
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  const std::function<void()>* job_ = nullptr;
-  bool done_ = true;
-  std::exception_ptr error_;
-  std::thread::id id_;
-  std::thread thread_;
-};
-
-Worker& worker() {
-  static auto* w = new Worker();  // never destroyed: its thread outlives static destruction
-  return *w;
+  tls_in_work = false;
 }
 
 bool may_run(const StreamState& s) {
@@ -167,7 +145,7 @@ void run_head(StreamState& s) {
   s.queue.pop_front();
   if (item.work.run) {
     try {
-      worker().run(item.work.run);
+      run_work(item.work.run);
     } catch (const std::exception& e) {
       // As CUDA's asynchronous errors: reported at the next sync point.
       if (g_async_error.empty()) g_async_error = item.work.name + ": " + e.what();
@@ -261,6 +239,11 @@ bool seen_at_free(Actor allocated_on, Actor actor, uint64_t seq) {
 
 uint64_t actor_done(Actor actor) {
   return actor == kHost ? UINT64_MAX : g_done[static_cast<size_t>(actor)].load();
+}
+
+uint64_t actor_enqueued(Actor actor) {
+  const std::lock_guard<std::recursive_mutex> lock(g_sched);
+  return actor == kHost ? g_host_seq : g_actors[static_cast<size_t>(actor)]->enqueued;
 }
 
 uint64_t submit(const c10::Stream& stream, Work work) {
@@ -396,7 +379,7 @@ void host_access(const Span& span, const std::string& op) {
   check_access(Access{kHost, g_host_seq, span, op, std::move(site)}, g_host_clock);
 }
 
-bool on_worker() { return worker().is_worker(); }
+bool in_device_work() { return tls_in_work; }
 
 uint64_t current_session() { return tls_session; }
 

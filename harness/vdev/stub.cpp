@@ -5,7 +5,6 @@
 
 #include <ATen/ATen.h>
 
-#include <stdexcept>
 
 namespace devparity::vdev {
 
@@ -27,10 +26,11 @@ std::string description() { return "devparity was built without the virtual devi
 
 namespace devparity::vdev::async {
 
-void set_enabled(bool on) {
-  if (on) throw std::runtime_error("--vdev-async: devparity was built without the virtual device");
-}
+// Asynchronous is the default mode of a device this build does not have.
+void set_enabled(bool) {}
 bool enabled() { return false; }
+void set_pinned_release(PinnedRelease) {}
+PinnedRelease pinned_release() { return PinnedRelease::kPooled; }
 std::string Race::describe() const { return std::string(); }
 Session::Session(uint64_t seed, Schedule) : seed_(seed) {}
 Session::~Session() = default;
@@ -43,6 +43,7 @@ at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype) {
 }
 bool is_pinned(const void*) { return false; }
 void set_site_provider(SiteProvider) {}
+void set_pending_error_reset(PendingErrorReset) {}
 Counters counters() { return {}; }
 
 }  // namespace devparity::vdev::async

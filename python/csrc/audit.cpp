@@ -19,6 +19,7 @@
 #include "harness/session/session.h"
 #include "harness/suite/inputs.h"
 #include "harness/suite/case.h"
+#include "harness/vdev/perturb.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -69,8 +70,18 @@ devparity::RunConfig audit_config(const nlohmann::json& o, const devparity::Devi
     }
   }
   c.placement = devparity::parse_placement(o.value("placement", std::string("warn")), "audit(placement)");
-  c.vdev_async = o.value("vdev_async", false);
+  c.vdev_async = o.value("vdev_async", true);
   c.interleavings = o.value("interleavings", 1);
+  if (o.contains("perturb") && !o.at("perturb").is_null()) {
+    try {
+      c.perturb = devparity::vdev::perturb::parse(o.at("perturb").get<std::string>(), "audit(perturb)");
+    } catch (const std::invalid_argument& e) {
+      throw devparity::UsageError(e.what());
+    }
+  }
+  c.pinned_release =
+      devparity::vdev::async::parse_pinned_release(o.value("pinned_release", std::string("pooled")),
+                                                   "audit(pinned_release)");
   c.report = report;
   c.report_option = "audit(report)";
   c.console.show = !o.value("quiet", false);

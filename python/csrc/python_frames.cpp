@@ -3,6 +3,7 @@
 #include "harness/builtins.h"
 #include "harness/subject/op_subject.h"
 #include "harness/trace/tracer.h"
+#include "harness/vdev/async.h"
 
 #include <dlfcn.h>
 
@@ -154,6 +155,8 @@ std::string type_name(void* type) {
   return out.empty() ? "Exception" : out;
 }
 
+void drop_python_error();
+
 std::once_flag g_loaded;
 void load_once() { std::call_once(g_loaded, [] { g_api = load_api(); }); }
 
@@ -176,6 +179,10 @@ std::optional<std::string> take_python_error() {
   return out;
 }
 
+namespace {
+void drop_python_error() { take_python_error(); }
+}  // namespace
+
 void locate_python_sources(std::vector<std::string> skip) {
   load_once();
   // Builtins install the TorchScript locator: ours goes in front of it, after.
@@ -187,6 +194,7 @@ void locate_python_sources(std::vector<std::string> skip) {
     g_next.store(source_locator());
     set_source_locator(&python_source);
     set_op_error_message(&take_python_error);
+    vdev::async::set_pending_error_reset(&drop_python_error);
   });
 }
 

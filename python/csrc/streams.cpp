@@ -5,6 +5,7 @@
 
 #include "harness/vdev/vdev.h"
 #include "harness/vdev/async.h"
+#include "harness/vdev/perturb.h"
 #include "harness/trace/tracer.h"
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@ namespace {
 struct Open {
   std::unique_ptr<devparity::vdev::async::Session> session;
   bool was_enabled = false;
+  devparity::vdev::async::PinnedRelease was_release = devparity::vdev::async::PinnedRelease::kPooled;
 };
 
 std::mutex g_mutex;
@@ -32,15 +34,18 @@ nlohmann::json side(const devparity::vdev::async::Race::Side& s) {
 }
 
 // Sessions begin and end on one thread (the detector collects that thread's work).
-int64_t async_begin(int64_t seed, std::vector<std::string> skip) {
+int64_t async_begin(int64_t seed, std::vector<std::string> skip, std::string pinned_release) {
   namespace async = devparity::vdev::async;
   TORCH_CHECK(devparity::vdev::compiled(), "devparity.vdev_async(): this build has no simulated device");
   TORCH_CHECK(seed >= 0, "devparity.vdev_async(seed): expected a non-negative integer, got ", seed);
+  const auto release = async::parse_pinned_release(pinned_release, "devparity.vdev_async(pinned_release)");
   devparity::python::locate_python_sources(std::move(skip));
   devparity::provide_vdev_sites();
   Open open;
   open.was_enabled = async::enabled();
+  open.was_release = async::pinned_release();
   async::set_enabled(true);
+  async::set_pinned_release(release);
   open.session = std::make_unique<async::Session>(static_cast<uint64_t>(seed));
   const std::lock_guard<std::mutex> lock(g_mutex);
   g_open[g_next] = std::move(open);
@@ -69,10 +74,35 @@ std::string async_end(int64_t id) {
   }
   open.session.reset();
   if (!open.was_enabled) devparity::vdev::async::set_enabled(false);
+  devparity::vdev::async::set_pinned_release(open.was_release);
   return out.dump();
 }
 
 bool async_enabled() { return devparity::vdev::async::enabled(); }
+
+// The pytest plugin's perturbed numerics around one test (Note [Perturbed
+// numerics]): one scope at a time.
+std::unique_ptr<devparity::vdev::perturb::Scope> g_perturbed;
+
+void perturb_begin(std::string names) {
+  TORCH_CHECK(!g_perturbed, "devparity: perturbed numerics are already on");
+  try {
+    g_perturbed = std::make_unique<devparity::vdev::perturb::Scope>(
+        devparity::vdev::perturb::parse(names, "--devparity-perturb"));
+  } catch (const std::invalid_argument& e) {
+    TORCH_CHECK_VALUE(false, e.what());
+  }
+}
+
+// {"switch": op calls it moved}, and the scope ends.
+std::string perturb_end() {
+  nlohmann::json out = nlohmann::json::object();
+  if (g_perturbed) {
+    for (const auto& [name, calls] : g_perturbed->moved()) out[name] = calls;
+  }
+  g_perturbed.reset();
+  return out.dump();
+}
 
 void synchronize(int64_t index) {
   TORCH_CHECK(index >= 0 && index < devparity::vdev::device_count(), "synchronize: index ", index,
@@ -83,8 +113,10 @@ void synchronize(int64_t index) {
 }  // namespace
 
 TORCH_LIBRARY_FRAGMENT(devparity, m) {
-  m.def("async_begin(int seed, str[] skip) -> int", &async_begin);
+  m.def("async_begin(int seed, str[] skip, str pinned_release) -> int", &async_begin);
   m.def("async_end(int id) -> str", &async_end);
   m.def("async_enabled() -> bool", &async_enabled);
+  m.def("perturb_begin(str names) -> ()", &perturb_begin);
+  m.def("perturb_end() -> str", &perturb_end);
   m.def("synchronize(int index) -> ()", &synchronize);
 }

@@ -207,7 +207,7 @@ class _Sweep:
         self.arcs = _coverage.Arcs()
 
 
-def _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds):
+def _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds, pinned_release):
     if not callable(fn):
         raise DevparityTypeError(f"audit(fn): expected a callable or an nn.Module, got {fn!r}")
     if placement not in ("warn", "strict", "off"):
@@ -217,13 +217,31 @@ def _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds):
                              interleavings, int)
     if interleavings > 1 and not vdev_async:
         raise DevparityValueError(f"audit(interleavings={interleavings}): only the asynchronous vdev has interleavings; "
-                             f"pass vdev_async=True")
+                             f"leave vdev_async=True")
+    if pinned_release not in ("pooled", "eager"):
+        raise argument_error(f"audit(pinned_release): expected 'pooled' or 'eager', got {pinned_release!r}",
+                             pinned_release, str)
+    if pinned_release != "pooled" and not vdev_async:
+        raise DevparityValueError("audit(pinned_release='eager'): only the asynchronous vdev has pinned copies "
+                                  "pending; leave vdev_async=True")
     if seeds is not None and not (
             (isinstance(seeds, int) and not isinstance(seeds, bool) and 1 <= seeds <= 1000) or
             (isinstance(seeds, (list, tuple)) and seeds and
              all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in seeds))):
         raise argument_error(f"audit(seeds): expected a bound in [1, 1000] or a list of seeds, got {seeds!r}",
                              seeds, (int, list, tuple))
+
+
+def _perturb_text(perturb):
+    # "all", "a,b" or ["a", "b"] as the runner reads it; the names are checked there.
+    if perturb is None:
+        return None
+    if isinstance(perturb, str):
+        return perturb
+    if isinstance(perturb, (list, tuple)) and perturb and all(isinstance(p, str) for p in perturb):
+        return ",".join(perturb)
+    raise argument_error(f"audit(perturb): expected 'all', a switch name or a list of them, got {perturb!r}",
+                         perturb, (str, list))
 
 
 def _run_audit(suite, options):
@@ -241,8 +259,9 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
           junit: Optional[str] = None, html: Optional[str] = None, name: Optional[str] = None,
           differentiable: bool = True, random: bool = False, checks: Optional[Mapping[str, Any]] = None,
           tolerance: Optional[Mapping[str, Any]] = None, placement: str = "warn", quiet: bool = True,
-          vdev_async: bool = False, interleavings: int = 1, seeds: Union[int, Sequence[int], None] = None,
-          isolate: bool = False, timeout_s: Optional[float] = None) -> AuditResult:
+          vdev_async: bool = True, interleavings: int = 1, seeds: Union[int, Sequence[int], None] = None,
+          isolate: bool = False, timeout_s: Optional[float] = None, pinned_release: str = "pooled",
+          perturb: Union[str, Sequence[str], None] = None) -> AuditResult:
     """Audits `fn` (a callable image -> image, or an nn.Module, moved per device) as `devparity run`
     audits a transform: parity against the reference device with per-dtype tolerances, placement,
     the gradient for floating inputs; random draws replayed per device.
@@ -252,8 +271,14 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
     dtypes: dtype names or torch dtypes; default: the tensors' own, else float32.
     report / junit / html: files to write; the returned AuditResult holds the report either way.
     checks: {"check": false | settings} as a case file gives them; tolerance: the parity check's.
-    vdev_async: vdev runs asynchronously, as `devparity run --vdev-async` (docs/vdev-async.md);
-    interleavings: with it, the interleavings each vdev trial runs under (Note [Interleaving sweep]).
+    vdev_async: vdev runs asynchronously (the default; False runs each op at its call, as
+    `devparity run --vdev-sync`; docs/vdev-async.md);
+    interleavings: with it, the interleavings each vdev trial runs under (Note [Interleaving sweep]);
+    pinned_release: "eager" frees pinned memory the moment it is dropped, poisoned, and reports copies
+    still pending from or into it (Note [Eager pinned release]); "pooled", PyTorch's, waits for them.
+    perturb: vdev computes with other legal arithmetic than the CPU ("all", or switch names:
+    `devparity list` names them; docs/perturbed-numerics.md); a trial whose result then moves past
+    its tolerance fails, naming the switches that move it.
     random: the callable draws random numbers; its draws are replayed per device, and seeds are
     swept until every random gate went both ways (Note [Random gates]): from `seed` (0 without
     one), at most `seeds` of them (16 by default), or exactly the list `seeds`.
@@ -263,14 +288,16 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
     Ctrl-C stops the audit after writing its report, marked, and raises KeyboardInterrupt.
     """
     torch_module()
-    _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds)
+    _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds, pinned_release)
+    perturb = _perturb_text(perturb)
     _isolation.check_arguments(isolate, timeout_s)
     caller = _sources.caller_file(2)
 
     def here(report_path, case_checks=checks, isolation=None):
         return _audit_here(fn, inputs, devices, dtypes, seed, report_path, junit, html, name, differentiable, random,
-                           case_checks, tolerance, placement, quiet, vdev_async, interleavings, seeds, caller,
-                           isolation)
+                           case_checks, tolerance, placement, quiet,
+                           (vdev_async, interleavings, pinned_release, perturb),
+                           seeds, caller, isolation)
 
     if isolate or timeout_s is not None:
         def in_worker(report_path):
@@ -286,8 +313,10 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
 
 
 def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, differentiable, random, checks,
-                tolerance, placement, quiet, vdev_async, interleavings, seeds, caller, isolation=None):
-    """The audit in this process; returns its report. `isolation`: how its worker ran (run.isolation)."""
+                tolerance, placement, quiet, streams, seeds, caller, isolation=None):
+    """The audit in this process; returns its report. `streams`: (vdev_async, interleavings,
+    pinned_release, perturb); `isolation`: how its worker ran (run.isolation)."""
+    vdev_async, interleavings, pinned_release, perturb = streams
     device_list = _device_list(devices)
     if "vdev" in device_list and installed_count() == 0:
         install()
@@ -312,7 +341,8 @@ def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, di
     case = {"name": name, "subject": subject, "inputs": recipes, "dtypes": dtype_names, "checks": case_checks}
     options = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
                "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": list(_sources.skipped_folders()),
-               "vdev_async": bool(vdev_async), "interleavings": interleavings}
+               "vdev_async": bool(vdev_async), "interleavings": interleavings, "pinned_release": pinned_release,
+               "perturb": perturb}
     if isolation:
         options["isolation"] = isolation
     with _sources.scaffolding_file(caller):

@@ -38,33 +38,50 @@ class AsyncRun:
     """What `vdev_async()` saw: `races` (filled when the block ends), `seed`, `poison` (the byte
     unwritten pinned memory holds in this interleaving)."""
 
-    def __init__(self, seed):
+    def __init__(self, seed, ambient=False, pinned_release="pooled"):
         self.seed = seed
+        self.pinned_release = pinned_release
         self.poison = None
         self.races = []
         self._id = None
+        self._ambient = ambient   # the pytest plugin's, around a whole test: a block inside pauses it
+        self._paused = None       # the ambient run this block paused
 
     def __enter__(self):
         if installed_count() == 0:
             raise DevparityError("vdev_async(): the simulated device is not installed: call devparity.install() first")
-        if getattr(_active, "run", None) is not None:
-            raise DevparityError(f"vdev_async(seed={self.seed}): a vdev_async(seed={_active.run.seed}) block is "
+        active = getattr(_active, "run", None)
+        if active is not None and not active._ambient:
+            raise DevparityError(f"vdev_async(seed={self.seed}): a vdev_async(seed={active.seed}) block is "
                                  f"already open on this thread (blocks do not nest: one interleaving at a time)")
-        self._id = _ops().async_begin(self.seed, list(_sources.skipped_folders()))
-        _active.run = self
+        if active is not None:
+            active._end()
+            self._paused = active
+        self._begin()
         return self
 
     def __exit__(self, *exc):
-        _active.run = None
+        try:
+            self._end()
+        finally:
+            _active.run = None
+            if self._paused is not None:
+                self._paused._begin()
+        return False
+
+    def _begin(self):
+        self._id = _ops().async_begin(self.seed, list(_sources.skipped_folders()), self.pinned_release)
+        _active.run = self
+
+    def _end(self):
         text = _ops().async_end(self._id)
         self._id = None
         data = json.loads(text)
         self.poison = data["poison"]
-        self.races = [Race.from_json(r) for r in data["races"]]
-        return False
+        self.races += [Race.from_json(r) for r in data["races"]]
 
 
-def vdev_async(seed: int = 0) -> AsyncRun:
+def vdev_async(seed: int = 0, pinned_release: str = "pooled") -> AsyncRun:
     """A block in which vdev streams run later, in an interleaving drawn from `seed`, with a race
     detector; at its end every stream is drained and `.races` holds what was found:
 
@@ -74,7 +91,12 @@ def vdev_async(seed: int = 0) -> AsyncRun:
 
     Only events, stream and device synchronisation, blocking copies and host-needed values
     (item(), nonzero) order work, as on a GPU; a non-blocking copy into pinned memory holds
-    `run.poison` until its stream reaches it."""
+    `run.poison` until its stream reaches it. `pinned_release="eager"`: a pinned tensor dropped while
+    a copy from or into it is pending is poisoned at once and reported, as pools that do not track
+    copies behave (PyTorch's own pool waits for the copy: "pooled", the default)."""
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise argument_error(f"vdev_async(seed): expected a non-negative integer, got {seed!r}", seed, int)
-    return AsyncRun(seed)
+    if pinned_release not in ("pooled", "eager"):
+        raise argument_error(f"vdev_async(pinned_release): expected 'pooled' or 'eager', got {pinned_release!r}",
+                             pinned_release, str)
+    return AsyncRun(seed, pinned_release=pinned_release)

@@ -14,6 +14,14 @@ does nothing unless one of its options is given or DEVPARITY_VDEV=1 is set:
                                        drew random numbers runs again under up to N more seeds, for
                                        placement errors in branches its own seed did not take
   --devparity-scaffolding=GLOB         more files that are the suite's own test helpers
+  --devparity-vdev-sync                a test on vdev:K runs each op at its call; by default it runs
+                                       on the asynchronous simulated device (docs/vdev-async.md), in
+                                       an interleaving drawn from its node id, and a race fails it
+  --devparity-pinned-release=eager     on it, pinned memory dropped while a copy is pending is
+                                       poisoned and reported (pools that do not track copies)
+  --devparity-perturb=all|LIST         vdev computes with other legal arithmetic than the CPU (TF32,
+                                       another summation order, ...): a test whose values depend on
+                                       the CPU's fails, with the switches that moved them
   DEVPARITY_VDEV=1                     installs it and, without --devparity-devices, means cpu,vdev:1
 
 `vdev` without an index names the current device, as users write `cuda`. A test on vdev:K runs
@@ -30,6 +38,7 @@ import json
 import os
 import time
 import warnings
+import zlib
 
 import pytest
 
@@ -82,6 +91,15 @@ def pytest_addoption(parser):
                          "under up to N more seeds for placement errors its own seed did not reach (0: off)")
     group.addoption("--devparity-scaffolding", action="append", default=[], metavar="GLOB",
                     help="files (fnmatch globs) that are the suite's own test helpers, not the code under test")
+    group.addoption("--devparity-vdev-sync", action="store_true", default=False,
+                    help="tests on vdev:K run each op at its call instead of on the asynchronous simulated device "
+                         "with its race detector (the default)")
+    group.addoption("--devparity-pinned-release", default="pooled", choices=("pooled", "eager"),
+                    help="on the asynchronous simulated device: pinned memory is released after its pending copies "
+                         "(pooled, PyTorch's pool) or at once, poisoned and reported (eager)")
+    group.addoption("--devparity-perturb", default=None, metavar="LIST",
+                    help="tests on vdev:K run with other legal arithmetic than the CPU's: all, or a comma list of "
+                         "switches (devparity list names them; docs/perturbed-numerics.md)")
     group.addoption("--devparity-warnings", default="once", choices=("once", "each"),
                     help="with --devparity-trace: a placement warning is about a line of code, given once per session "
                          "on the first test that runs it (once, the default), or on every test (each); the report "
@@ -319,12 +337,83 @@ def _draws_state():
     return torch.default_generator.get_state()
 
 
+def _interleaving_seed(item):
+    # Stable across runs and machines, so a race replays with the test alone.
+    return zlib.crc32(item.nodeid.encode("utf-8"))
+
+
+@contextlib.contextmanager
+def _asynchronous(item):
+    # Note [Asynchronous by default]: a test on vdev:K runs on the asynchronous simulated device,
+    # as a test on cuda:K runs on a GPU's streams: stream and event ordering bugs fail it with
+    # the race, in an interleaving drawn from its node id (the same in every run, so a failure
+    # replays with the test alone). A vdev_async() block inside the test pauses this session
+    # and resumes it after; --devparity-vdev-sync runs each op at its call instead.
+    target = _test_target(item)
+    simulated = target is not None and target.type in ("vdev", "privateuseone")
+    if not (_state(item.config).enabled and simulated) or item.config.getoption("devparity_vdev_sync"):
+        yield None
+        return
+    from devparity._streams import AsyncRun
+
+    release = item.config.getoption("devparity_pinned_release")
+    with AsyncRun(_interleaving_seed(item), ambient=True, pinned_release=release) as run:
+        yield run
+
+
+def _fail_on_races(item, run, failed):
+    # A test that failed already (its values, often, where the race bit) keeps its own error.
+    lines = "\n".join(f"  {race.message}" for race in run.races)
+    item.add_report_section("call", f"devparity races (interleaving seed {run.seed})", lines)
+    if failed:
+        return
+    pytest.fail(f"devparity: {len(run.races)} unsynchronized access(es) on the asynchronous simulated device "
+                f"(interleaving seed {run.seed}; --devparity-vdev-sync runs ops at their call):\n{lines}",
+                pytrace=False)
+
+
+@contextlib.contextmanager
+def _perturbed(item):
+    # Note [Perturbed numerics]: the test's own assertions judge; what moved is told on failure.
+    names = item.config.getoption("devparity_perturb")
+    target = _test_target(item)
+    if not (names and _state(item.config).enabled and target is not None and target.type in ("vdev", "privateuseone")):
+        yield None
+        return
+    from devparity._devices import ops
+
+    moved = {}
+    try:
+        ops().perturb_begin(names)
+    except RuntimeError as e:
+        raise pytest.UsageError(f"devparity: {e}") from None
+    try:
+        yield moved
+    finally:
+        moved.update(json.loads(ops().perturb_end()))
+
+
+def _tell_perturbation(item, moved, failed):
+    if failed and moved:
+        words = ", ".join(f"{name} in {calls} op call(s)" for name, calls in sorted(moved.items()))
+        item.add_report_section("call", "devparity perturbed numerics", f"  values moved by: {words}")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    if not (_state(item.config).enabled and item.config.getoption("devparity_trace")):
-        with _row(item):
-            yield
-        return
+    with _perturbed(item) as moved, _asynchronous(item) as run:
+        if _state(item.config).enabled and item.config.getoption("devparity_trace"):
+            outcome = yield from _traced_call(item)
+        else:
+            with _row(item):
+                outcome = yield
+    if moved is not None:
+        _tell_perturbation(item, moved, failed=outcome.excinfo is not None)
+    if run is not None and run.races:
+        _fail_on_races(item, run, failed=outcome.excinfo is not None)
+
+
+def _traced_call(item):
     import torch
 
     import devparity
@@ -362,6 +451,7 @@ def pytest_runtest_call(item):
         lines = "\n".join(f"  {f}" for f in failing)
         pytest.fail(f"devparity: {len(failing)} placement problem(s) on {tracer.target_name}:\n{lines}",
                     pytrace=False)
+    return outcome
 
 
 @pytest.hookimpl(hookwrapper=True)

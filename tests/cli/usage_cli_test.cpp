@@ -42,8 +42,8 @@ TEST_F(CliUsage, BadCaseFileSaysWhereAndWhat) {
 
 TEST_F(CliUsage, OtherUsageErrors) {
   for (const std::string args : {"run --dtypes int4", "run --filter 'nothing*'", "frobnicate", "",
-                                 "run --color sometimes", "run --seed -3", "run --interleavings 2",
-                                 "run --vdev-async --interleavings 0"}) {
+                                 "run --color sometimes", "run --seed -3", "run --vdev-sync --interleavings 2",
+                                 "run --interleavings 0"}) {
     const auto r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
   }
@@ -70,8 +70,8 @@ TEST_F(CliUsage, OtherUsageErrors) {
   EXPECT_EQ(env.exit_code, 2) << describe(env);
   EXPECT_NE(env.err.find("DEVPARITY_DEVICES='garbage' (from the environment): unknown device 'garbage'"),
             std::string::npos) << describe(env);
-  EXPECT_NE(cli("run --interleavings 2").err.find("--interleavings 2: only the asynchronous vdev has interleavings; "
-                                                  "add --vdev-async"),
+  EXPECT_NE(cli("run --vdev-sync --interleavings 2")
+                .err.find("--interleavings 2: only the asynchronous vdev has interleavings; drop --vdev-sync"),
             std::string::npos);
 }
 

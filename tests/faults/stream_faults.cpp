@@ -20,6 +20,16 @@
 //    cannot see the read; an interleaving sweep (--interleavings) sees the
 //    poison byte in some interleavings and not in others
 //    (Note [Interleaving sweep]).
+//  - stream_write_before_allocation_ready: a decoder allocates its output
+//    on the caller's stream and writes it on a pool stream without waiting
+//    for the caller's (pytorch/vision#9606): the caching allocator may hand
+//    it memory the caller's pending work still uses -> race, the allocation
+//    against the pool's write (Note [Allocation is an access]).
+//  - stream_pinned_source_dropped: a pinned source goes out of scope while
+//    the non-blocking copy from it is pending (pytorch/pytorch#130785):
+//    PyTorch's own pinned pool waits for the copy, so this is silent in the
+//    default mode; under eager pinned release (pools that do not track
+//    copies) -> race, and the copy reads poison.
 // The clean twins order the same work with events, and call record_stream
 // for memory that a stream other than its allocation stream uses, as
 // LibTorch's caching allocator requires. On devices without streams (cpu,
@@ -198,6 +208,62 @@ class UndeclaredHostRead final : public Twin<> {
   mutable at::Tensor staging_;  // kept between calls, as encoders keep theirs
 };
 
+template <bool kFaulty>
+class WriteBeforeAllocationReady final : public Twin<> {
+ public:
+  WriteBeforeAllocationReady()
+      : Twin("stream_write_before_allocation_ready", kFaulty,
+             "allocates its output on the caller's stream and writes it on a pool stream without waiting") {}
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
+    const auto encoded = (x * 0.5 + 0.25).to(at::kCPU);  // the host's bytes to decode; the host has seen the caller
+    if (!has_streams(x.device())) return encoded.to(x.device());
+    const c10::impl::VirtualGuardImpl impl(x.device().type());
+    const auto caller = impl.getStream(x.device());
+    const auto pool = impl.getStreamFromGlobalPool(x.device());
+    { const auto scratch = x * 3.0; }  // the caller's pending work, whose block the allocator takes back
+    auto out = at::empty_like(x);      // on the caller's stream
+    {
+      const c10::StreamGuard on_pool(pool);
+      if (!kFaulty) {
+        c10::Event allocated(x.device().type());
+        allocated.record(caller);
+        allocated.block(pool);
+      }
+      out.copy_(encoded, /*non_blocking=*/true);  // the decode, on the decoder's stream
+    }
+    c10::Event decoded(x.device().type());
+    decoded.record(pool);
+    decoded.block(caller);
+    impl.recordDataPtrOnStream(out.storage().data_ptr(), pool);
+    return out;
+  }
+};
+
+template <bool kFaulty>
+class PinnedSourceDropped final : public Twin<> {
+ public:
+  PinnedSourceDropped()
+      : Twin("stream_pinned_source_dropped", kFaulty,
+             "drops its pinned source while the non-blocking copy from it is pending") {}
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
+    const int64_t channels = x.size(1);
+    auto on_device = at::empty({channels}, x.options());
+    {
+      const auto offsets = at::arange(1, channels + 1, at::TensorOptions().dtype(x.scalar_type())) * 0.125;
+      auto stage = pinned_empty({channels}, x.scalar_type(), x.device().type());
+      stage.copy_(offsets);
+      on_device.copy_(stage, /*non_blocking=*/true);
+      if (!kFaulty && has_streams(x.device())) {
+        const c10::impl::VirtualGuardImpl impl(x.device().type());
+        c10::Event copied(x.device().type());
+        copied.record(impl.getStream(x.device()));
+        wait_for(copied);
+      }
+    }  // the stage's last reference
+    return x + on_device.view({1, channels, 1, 1});
+  }
+};
+
 using FaultEventBeforeCopy = EventBeforeCopy<true>;
 using CleanEventBeforeCopy = EventBeforeCopy<false>;
 using FaultPoolNoWait = PoolNoWait<true>;
@@ -206,6 +272,10 @@ using FaultPinnedReuse = PinnedReuse<true>;
 using CleanPinnedReuse = PinnedReuse<false>;
 using FaultDefaultReadsTransfer = DefaultReadsTransfer<true>;
 using CleanDefaultReadsTransfer = DefaultReadsTransfer<false>;
+using FaultWriteBeforeAllocationReady = WriteBeforeAllocationReady<true>;
+using CleanWriteBeforeAllocationReady = WriteBeforeAllocationReady<false>;
+using FaultPinnedSourceDropped = PinnedSourceDropped<true>;
+using CleanPinnedSourceDropped = PinnedSourceDropped<false>;
 using FaultUndeclaredHostRead = UndeclaredHostRead<true>;
 using CleanUndeclaredHostRead = UndeclaredHostRead<false>;
 
@@ -222,3 +292,7 @@ DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultDefaultReadsTransfer)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanDefaultReadsTransfer)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultUndeclaredHostRead)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanUndeclaredHostRead)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultWriteBeforeAllocationReady)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanWriteBeforeAllocationReady)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultPinnedSourceDropped)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanPinnedSourceDropped)

@@ -21,7 +21,8 @@ constexpr int kSeeds = 100;
 class StreamFaultsTest : public testing::AsyncVdevTest {
  protected:
   // One case per seed: each draws its own interleaving.
-  static EventRecorder run(const std::string& subject, bool jpeg, int interleavings = 1) {
+  static EventRecorder run(const std::string& subject, bool jpeg, int interleavings = 1,
+                           vdev::async::PinnedRelease release = vdev::async::PinnedRelease::kPooled) {
     json cases = json::array();
     for (int seed = 0; seed < kSeeds; ++seed) {
       json c = {{"name", "seed" + std::to_string(seed)},
@@ -35,6 +36,7 @@ class StreamFaultsTest : public testing::AsyncVdevTest {
     RunConfig config;
     config.vdev_async = true;
     config.interleavings = interleavings;
+    config.pinned_release = release;
     return testing::run_suite({{"cases", cases}}, "cpu,vdev:1", 0, "", nullptr, config);
   }
 
@@ -99,6 +101,23 @@ TEST_F(StreamFaultsTest, APinnedBufferReusedWhileItsCopyIsPendingIsCaught) {
 TEST_F(StreamFaultsTest, TheCallersStreamReadingATransferStreamsCopyIsCaught) {
   expect_caught(run("fault_stream_default_reads_transfer", false), "copy between vdev tensors");
   expect_clean(run("clean_stream_default_reads_transfer", false));
+}
+
+// Note [Allocation is an access]: torchvision#9606's decoder shape.
+TEST_F(StreamFaultsTest, AnAllocationWrittenOnAnotherStreamWithoutAWaitIsCaught) {
+  expect_caught(run("fault_stream_write_before_allocation_ready", false), "allocation (write) on vdev:1 default stream");
+  expect_clean(run("clean_stream_write_before_allocation_ready", false));
+}
+
+// Note [Eager pinned release]: PyTorch's pool waits for the copy (pytorch#130785
+// was a pool that did not), so both twins are right in the default mode.
+TEST_F(StreamFaultsTest, APinnedSourceDroppedWhileItsCopyIsPendingIsCaughtUnderEagerRelease) {
+  constexpr auto kEager = vdev::async::PinnedRelease::kEager;
+  const int wrong = expect_caught(run("fault_stream_pinned_source_dropped", false, 1, kEager), "dropped on the host");
+  std::cout << "parity failed too (the copy read poison) in " << wrong << " of " << kSeeds << " interleavings\n";
+  expect_clean(run("clean_stream_pinned_source_dropped", false, 1, kEager));
+  expect_clean(run("fault_stream_pinned_source_dropped", false));
+  expect_clean(run("clean_stream_pinned_source_dropped", false));
 }
 
 // Note [Interleaving sweep]: no op reads the staging buffer on the host, so

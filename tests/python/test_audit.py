@@ -240,3 +240,29 @@ def test_ctrl_c_stops_the_audit_with_a_marked_report(vdev, tmp_path, isolate):
     assert 'type="interrupted"' in (tmp_path / "r.xml").read_text()
     # The next audit runs whole.
     assert devparity.audit(lambda x: x * 2, [(1, 3, 8, 8)], devices="cpu,vdev:1").passed
+
+
+def test_perturbed_numerics_catch_a_tie_rule_and_name_the_switch(vdev):
+    # pytorch/pytorch#16498: round() at exact halves follows one implementation's tie rule; the fix
+    # names the rule (floor(x + 0.5)), which every arithmetic computes the same.
+    import torch
+
+    def faulty(img):
+        return torch.round(torch.floor(img * 16) + 0.5)
+
+    def fixed(img):
+        return torch.floor(torch.floor(img * 16) + 0.5 + 0.5)
+
+    plain = devparity.audit(faulty, [(1, 3, 16, 16)], devices="cpu,vdev:1", seed=2, differentiable=False)
+    assert plain.passed, plain.failures
+    caught = devparity.audit(faulty, [(1, 3, 16, 16)], devices="cpu,vdev:1", seed=2, differentiable=False,
+                             perturb="all")
+    assert not caught.passed
+    row = next(r for r in caught.results if r["device"] == "vdev:1")
+    assert row["perturbed"]["blamed"] == ["round_half_away"], row["perturbed"]
+    assert caught.report["run"]["vdev_perturb"][0] == "round_half_away"
+    clean = devparity.audit(fixed, [(1, 3, 16, 16)], devices="cpu,vdev:1", seed=2, differentiable=False,
+                            perturb=["round_half_away", "reduction_order"])
+    assert clean.passed, clean.failures
+    with pytest.raises(devparity.DevparityError, match="unknown switch 'fast'"):
+        devparity.audit(fixed, [(1, 3, 8, 8)], devices="cpu,vdev:1", perturb="fast")

@@ -99,6 +99,71 @@ def test_the_plugin_loads_with_dash_p_and_the_environment_variable(pytest_run):
     assert outcomes["test_sample.py::test_channel_gain[vdev:1]"] == "FAILED"
 
 
+STREAMS_MODULE = """
+import os
+
+import pytest
+import torch
+
+from devparity._devices import ops
+
+
+def test_mode(devparity_device):
+    expected = devparity_device.type != "cpu" and os.environ["EXPECT_ASYNC"] == "1"
+    assert ops().async_enabled() == expected
+
+
+def side_stream(device, wait):
+    if devparity_device_is_cpu(device) or not hasattr(torch, "accelerator"):
+        pytest.skip("torch 1.13 has no device-generic torch.Stream for a PrivateUse1 backend")
+    x = torch.arange(1.0, 1025.0, device=device)
+    main = torch.accelerator.current_stream(device)
+    side = torch.Stream(device=device)
+    a = x * 3
+    if wait:
+        side.wait_stream(main)
+    torch.accelerator.set_stream(side)
+    try:
+        b = a + 1  # FAULT without the wait: reads a, written on main
+    finally:
+        torch.accelerator.set_stream(main)
+    main.wait_stream(side)
+    assert torch.equal(b.cpu(), torch.arange(1.0, 1025.0) * 3 + 1)
+
+
+def devparity_device_is_cpu(device):
+    return device.type == "cpu"
+
+
+def test_side_stream_without_a_wait(devparity_device):
+    side_stream(devparity_device, wait=False)
+
+
+def test_side_stream_with_a_wait(devparity_device):
+    side_stream(devparity_device, wait=True)
+"""
+
+
+def test_vdev_rows_run_asynchronously_by_default_and_a_race_fails_them(pytest_run, pytester):
+    import torch
+
+    pytester.makepyfile(test_streams_module=STREAMS_MODULE)
+    two = int(torch.__version__.split(".")[0]) >= 2
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "test_streams_module.py", env={"EXPECT_ASYNC": "1"})
+    assert outcomes["test_streams_module.py::test_mode[vdev:1]"] == "PASSED", run.stdout[-3000:]
+    assert outcomes["test_streams_module.py::test_mode[cpu]"] == "PASSED", run.stdout[-3000:]
+    if two:
+        assert outcomes["test_streams_module.py::test_side_stream_without_a_wait[vdev:1]"] == "FAILED", run.stdout
+        assert outcomes["test_streams_module.py::test_side_stream_with_a_wait[vdev:1]"] == "PASSED", run.stdout
+        assert "with no event, wait or synchronize ordering them" in run.stdout, run.stdout[-3000:]
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--devparity-vdev-sync", "test_streams_module.py",
+                               env={"EXPECT_ASYNC": "0"})
+    assert run.returncode in (0, 5) or all(s in ("PASSED", "SKIPPED") for s in outcomes.values()), run.stdout[-3000:]
+    assert outcomes["test_streams_module.py::test_mode[vdev:1]"] == "PASSED", run.stdout[-3000:]
+    if two:
+        assert outcomes["test_streams_module.py::test_side_stream_without_a_wait[vdev:1]"] == "PASSED", run.stdout
+
+
 def test_the_index_less_and_the_cpu_only_rows_and_the_current_device(pytest_run):
     run, outcomes = pytest_run("--devparity-devices=cpu,vdev,vdev:0,vdev:1,cpu-only", "--device=all")
     for row in ("vdev", "vdev:0", "vdev:1", "cpu-only"):

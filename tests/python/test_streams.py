@@ -125,6 +125,8 @@ def test_vdev_async_refuses_bad_seeds_and_nesting(vdev):
         devparity.vdev_async(seed=-1)
     with pytest.raises(devparity.DevparityError, match="non-negative integer"):
         devparity.vdev_async(seed="3")
+    with pytest.raises(devparity.DevparityError, match="'pooled' or 'eager'"):
+        devparity.vdev_async(seed=1, pinned_release="later")
     with devparity.vdev_async(seed=1) as outer:
         with pytest.raises(devparity.DevparityError, match="already open on this thread"):
             with devparity.vdev_async(seed=2):
@@ -144,7 +146,7 @@ def test_torchvision_transforms_audit_clean_in_async_mode(vdev):
     result = devparity.audit(pipeline, [(2, 3, 33, 29)], devices="cpu,vdev:1", vdev_async=True, interleavings=3,
                              seed=11)
     assert result.passed, result.failures
-    assert result.report["run"]["vdev_async"] == {"interleavings": 3}
+    assert result.report["run"]["vdev_async"] == {"interleavings": 3, "pinned_release": "pooled"}
     rows = [r for r in result.results if r["device"] == "vdev:1"]
     assert rows and all("interleaving_seed" in r for r in rows)
     found = [f for r in rows for c in r["checks"] for f in c.get("findings", [])
@@ -153,5 +155,5 @@ def test_torchvision_transforms_audit_clean_in_async_mode(vdev):
 
 
 def test_audit_refuses_interleavings_without_async():
-    with pytest.raises(devparity.DevparityError, match="vdev_async=True"):
-        devparity.audit(lambda x: x, [(1, 1, 4, 4)], devices="cpu", interleavings=2)
+    with pytest.raises(devparity.DevparityError, match="leave vdev_async=True"):
+        devparity.audit(lambda x: x, [(1, 1, 4, 4)], devices="cpu", vdev_async=False, interleavings=2)

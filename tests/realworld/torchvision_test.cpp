@@ -135,13 +135,13 @@ TEST_F(RealWorld, RandomTransformsCompareExactlyOnTheVirtualDevice) {
   }
 }
 
-// The asynchronous vdev (docs/vdev-async.md) on the same real code, with a
-// sweep of two interleavings (the second lazy): queued work, and still no
-// race, no error finding and the CPU's bytes.
+// The asynchronous vdev (docs/vdev-async.md, the default) on the same real
+// code, with a sweep of two interleavings (the second lazy) and eager pinned
+// release: queued work, and still no race, no error finding and the CPU's bytes.
 TEST_F(RealWorld, TorchvisionTransformsPassOnTheAsynchronousVirtualDevice) {
   if (!vdev_rows()) return;
-  const auto report = run("torchvision.json", 0, "--vdev-async --interleavings 2");
-  EXPECT_EQ(report["run"]["vdev_async"], (json{{"interleavings", 2}}));
+  const auto report = run("torchvision.json", 0, "--interleavings 2 --vdev-pinned-release eager");
+  EXPECT_EQ(report["run"]["vdev_async"], (json{{"interleavings", 2}, {"pinned_release", "eager"}}));
   int rows = 0;
   for (const auto& result : report["results"]) {
     if (result["device"].get<std::string>().rfind("vdev", 0) != 0) continue;

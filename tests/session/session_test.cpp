@@ -86,10 +86,20 @@ TEST_F(SessionTest, ABadConfigurationWritesNothing) {
   unknown.reporters = {{"--reporter nope", "nope", ""}};
   EXPECT_THROW(run_session(unknown, suites_, inventory_), UsageError);
   auto interleaved = config_;
+  interleaved.vdev_async = false;
   interleaved.interleavings = 4;
   try {
     run_session(interleaved, suites_, inventory_);
     ADD_FAILURE() << "interleavings without the asynchronous vdev ran";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("only the asynchronous vdev"), std::string::npos) << e.what();
+  }
+  auto eager = config_;
+  eager.vdev_async = false;
+  eager.pinned_release = vdev::async::PinnedRelease::kEager;
+  try {
+    run_session(eager, suites_, inventory_);
+    ADD_FAILURE() << "eager pinned release without the asynchronous vdev ran";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("only the asynchronous vdev"), std::string::npos) << e.what();
   }

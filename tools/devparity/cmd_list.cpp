@@ -1,5 +1,6 @@
 #include "harness/base/dtype.h"
 #include "harness/checks/registry.h"
+#include "harness/vdev/perturb.h"
 #include "harness/trace/finding_kinds.h"
 #include "harness/device/device.h"
 #include "harness/report/reporter_registry.h"
@@ -128,11 +129,16 @@ nlohmann::json listing(const DeviceInventory& inventory, const std::vector<Suite
     findings.push_back({{"name", k.name}, {"check", k.check}, {"severity", severity_name(k.usual)},
                         {"description", k.meaning}});
   }
+  nlohmann::json perturbations = nlohmann::json::array();
+  for (const auto& s : vdev::perturb::switches()) {
+    perturbations.push_back({{"name", s.name}, {"description", s.doc}, {"ops", s.ops}});
+  }
   return {{"transforms", transforms_json()},
           {"subject_kinds", kinds},
           {"checks", checks},
           {"finding_kinds", findings},
           {"reporters", reporters},
+          {"perturbations", perturbations},
           {"devices", devices_json(inventory)},
           {"input_patterns", input_patterns()},
           {"suites", suites_json(suites)}};
@@ -211,6 +217,7 @@ int cmd_list(const Options& options) {
                              k["severity"].get<std::string>(), k["description"].get<std::string>());
   }
   print_named("reporters:", all["reporters"]);
+  print_named("vdev's perturbed numerics (run --vdev-perturb all|LIST):", all["perturbations"]);
   print_devices_and_suites(all);
   return 0;
 }

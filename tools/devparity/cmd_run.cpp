@@ -3,6 +3,7 @@
 #include "harness/base/interrupt.h"
 #include "harness/base/text.h"
 #include "harness/device/device.h"
+#include "harness/vdev/perturb.h"
 #include "harness/vdev/vdev.h"
 #include "harness/session/session.h"
 #include "harness/suite/case.h"
@@ -66,6 +67,41 @@ Suite torchscript_suite(const RunOptions& o, const DeviceInventory& inventory) {
 
 namespace {
 
+// The simulated device: its indices, asynchronous mode, pinned release,
+// perturbed numerics and interleavings.
+void add_vdev_options(CLI::App& run_app, Options& o) {
+  auto* run = &run_app;
+  run->add_option("--vdev-count", o.run.vdev_count,
+                  "Indices of the simulated accelerator vdev (1..16); auto runs vdev:0 and vdev:1 "
+                  "when there is no CUDA device")
+      ->check(CLI::Range(1, 16))
+      ->envname("DEVPARITY_VDEV_COUNT")
+      ->capture_default_str();
+  run->add_flag("--vdev-async,!--vdev-sync", o.run.vdev_async,
+                "vdev streams run later, in an interleaving drawn from each trial's seed, with a race "
+                "detector: stream and event ordering bugs show without a GPU (the default; --vdev-sync "
+                "runs each op at its call; docs/vdev-async.md)")
+      ->envname("DEVPARITY_VDEV_ASYNC");
+  run->add_option("--vdev-pinned-release", o.run.pinned_release,
+                  "When pinned host memory is released on the asynchronous vdev: pooled (after its pending "
+                  "copies, as PyTorch's pinned pool) or eager (at once, poisoned and reported: pools that do "
+                  "not track copies; docs/vdev-async.md)")
+      ->check(CLI::IsMember({"pooled", "eager"}))
+      ->envname("DEVPARITY_VDEV_PINNED_RELEASE")
+      ->capture_default_str();
+  run->add_option("--vdev-perturb", o.run.perturb,
+                  "vdev computes with other legal arithmetic than the CPU: all, or a comma list of switches "
+                  "(devparity list names them); a trial that fails under them names the switches that move it "
+                  "(docs/perturbed-numerics.md)")
+      ->envname("DEVPARITY_VDEV_PERTURB");
+  run->add_option("--interleavings", o.run.interleavings,
+                  "On the asynchronous vdev: run each vdev trial under N interleavings and report a result "
+                  "that differs between them (docs/vdev-async.md)")
+      ->check(CLI::Range(1, 1000))
+      ->envname("DEVPARITY_VDEV_INTERLEAVINGS")
+      ->capture_default_str();
+}
+
 // How `run` runs: isolation, limits, artifacts, shards, baseline, seed,
 // console, placement, the simulated device.
 void add_execution_options(CLI::App& run_app, Options& o) {
@@ -117,23 +153,7 @@ void add_execution_options(CLI::App& run_app, Options& o) {
       ->envname("DEVPARITY_PLACEMENT")
       ->capture_default_str();
 
-  run->add_option("--vdev-count", o.run.vdev_count,
-                  "Indices of the simulated accelerator vdev (1..16); auto runs vdev:0 and vdev:1 "
-                  "when there is no CUDA device")
-      ->check(CLI::Range(1, 16))
-      ->envname("DEVPARITY_VDEV_COUNT")
-      ->capture_default_str();
-  run->add_flag("--vdev-async", o.run.vdev_async,
-                "vdev streams run later, in an interleaving drawn from each trial's seed, with a race "
-                "detector: stream and event ordering bugs show without a GPU (docs/vdev-async.md)")
-      ->envname("DEVPARITY_VDEV_ASYNC");
-  run->add_option("--interleavings", o.run.interleavings,
-                  "With --vdev-async: run each vdev trial under N interleavings and report a result "
-                  "that differs between them (docs/vdev-async.md)")
-      ->check(CLI::Range(1, 1000))
-      ->envname("DEVPARITY_VDEV_INTERLEAVINGS")
-      ->capture_default_str();
-
+  add_vdev_options(*run, o);
   add_plugin_option(*run, o);
 }
 
@@ -237,6 +257,12 @@ RunConfig run_config(const Options& options, const DeviceInventory& inventory) {
   c.timeout_s = o.timeout_s;
   c.vdev_async = o.vdev_async;
   c.interleavings = o.interleavings;
+  c.pinned_release = vdev::async::parse_pinned_release(o.pinned_release, "--vdev-pinned-release");
+  try {
+    if (!o.perturb.empty()) c.perturb = vdev::perturb::parse(o.perturb, "--vdev-perturb");
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   c.worker = o.worker;
   c.report = o.report;
   c.console.quiet = o.quiet;

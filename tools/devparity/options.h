@@ -35,8 +35,10 @@ struct RunOptions {
   std::string color = "auto";                        ///< auto | always | never
   std::string placement = "warn";                    ///< warn | strict | off
   int vdev_count = 2;                                ///< virtual device indices
-  bool vdev_async = false;                           ///< vdev streams run later (vdev/async.h)
+  bool vdev_async = true;                            ///< vdev streams run later (vdev/async.h)
   int interleavings = 1;                             ///< with vdev_async: interleavings per trial
+  std::string pinned_release = "pooled";             ///< with vdev_async: pooled or eager
+  std::string perturb;                               ///< vdev's perturbed numerics: "all" or a list
 };
 
 /// `devparity list`.

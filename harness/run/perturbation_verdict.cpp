@@ -1,0 +1,73 @@
+#include "harness/run/perturbation_verdict.h"
+
+#include "harness/vdev/perturb.h"
+
+#include <fmt/format.h>
+
+namespace devparity {
+namespace {
+
+// The checks about values: placement and the run itself are not numerics'.
+bool values_failed(const TrialResult& row) {
+  for (const auto& c : row.checks) {
+    if (c.status == Status::kFail && c.name != "run" && c.name != "placement") return true;
+  }
+  return false;
+}
+
+// The session's switches as `only` until destroyed.
+class OnlySwitch {
+ public:
+  explicit OnlySwitch(const std::string& only) : was_(vdev::perturb::session()) { vdev::perturb::set_session({only}); }
+  ~OnlySwitch() { vdev::perturb::set_session(was_); }
+  OnlySwitch(const OnlySwitch&) = delete;
+  OnlySwitch& operator=(const OnlySwitch&) = delete;
+
+ private:
+  std::vector<std::string> was_;
+};
+
+bool fails_alone(const std::string& name, GroupRun& group, const Trial& trial, bool on_reference_device,
+                 const CheckDispatch& dispatch) {
+  const OnlySwitch only(name);
+  Execution scratch;
+  const auto& again = group.run(trial, scratch);
+  auto row = group.result_for(trial);
+  const CheckDispatch quiet{dispatch.registry, dispatch.placement, nullptr};  // no artifacts of its own
+  quiet.run(group, trial, again, on_reference_device, row);
+  return values_failed(row);
+}
+
+std::string moved_words(const nlohmann::json& moved) {
+  std::vector<std::string> words;
+  for (const auto& [name, calls] : moved.items()) {
+    words.push_back(fmt::format("{} in {} op call{}", name, calls.get<int64_t>(), calls.get<int64_t>() == 1 ? "" : "s"));
+  }
+  return fmt::format("{}", fmt::join(words, ", "));
+}
+
+}  // namespace
+
+void judge_perturbation(GroupRun& group, const Trial& trial, const Execution& mine, bool on_reference_device,
+                        const CheckDispatch& dispatch, TrialResult& row) {
+  if (mine.perturbation.empty()) return;
+  auto moved = nlohmann::json::object();
+  for (const auto& [name, calls] : mine.perturbed) {
+    if (calls > 0) moved[name] = calls;
+  }
+  row.perturbed = {{"switches", mine.perturbation}, {"moved", moved}};
+  if (moved.empty() || !values_failed(row)) return;
+  std::vector<std::string> blamed;
+  for (const auto& [name, calls] : moved.items()) {
+    if (moved.size() == 1 || fails_alone(name, group, trial, on_reference_device, dispatch)) blamed.push_back(name);
+  }
+  row.perturbed["blamed"] = blamed;
+  const auto why = blamed.empty() ? std::string("no switch alone fails it, their combination does")
+                                  : fmt::format("it fails under {} alone", fmt::join(blamed, ", "));
+  for (auto& c : row.checks) {
+    if (c.status != Status::kFail || c.name == "run" || c.name == "placement") continue;
+    c.message += fmt::format(" [vdev's perturbed numerics moved values: {}; {}]", moved_words(moved), why);
+  }
+}
+
+}  // namespace devparity

@@ -1,0 +1,146 @@
+// vdev's own perturbed-numerics switches (Note [Perturbed numerics] in
+// vdev/perturb.h): each a legal arithmetic a GPU library may use where the
+// CPU's kernel uses another.
+#include "harness/vdev/perturb.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+
+namespace devparity::vdev::perturb {
+namespace {
+
+const c10::IValue& arg(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args, const char* name) {
+  const auto i = schema.argumentIndexWithName(name);
+  TORCH_CHECK(i.has_value(), "perturbed numerics: ", schema.name(), " has no argument ", name);
+  return args[static_cast<size_t>(*i)];
+}
+
+std::vector<c10::IValue> with(std::vector<c10::IValue> args, size_t i, at::Tensor t) {
+  args[i] = c10::IValue(std::move(t));
+  return args;
+}
+
+// ---- round_half_away ------------------------------------------------------
+
+at::Tensor half_away(const at::Tensor& x) {
+  const auto whole = at::trunc(x);
+  return at::where(at::abs(x - whole) >= 0.5, whole + at::sign(x), whole);
+}
+
+std::vector<at::Tensor> round_half_away(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
+                                        const CpuKernel& cpu) {
+  const auto x = args[0].toTensor();
+  if (!at::isFloatingType(x.scalar_type())) return cpu(args);
+  const auto decimals = schema.argumentIndexWithName("decimals");
+  const int64_t d = decimals ? args[static_cast<size_t>(*decimals)].toInt() : 0;
+  if (d == 0) return {half_away(x)};
+  // As the CPU's kernel scales: by 10^d above the point, by 10^-d below it.
+  const double ten = std::pow(10.0, static_cast<double>(std::abs(d)));
+  return {d > 0 ? half_away(x * ten) / ten : half_away(x / ten) * ten};
+}
+
+// ---- tf32 -----------------------------------------------------------------
+
+// Rounds float32 to TF32's 10 mantissa bits, to nearest even, as tensor
+// cores read their inputs.
+at::Tensor to_tf32(const at::Tensor& x) {
+  if (x.scalar_type() != at::kFloat) return x;
+  const auto bits = x.contiguous().view(at::kInt);
+  const auto rounded = at::bitwise_and(bits + 0xFFF + at::bitwise_and(bits.__rshift__(13), 1), ~0x1FFF);
+  return rounded.view(at::kFloat).view(x.sizes());
+}
+
+std::vector<at::Tensor> tf32_matmul(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
+                                    const CpuKernel& cpu) {
+  // mm and bmm multiply their first two arguments; addmm, addbmm and
+  // baddbmm add `self` (not rounded: the accumulator is float32) to the product of the next two.
+  const size_t first = schema.name() == "aten::mm" || schema.name() == "aten::bmm" ? 0 : 1;
+  auto rounded = with(args, first, to_tf32(args[first].toTensor()));
+  rounded = with(rounded, first + 1, to_tf32(args[first + 1].toTensor()));
+  return cpu(rounded);
+}
+
+std::vector<at::Tensor> tf32_inputs(const std::string&, std::vector<at::Tensor> inputs) {
+  for (size_t i = 0; i < inputs.size() && i < 2; ++i) inputs[i] = to_tf32(inputs[i]);  // input and weight
+  return inputs;
+}
+
+// ---- reduction_order ------------------------------------------------------
+
+std::vector<at::Tensor> reversed_reduction(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
+                                           const CpuKernel& cpu) {
+  const auto x = args[0].toTensor();
+  if (!at::isFloatingType(x.scalar_type()) || x.dim() == 0) return cpu(args);
+  std::vector<int64_t> dims;
+  if (const auto i = schema.argumentIndexWithName("dim"); i && !args[*i].isNone()) dims = args[*i].toIntVector();
+  if (dims.empty()) {
+    for (int64_t d = 0; d < x.dim(); ++d) dims.push_back(d);
+  }
+  // The same elements summed in the reverse order along every reduced dim.
+  return cpu(with(args, 0, x.flip(dims)));
+}
+
+// ---- tie_order ------------------------------------------------------------
+
+int64_t wrapped_dim(int64_t dim, const at::Tensor& x) { return dim < 0 ? dim + std::max<int64_t>(x.dim(), 1) : dim; }
+
+std::vector<at::Tensor> reversed_ties(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
+                                      const CpuKernel& cpu) {
+  const auto x = args[0].toTensor();
+  if (const auto stable = schema.argumentIndexWithName("stable"); stable && !args[*stable].isNone() &&
+                                                                     args[*stable].toBool()) {
+    return cpu(args);  // a stable sort's order of ties is its contract
+  }
+  if (x.dim() == 0) return cpu(args);
+  const auto dim = wrapped_dim(arg(schema, args, "dim").toInt(), x);
+  const auto last = x.size(dim) - 1;
+  const auto flipped = x.flip({dim});
+  std::tuple<at::Tensor, at::Tensor> out;
+  if (schema.name() == "aten::topk") {
+    out = at::topk(flipped, arg(schema, args, "k").toInt(), dim, arg(schema, args, "largest").toBool(),
+                   arg(schema, args, "sorted").toBool());
+  } else {
+    out = at::sort(flipped, /*stable=*/true, dim, arg(schema, args, "descending").toBool());
+  }
+  return {std::get<0>(out), last - std::get<1>(out)};
+}
+
+}  // namespace
+
+std::vector<Switch> builtin_switches() {
+  std::vector<Switch> all;
+  all.push_back({"round_half_away",
+                 "round() rounds halves away from zero (C's round, and some GPU libraries' own kernels) where the "
+                 "CPU rounds them to even (nearbyint); floating inputs only",
+                 {"aten::round", "aten::round.decimals", "aten::round_", "aten::round_.decimals", "aten::round.out",
+                  "aten::round.decimals_out"},
+                 round_half_away,
+                 nullptr});
+  all.push_back({"tf32",
+                 "matrix products (mm, bmm, addmm, addbmm, baddbmm) and convolutions read float32 inputs rounded to "
+                 "TF32 (10 mantissa bits, to nearest even), as tensor cores do when allow_tf32 is on (cuDNN's "
+                 "default for convolutions); accumulation stays float32. Convolution backward is not rounded",
+                 {"aten::mm", "aten::bmm", "aten::addmm", "aten::addbmm", "aten::baddbmm", "aten::mm.out",
+                  "aten::bmm.out", "aten::addmm.out", "aten::addbmm.out", "aten::baddbmm.out",
+                  "aten::convolution_overrideable"},
+                 tf32_matmul,
+                 tf32_inputs});
+  all.push_back({"reduction_order",
+                 "sum and mean add the same elements in the reverse order along every reduced dim, as a GPU's "
+                 "reduction tree adds them in another order than the CPU's; floating inputs only",
+                 {"aten::sum", "aten::sum.dim_IntList", "aten::sum.IntList_out", "aten::mean", "aten::mean.dim",
+                  "aten::mean.out"},
+                 reversed_reduction,
+                 nullptr});
+  all.push_back({"tie_order",
+                 "sort (not stable=True) and topk give equal values in the other order, as the CUDA kernels may: "
+                 "neither promises an order of ties",
+                 {"aten::sort", "aten::sort.stable", "aten::sort.values", "aten::sort.values_stable", "aten::topk",
+                  "aten::topk.values"},
+                 reversed_ties,
+                 nullptr});
+  return all;
+}
+
+}  // namespace devparity::vdev::perturb

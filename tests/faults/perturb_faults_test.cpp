@@ -1,0 +1,104 @@
+// The perturbed-numerics twins (perturb_faults.cpp) on vdev: each fault
+// passes without perturbation (vdev runs the CPU's kernels), fails parity
+// under its switch and under all of them, naming that switch; each clean twin
+// passes under every switch.
+
+#include "harness/vdev/perturb.h"
+#include "harness/vdev/vdev.h"
+#include "tests/support/run_suite.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+namespace devparity {
+namespace {
+
+using nlohmann::json;
+using testing::EventRecorder;
+
+class PerturbFaultsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    register_builtins();
+    if (!vdev::compiled()) GTEST_SKIP() << "this build has no virtual device (DEVPARITY_WITH_VDEV)";
+  }
+
+  static EventRecorder run(const std::string& subject, std::vector<std::string> perturb) {
+    json cases = json::array();
+    for (int seed = 0; seed < 4; ++seed) {
+      cases.push_back({{"name", "seed" + std::to_string(seed)},
+                       {"subject", subject},
+                       {"seed", seed},
+                       {"inputs", {{{"pattern", "noise"}, {"shape", {2, 3, 29, 37}}}}},
+                       {"dtypes", {"float32"}}});
+    }
+    RunConfig config;
+    config.perturb = std::move(perturb);
+    return testing::run_suite({{"cases", cases}}, "cpu,vdev:1", 0, "", nullptr, config);
+  }
+};
+
+// Each twin: silent without its switch, caught with it (alone and among all),
+// its clean twin passing under all.
+void check_twin(const std::string& name, const std::string& switch_name,
+                const std::function<EventRecorder(const std::string&, std::vector<std::string>)>& run) {
+  const auto all = vdev::perturb::parse("all", "test");
+  for (const auto& result : run("fault_" + name, {}).results) {
+    EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+    EXPECT_TRUE(result.perturbed.is_null()) << result.id;
+  }
+  for (const auto& on : {std::vector<std::string>{switch_name}, all}) {
+    int caught = 0;
+    for (const auto& result : run("fault_" + name, on).results) {
+      if (result.device != "vdev:1") {
+        EXPECT_TRUE(result.perturbed.is_null()) << result.id << ": the CPU is never perturbed";
+        continue;
+      }
+      ASSERT_FALSE(result.perturbed.is_null()) << result.id;
+      if (result.status != Status::kFail) continue;
+      ++caught;
+      EXPECT_EQ(result.perturbed["blamed"], json::array({switch_name})) << result.id << ": " << result.perturbed;
+      EXPECT_NE(result.message.find("perturbed numerics moved values: " + switch_name), std::string::npos)
+          << result.message;
+    }
+    EXPECT_EQ(caught, 4) << name << " under " << on.size() << " switch(es)";
+    for (const auto& result : run("clean_" + name, on).results) {
+      EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+    }
+  }
+}
+
+TEST_F(PerturbFaultsTest, RoundingHalvesIsCaughtByRoundHalfAway) {
+  check_twin("perturb_round_halves", "round_half_away", &run);
+}
+
+TEST_F(PerturbFaultsTest, AFloat32MatmulUnderATightToleranceIsCaughtByTf32) {
+  check_twin("perturb_tf32_color_matrix", "tf32", &run);
+}
+
+TEST_F(PerturbFaultsTest, QuantizingAgainstAFloat32MeanIsCaughtByReductionOrder) {
+  check_twin("perturb_quantized_centering", "reduction_order", &run);
+}
+
+TEST_F(PerturbFaultsTest, AnUnstableSortsTieOrderIsCaughtByTieOrder) {
+  check_twin("perturb_sorted_ties", "tie_order", &run);
+}
+
+TEST_F(PerturbFaultsTest, RoundingAFloatResizeIsCaughtByCudaResample) {
+  check_twin("perturb_rounded_resize", "cuda_resample", &run);
+}
+
+TEST_F(PerturbFaultsTest, UnknownSwitchesAreNamedWithTheKnownOnes) {
+  try {
+    vdev::perturb::parse("tf32,fast", "--vdev-perturb");
+    ADD_FAILURE() << "an unknown switch was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--vdev-perturb: unknown switch 'fast' (known: all, round_half_away"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace devparity
