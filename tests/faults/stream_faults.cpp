@@ -62,6 +62,26 @@ void wait_for(const c10::Event& event) {
   while (!event.query()) std::this_thread::yield();
 }
 
+// The host waits for the work queued so far on `device`'s current stream.
+void wait_for_current_stream(const c10::Device& device) {
+  const c10::impl::VirtualGuardImpl impl(device.type());
+  c10::Event copied(device.type());
+  copied.record(impl.getStream(device));
+  wait_for(copied);
+}
+
+// Per-channel offsets made on the host and copied to x's device through the
+// pinned `stage`, without waiting for the copy.
+at::Tensor staged_offsets(const at::Tensor& x, at::Tensor& stage) {
+  const int64_t channels = x.size(1);
+  const auto offsets = at::arange(1, channels + 1, at::TensorOptions().dtype(x.scalar_type())) * 0.125;
+  stage = pinned_empty({channels}, x.scalar_type(), x.device().type());
+  stage.copy_(offsets);
+  auto on_device = at::empty({channels}, x.options());
+  on_device.copy_(stage, /*non_blocking=*/true);
+  return on_device;
+}
+
 template <bool kFaulty>
 class EventBeforeCopy final : public JpegEncoderBase {
  public:
@@ -128,21 +148,11 @@ class PinnedReuse final : public Twin<> {
   PinnedReuse()
       : Twin("stream_pinned_reuse", kFaulty, "hands its pinned staging buffer back while the copy from it is pending") {}
   at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
-    const int64_t channels = x.size(1);
-    // Per-channel offsets made on the host, staged through pinned memory.
-    const auto offsets = at::arange(1, channels + 1, at::TensorOptions().dtype(x.scalar_type())) * 0.125;
-    auto stage = pinned_empty({channels}, x.scalar_type(), x.device().type());
-    stage.copy_(offsets);
-    auto on_device = at::empty({channels}, x.options());
-    on_device.copy_(stage, /*non_blocking=*/true);
-    if (!kFaulty && has_streams(x.device())) {
-      const c10::impl::VirtualGuardImpl impl(x.device().type());
-      c10::Event copied(x.device().type());
-      copied.record(impl.getStream(x.device()));
-      wait_for(copied);
-    }
+    at::Tensor stage;
+    const auto on_device = staged_offsets(x, stage);
+    if (!kFaulty && has_streams(x.device())) wait_for_current_stream(x.device());
     stage.zero_();  // the buffer's next user
-    return x + on_device.view({1, channels, 1, 1});
+    return x + on_device.view({1, x.size(1), 1, 1});
   }
 };
 
@@ -192,12 +202,7 @@ class UndeclaredHostRead final : public Twin<> {
       staging_ = pinned_empty(y.sizes(), y.scalar_type(), x.device().type());
     }
     staging_.copy_(y, /*non_blocking=*/true);
-    if (!kFaulty) {
-      const c10::impl::VirtualGuardImpl impl(x.device().type());
-      c10::Event copied(x.device().type());
-      copied.record(impl.getStream(x.device()));
-      wait_for(copied);
-    }
+    if (!kFaulty) wait_for_current_stream(x.device());
     auto out = at::empty(y.sizes(), y.options().device(at::kCPU));
     std::memcpy(out.data_ptr(), staging_.data_ptr(), out.nbytes());  // a raw read no op sees
     return out.to(x.device());
@@ -246,21 +251,13 @@ class PinnedSourceDropped final : public Twin<> {
       : Twin("stream_pinned_source_dropped", kFaulty,
              "drops its pinned source while the non-blocking copy from it is pending") {}
   at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
-    const int64_t channels = x.size(1);
-    auto on_device = at::empty({channels}, x.options());
+    at::Tensor on_device;
     {
-      const auto offsets = at::arange(1, channels + 1, at::TensorOptions().dtype(x.scalar_type())) * 0.125;
-      auto stage = pinned_empty({channels}, x.scalar_type(), x.device().type());
-      stage.copy_(offsets);
-      on_device.copy_(stage, /*non_blocking=*/true);
-      if (!kFaulty && has_streams(x.device())) {
-        const c10::impl::VirtualGuardImpl impl(x.device().type());
-        c10::Event copied(x.device().type());
-        copied.record(impl.getStream(x.device()));
-        wait_for(copied);
-      }
+      at::Tensor stage;
+      on_device = staged_offsets(x, stage);
+      if (!kFaulty && has_streams(x.device())) wait_for_current_stream(x.device());
     }  // the stage's last reference
-    return x + on_device.view({1, channels, 1, 1});
+    return x + on_device.view({1, x.size(1), 1, 1});
   }
 };
 
