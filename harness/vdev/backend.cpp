@@ -405,7 +405,7 @@ void view_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, const
   const auto& schema = op.schema();
   std::vector<Written> written;
   alias_arguments(schema, stack, &written);
-  perturb::run_kernel(op, stack);  // the CPU's kernel, or a switch's (Note [Perturbed numerics])
+  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
   auto home = [&](const at::Tensor& t) {  // views built without ops
     if (!t.defined() || !t.has_storage()) return t;
     const void* memory = t.storage().data_ptr().get();
@@ -481,7 +481,7 @@ void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, const 
   if (op_device && op_device->type() == kType && !op_device->has_index()) {
     op_device = c10::Device(kType, platform::current_index());
   }
-  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+  perturb::run_kernel(op, stack);  // the CPU's kernel, or a switch's (Note [Perturbed numerics])
 
   // Rehoming builds tensors without ops; a write-back that copies hides its
   // own (a guard here on every op cost the trace a rebuild of LibTorch's

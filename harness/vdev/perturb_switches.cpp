@@ -111,8 +111,9 @@ std::vector<at::Tensor> reversed_ties(const c10::FunctionSchema& schema, const s
 std::vector<Switch> builtin_switches() {
   std::vector<Switch> all;
   all.push_back({"round_half_away",
-                 "round() rounds halves away from zero (C's round, and some GPU libraries' own kernels) where the "
-                 "CPU rounds them to even (nearbyint); floating inputs only",
+                 "round() rounds halves away from zero, as a kernel written with C's roundf does (CUDA's roundf "
+                 "included), where LibTorch rounds them to even on every device; for code whose GPU path is its "
+                 "own kernel; floating inputs only",
                  {"aten::round", "aten::round.decimals", "aten::round_", "aten::round_.decimals", "aten::round.out",
                   "aten::round.decimals_out"},
                  round_half_away,

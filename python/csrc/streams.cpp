@@ -3,6 +3,7 @@
 // drawn from a seed, and the race detector's findings come back at the end.
 #include "python/csrc/python_frames.h"
 
+#include "harness/builtins.h"
 #include "harness/vdev/vdev.h"
 #include "harness/vdev/async.h"
 #include "harness/vdev/perturb.h"
@@ -86,6 +87,7 @@ std::unique_ptr<devparity::vdev::perturb::Scope> g_perturbed;
 
 void perturb_begin(std::string names) {
   TORCH_CHECK(!g_perturbed, "devparity: perturbed numerics are already on");
+  devparity::register_builtins();  // the switches are built-ins
   try {
     g_perturbed = std::make_unique<devparity::vdev::perturb::Scope>(
         devparity::vdev::perturb::parse(names, "--devparity-perturb"));

@@ -24,7 +24,7 @@ class PerturbFaultsTest : public ::testing::Test {
     if (!vdev::compiled()) GTEST_SKIP() << "this build has no virtual device (DEVPARITY_WITH_VDEV)";
   }
 
-  static EventRecorder run(const std::string& subject, std::vector<std::string> perturb) {
+  static EventRecorder run(const std::string& subject, std::vector<std::string> perturb, bool async = true) {
     json cases = json::array();
     for (int seed = 0; seed < 4; ++seed) {
       cases.push_back({{"name", "seed" + std::to_string(seed)},
@@ -35,22 +35,25 @@ class PerturbFaultsTest : public ::testing::Test {
     }
     RunConfig config;
     config.perturb = std::move(perturb);
+    config.vdev_async = async;
     return testing::run_suite({{"cases", cases}}, "cpu,vdev:1", 0, "", nullptr, config);
   }
 };
 
-// Each twin: silent without its switch, caught with it (alone and among all),
-// its clean twin passing under all.
+// Each twin: silent without its switch, caught with it (alone, alone on the
+// synchronous vdev, and among all), its clean twin passing under all.
 void check_twin(const std::string& name, const std::string& switch_name,
-                const std::function<EventRecorder(const std::string&, std::vector<std::string>)>& run) {
+                const std::function<EventRecorder(const std::string&, std::vector<std::string>, bool)>& run) {
   const auto all = vdev::perturb::parse("all", "test");
-  for (const auto& result : run("fault_" + name, {}).results) {
+  for (const auto& result : run("fault_" + name, {}, true).results) {
     EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
     EXPECT_TRUE(result.perturbed.is_null()) << result.id;
   }
-  for (const auto& on : {std::vector<std::string>{switch_name}, all}) {
+  const std::vector<std::pair<std::vector<std::string>, bool>> modes = {
+      {{switch_name}, true}, {{switch_name}, false}, {all, true}};
+  for (const auto& [on, async] : modes) {
     int caught = 0;
-    for (const auto& result : run("fault_" + name, on).results) {
+    for (const auto& result : run("fault_" + name, on, async).results) {
       if (result.device != "vdev:1") {
         EXPECT_TRUE(result.perturbed.is_null()) << result.id << ": the CPU is never perturbed";
         continue;
@@ -62,8 +65,8 @@ void check_twin(const std::string& name, const std::string& switch_name,
       EXPECT_NE(result.message.find("perturbed numerics moved values: " + switch_name), std::string::npos)
           << result.message;
     }
-    EXPECT_EQ(caught, 4) << name << " under " << on.size() << " switch(es)";
-    for (const auto& result : run("clean_" + name, on).results) {
+    EXPECT_EQ(caught, 4) << name << " under " << on.size() << " switch(es), " << (async ? "async" : "sync");
+    for (const auto& result : run("clean_" + name, on, async).results) {
       EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
     }
   }

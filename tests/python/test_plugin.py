@@ -164,6 +164,26 @@ def test_vdev_rows_run_asynchronously_by_default_and_a_race_fails_them(pytest_ru
         assert outcomes["test_streams_module.py::test_side_stream_without_a_wait[vdev:1]"] == "PASSED", run.stdout
 
 
+PERTURB_MODULE = """
+import torch
+
+
+def test_round(devparity_device):
+    x = torch.arange(8, dtype=torch.float32, device=devparity_device) + 0.5
+    assert torch.equal(torch.round(x).cpu(), torch.tensor([0.0, 2.0, 2.0, 4.0, 4.0, 6.0, 6.0, 8.0]))
+"""
+
+
+def test_perturbed_numerics_fail_a_test_that_depends_on_the_tie_rule(pytest_run, pytester):
+    pytester.makepyfile(test_perturb_module=PERTURB_MODULE)
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "test_perturb_module.py")
+    assert outcomes["test_perturb_module.py::test_round[vdev:1]"] == "PASSED", run.stdout[-3000:]
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--devparity-perturb=all", "test_perturb_module.py")
+    assert outcomes["test_perturb_module.py::test_round[vdev:1]"] == "FAILED", run.stdout[-3000:]
+    assert outcomes["test_perturb_module.py::test_round[cpu]"] == "PASSED", run.stdout[-3000:]
+    assert "values moved by: round_half_away in 1 op call(s)" in run.stdout, run.stdout[-3000:]
+
+
 def test_the_index_less_and_the_cpu_only_rows_and_the_current_device(pytest_run):
     run, outcomes = pytest_run("--devparity-devices=cpu,vdev,vdev:0,vdev:1,cpu-only", "--device=all")
     for row in ("vdev", "vdev:0", "vdev:1", "cpu-only"):
