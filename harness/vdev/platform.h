@@ -7,10 +7,6 @@
 #include <c10/core/Allocator.h>
 #include <c10/core/Device.h>
 
-namespace c10 {
-class OperatorHandle;
-}
-
 namespace devparity::vdev::platform {
 
 /// The device index new memory belongs to (the backend's current index).
@@ -36,12 +32,5 @@ void register_backend();
 
 /// Whether register_backend() gives the backend its name in LibTorch.
 bool names_backend();
-
-/// Whether the asynchronous device may take `op`'s output sizes from its
-/// Meta kernel (Note [Meta kernels that disagree]). 1.13's meta kernels
-/// written in Python (torch._meta_registrations) give other sizes than the
-/// CPU's kernel for some arguments (col2im at odd sizes: [1, 1, 0, 7] for
-/// [1, 1, 4, 3]); 2.x's are the ones torch.compile traces with.
-bool trusts_meta_kernel(const c10::OperatorHandle& op);
 
 }  // namespace devparity::vdev::platform

@@ -6,8 +6,6 @@
 #include "harness/vdev/guard.h"
 #include "harness/vdev/runtime.h"
 
-#include <ATen/core/dispatch/Dispatcher.h>
-
 namespace devparity::vdev::platform {
 namespace {
 
@@ -38,10 +36,5 @@ c10::Allocator* pinned_allocator() { return &g_pinned_allocator; }
 void register_backend() {}
 
 bool names_backend() { return false; }
-
-// torch.library registers Python kernels under the debug name "/dev/null".
-bool trusts_meta_kernel(const c10::OperatorHandle& op) {
-  return op.dumpComputedTable().find("Meta: registered at /dev/null") == std::string::npos;
-}
 
 }  // namespace devparity::vdev::platform

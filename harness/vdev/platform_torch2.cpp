@@ -8,7 +8,6 @@
 #include "harness/vdev/runtime.h"
 
 #include <ATen/core/Generator.h>
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/native/Resize.h>
@@ -82,7 +81,5 @@ void register_backend() {
   static Hooks hooks;
   at::RegisterPrivateUse1HooksInterface(&hooks);
 }
-
-bool trusts_meta_kernel(const c10::OperatorHandle&) { return true; }
 
 }  // namespace devparity::vdev::platform
