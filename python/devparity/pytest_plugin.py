@@ -361,6 +361,22 @@ def _asynchronous(item):
         yield run
 
 
+def _report_races(item, run):
+    # The traced test's row of --devparity-report gets the races as error findings.
+    rows = [r for r in _state(item.config).results if r["id"] == item.nodeid]
+    if not rows:
+        return
+    row = rows[-1]
+    for race in run.races:
+        op = race.later.get("op", "")
+        row["findings"].append({"kind": "unsynchronized_access", "severity": "error",
+                                "op": op if op.startswith("aten::") else "",
+                                "message": f"{race.message} (interleaving seed {run.seed})", "device": row["target"],
+                                "source": race.later.get("site", ""), "scopes": [], "count": 1})
+    if row["status"] == "pass":
+        row["status"] = "fail"
+
+
 def _fail_on_races(item, run, failed):
     # A test that failed already (its values, often, where the race bit) keeps its own error.
     lines = "\n".join(f"  {race.message}" for race in run.races)
@@ -410,6 +426,7 @@ def pytest_runtest_call(item):
     if moved is not None:
         _tell_perturbation(item, moved, failed=outcome.excinfo is not None)
     if run is not None and run.races:
+        _report_races(item, run)
         _fail_on_races(item, run, failed=outcome.excinfo is not None)
 
 

@@ -149,13 +149,18 @@ def test_vdev_rows_run_asynchronously_by_default_and_a_race_fails_them(pytest_ru
 
     pytester.makepyfile(test_streams_module=STREAMS_MODULE)
     two = int(torch.__version__.split(".")[0]) >= 2
-    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "test_streams_module.py", env={"EXPECT_ASYNC": "1"})
+    report = pytester.path / "session.json"
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--devparity-trace", f"--devparity-report={report}",
+                               "test_streams_module.py", env={"EXPECT_ASYNC": "1"})
     assert outcomes["test_streams_module.py::test_mode[vdev:1]"] == "PASSED", run.stdout[-3000:]
     assert outcomes["test_streams_module.py::test_mode[cpu]"] == "PASSED", run.stdout[-3000:]
     if two:
         assert outcomes["test_streams_module.py::test_side_stream_without_a_wait[vdev:1]"] == "FAILED", run.stdout
         assert outcomes["test_streams_module.py::test_side_stream_with_a_wait[vdev:1]"] == "PASSED", run.stdout
         assert "with no event, wait or synchronize ordering them" in run.stdout, run.stdout[-3000:]
+        rows = {r["id"]: r for r in json.loads(report.read_text())["results"]}
+        racy = rows["test_streams_module.py::test_side_stream_without_a_wait[vdev:1]"]
+        assert any(f["kind"] == "unsynchronized_access" for c in racy["checks"] for f in c.get("findings", [])), racy
     run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--devparity-vdev-sync", "test_streams_module.py",
                                env={"EXPECT_ASYNC": "0"})
     assert run.returncode in (0, 5) or all(s in ("PASSED", "SKIPPED") for s in outcomes.values()), run.stdout[-3000:]
