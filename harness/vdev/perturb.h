@@ -47,7 +47,8 @@ struct Switch {
   std::function<std::vector<at::Tensor>(const std::string& op, std::vector<at::Tensor> inputs)> inputs;
 };
 
-/// vdev's own switches: round_half_away, tf32, reduction_order, tie_order.
+/// vdev's own switches: round_half_away, tf32, reduction_order, tie_order,
+/// linspace_formula.
 std::vector<Switch> builtin_switches();
 /// Registers a switch (builtins.cpp); a second of the same name throws.
 void add(Switch s);

@@ -106,6 +106,25 @@ std::vector<at::Tensor> reversed_ties(const c10::FunctionSchema& schema, const s
   return {std::get<0>(out), last - std::get<1>(out)};
 }
 
+// ---- linspace_formula -----------------------------------------------------
+
+// NumPy's linspace: start + i * step in float64, the last value `end`,
+// rounded once to the output's dtype (LibTorch computes in the dtype, from
+// both ends toward the middle; pytorch/pytorch#40904 was the two disagreeing).
+std::vector<at::Tensor> numpy_linspace(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
+                                       const CpuKernel& cpu) {
+  const auto theirs = cpu(args);
+  const auto& r = theirs.at(0);
+  if (!at::isFloatingType(r.scalar_type()) || r.numel() < 3) return theirs;
+  const double start = arg(schema, args, "start").toScalar().toDouble();
+  const double end = arg(schema, args, "end").toScalar().toDouble();
+  const int64_t n = r.numel();
+  auto values = at::arange(n, at::TensorOptions().dtype(at::kDouble)) * ((end - start) / static_cast<double>(n - 1)) +
+                start;
+  values.narrow(0, n - 1, 1).fill_(end);
+  return {values.to(r.scalar_type())};
+}
+
 }  // namespace
 
 std::vector<Switch> builtin_switches() {
@@ -140,6 +159,12 @@ std::vector<Switch> builtin_switches() {
                  {"aten::sort", "aten::sort.stable", "aten::sort.values", "aten::sort.values_stable", "aten::topk",
                   "aten::topk.values"},
                  reversed_ties,
+                 nullptr});
+  all.push_back({"linspace_formula",
+                 "linspace computes NumPy's way (start + i * step in float64, rounded once) where LibTorch "
+                 "computes in the output's dtype from both ends; floating outputs only",
+                 {"aten::linspace", "aten::linspace.out"},
+                 numpy_linspace,
                  nullptr});
   return all;
 }

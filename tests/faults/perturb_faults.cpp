@@ -14,6 +14,8 @@
 //  - perturb_sorted_ties (pytorch/vision#2157, NMS keeping one of equal scores
 //    by sort order): the order of equal values from an unstable sort -> tie_order.
 //    Clean: a stable sort.
+//  - perturb_linspace_grid (pytorch/pytorch#40904): whole grid steps from a
+//    floating linspace, floored -> linspace_formula. Clean: integer steps.
 //  - perturb_rounded_resize: bicubic resize of 0..255 values rounded to whole
 //    levels, compared exactly (uint8 resize through float, ±1 on CUDA) ->
 //    cuda_resample. Clean: the resized values unrounded, within float32's tolerance.
@@ -74,6 +76,18 @@ class SortedTies final : public Twin<> {
 };
 
 template <bool kFaulty>
+class LinspaceGrid final : public Twin<> {
+ public:
+  LinspaceGrid() : Twin("perturb_linspace_grid", kFaulty, "floors steps of a grid made with a floating linspace") {}
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override {
+    constexpr int64_t kSteps = 100;
+    const auto steps = kFaulty ? at::floor(at::linspace(0.0, 1.0, kSteps, x.options()) * ((kSteps - 1) * 3.0))
+                               : at::arange(kSteps, x.options()) * 3.0;
+    return x.mean() * 0.0 + steps;  // the grid, on x's device
+  }
+};
+
+template <bool kFaulty>
 class RoundedResize final : public Twin<> {
  public:
   RoundedResize() : Twin("perturb_rounded_resize", kFaulty, "rounds a float bicubic resize to whole levels") {}
@@ -92,6 +106,8 @@ using FaultQuantizedCentering = QuantizedCentering<true>;
 using CleanQuantizedCentering = QuantizedCentering<false>;
 using FaultSortedTies = SortedTies<true>;
 using CleanSortedTies = SortedTies<false>;
+using FaultLinspaceGrid = LinspaceGrid<true>;
+using CleanLinspaceGrid = LinspaceGrid<false>;
 using FaultRoundedResize = RoundedResize<true>;
 using CleanRoundedResize = RoundedResize<false>;
 
@@ -106,5 +122,7 @@ DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultQuantizedCentering)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanQuantizedCentering)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultSortedTies)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanSortedTies)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultLinspaceGrid)
+DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanLinspaceGrid)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::FaultRoundedResize)
 DEVPARITY_REGISTER_TRANSFORM(devparity::faults::CleanRoundedResize)

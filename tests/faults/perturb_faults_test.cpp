@@ -88,6 +88,10 @@ TEST_F(PerturbFaultsTest, AnUnstableSortsTieOrderIsCaughtByTieOrder) {
   check_twin("perturb_sorted_ties", "tie_order", &run);
 }
 
+TEST_F(PerturbFaultsTest, FlooringALinspaceGridIsCaughtByLinspaceFormula) {
+  check_twin("perturb_linspace_grid", "linspace_formula", &run);
+}
+
 TEST_F(PerturbFaultsTest, RoundingAFloatResizeIsCaughtByCudaResample) {
   check_twin("perturb_rounded_resize", "cuda_resample", &run);
 }
