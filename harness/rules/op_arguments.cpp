@@ -19,6 +19,10 @@ void add(const c10::IValue& v, std::string_view name, bool output, std::vector<A
 
 }  // namespace
 
+std::string op_name(const c10::FunctionSchema& schema) {
+  return schema.overload_name().empty() ? schema.name() : schema.name() + "." + schema.overload_name();
+}
+
 std::vector<ArgumentTensor> argument_tensors(const c10::FunctionSchema& schema,
                                              c10::ArrayRef<c10::IValue> arguments) {
   std::vector<ArgumentTensor> out;

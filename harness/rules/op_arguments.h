@@ -23,6 +23,9 @@ struct ArgumentTensor {
   bool output = false;   ///< the op writes it (in-place self, out=)
 };
 
+/// "aten::add.Tensor": the schema's name and overload, as rules and switches name ops.
+std::string op_name(const c10::FunctionSchema& schema);
+
 /// The defined tensors of `arguments` (the op's arguments, in schema order),
 /// tensor lists and lists of optional tensors flattened, in order.
 std::vector<ArgumentTensor> argument_tensors(const c10::FunctionSchema& schema,

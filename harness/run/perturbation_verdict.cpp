@@ -4,15 +4,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace devparity {
 namespace {
 
-// The checks about values: placement and the run itself are not numerics'.
+// A failed check about values: placement and the run itself are not numerics'.
+bool value_check_failed(const CheckOutcome& c) {
+  return c.status == Status::kFail && c.name != "run" && c.name != "placement";
+}
+
 bool values_failed(const TrialResult& row) {
-  for (const auto& c : row.checks) {
-    if (c.status == Status::kFail && c.name != "run" && c.name != "placement") return true;
-  }
-  return false;
+  return std::any_of(row.checks.begin(), row.checks.end(), value_check_failed);
 }
 
 // The session's switches as `only` until destroyed.
@@ -65,7 +68,7 @@ void judge_perturbation(GroupRun& group, const Trial& trial, const Execution& mi
   const auto why = blamed.empty() ? std::string("no switch alone fails it, their combination does")
                                   : fmt::format("it fails under {} alone", fmt::join(blamed, ", "));
   for (auto& c : row.checks) {
-    if (c.status != Status::kFail || c.name == "run" || c.name == "placement") continue;
+    if (!value_check_failed(c)) continue;
     c.message += fmt::format(" [vdev's perturbed numerics moved values: {}; {}]", moved_words(moved), why);
   }
 }

@@ -4,6 +4,7 @@
 
 #include "harness/vdev/async_ops.h"
 
+#include "harness/rules/op_arguments.h"
 #include "harness/vdev/perturb.h"
 #include "harness/vdev/platform.h"
 
@@ -26,10 +27,6 @@ constexpr auto kType = c10::DeviceType::PrivateUse1;
 void keep(void*) {}
 
 bool on_vdev(const at::Tensor& t) { return t.defined() && t.device().type() == kType; }
-
-std::string name_of(const c10::FunctionSchema& schema) {
-  return schema.overload_name().empty() ? schema.name() : schema.name() + "." + schema.overload_name();
-}
 
 // Ops whose result the host needs now, or that draw from a generator (the
 // draw must happen in program order, as CUDA reserves its offsets at launch).
@@ -293,7 +290,7 @@ void take_kernels_sizes(const c10::OperatorHandle& op, const at::Tensor& result,
 // The host path: the stream reaches the op, then `run_now` runs it here.
 void run_when_reached(const c10::FunctionSchema& schema, torch::jit::Stack* stack, const c10::Stream& stream,
                       std::vector<Span> spans, const std::function<void()>& run_now) {
-  const auto name = name_of(schema);
+  const auto name = op_name(schema);
   if (needs_host(schema)) {
     // The host waits for the result, as CUDA's item() or nonzero does.
     Work marker;
@@ -342,7 +339,7 @@ void enqueue_op(const c10::OperatorHandle& op, torch::jit::Stack* stack, const c
   for (size_t i = 0; i < outputs.size(); ++i) targets.push_back(fresh[i] ? borrowed(outputs[i]) : at::Tensor());
 
   Work work;
-  work.name = name_of(schema);
+  work.name = op_name(schema);
   work.device = std::move(spans);
   std::vector<std::optional<WeakImpl>> results;
   for (const auto& out : outputs) {

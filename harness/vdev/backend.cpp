@@ -253,9 +253,7 @@ const device_rules::OpRule& rule_of(const c10::FunctionSchema& schema) {
   thread_local std::unordered_map<const c10::FunctionSchema*, Entry> cache;
   auto it = cache.find(&schema);
   if (it == cache.end() || it->second.name != schema.name() || it->second.overload != schema.overload_name()) {
-    std::string name = schema.name();
-    if (!schema.overload_name().empty()) name += "." + schema.overload_name();
-    auto rule = device_rules::rule_for(name);
+    auto rule = device_rules::rule_for(op_name(schema));
     // Composite ops never reach a backend's fallback; should one, judge it
     // as CUDA judges an unknown kernel.
     if (rule.kind == device_rules::Kind::kComposite) rule.kind = device_rules::Kind::kIteratorCpuScalar;

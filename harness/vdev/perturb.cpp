@@ -2,6 +2,8 @@
 // [Perturbed numerics] in vdev/perturb.h).
 #include "harness/vdev/perturb.h"
 
+#include "harness/rules/op_arguments.h"
+
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
@@ -24,10 +26,6 @@ std::mutex g_mutex;
 std::map<std::string, const Switch*> g_by_op;
 std::map<std::string, int64_t> g_moved;
 std::vector<std::string> g_session;
-
-std::string name_of(const c10::FunctionSchema& schema) {
-  return schema.overload_name().empty() ? schema.name() : schema.name() + "." + schema.overload_name();
-}
 
 const Switch* on_for(const std::string& op) {
   if (!g_any.load()) return nullptr;
@@ -128,7 +126,7 @@ std::map<std::string, int64_t> Scope::moved() const {
 
 void run_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
-  const Switch* s = g_any.load() ? on_for(name_of(schema)) : nullptr;
+  const Switch* s = g_any.load() ? on_for(op_name(schema)) : nullptr;
   if (s == nullptr || !s->kernel) {
     op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
     return;

@@ -123,14 +123,11 @@ void run_work(const std::function<void()>& job) {
   }
   const at::DisableRecordFunctionGuard quiet;
   const c10::impl::ForceDispatchKeyGuard fresh{below_autograd()};
-  tls_in_work = true;
-  try {
-    job();
-  } catch (...) {
-    tls_in_work = false;
-    throw;
-  }
-  tls_in_work = false;
+  struct InWork {
+    InWork() { tls_in_work = true; }
+    ~InWork() { tls_in_work = false; }
+  } const in_work;
+  job();
 }
 
 bool may_run(const StreamState& s) {

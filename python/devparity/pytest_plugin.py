@@ -283,8 +283,12 @@ def _test_target(item):
     return None
 
 
+def _simulated(device):
+    return device is not None and device.type in ("vdev", "privateuseone")
+
+
 def _simulated_index(device):
-    return device is not None and device.type in ("vdev", "privateuseone") and device.index is not None
+    return _simulated(device) and device.index is not None
 
 
 def _on_cpu_only_row(item):
@@ -350,8 +354,7 @@ def _asynchronous(item):
     # replays with the test alone). A vdev_async() block inside the test pauses this session
     # and resumes it after; --devparity-vdev-sync runs each op at its call instead.
     target = _test_target(item)
-    simulated = target is not None and target.type in ("vdev", "privateuseone")
-    if not (_state(item.config).enabled and simulated) or item.config.getoption("devparity_vdev_sync"):
+    if not (_state(item.config).enabled and _simulated(target)) or item.config.getoption("devparity_vdev_sync"):
         yield None
         return
     from devparity._streams import AsyncRun
@@ -393,7 +396,7 @@ def _perturbed(item):
     # Note [Perturbed numerics]: the test's own assertions judge; what moved is told on failure.
     names = item.config.getoption("devparity_perturb")
     target = _test_target(item)
-    if not (names and _state(item.config).enabled and target is not None and target.type in ("vdev", "privateuseone")):
+    if not (names and _state(item.config).enabled and _simulated(target)):
         yield None
         return
     from devparity._devices import ops

@@ -9,8 +9,6 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
-
 namespace devparity {
 namespace {
 
@@ -38,62 +36,61 @@ class PerturbFaultsTest : public ::testing::Test {
     config.vdev_async = async;
     return testing::run_suite({{"cases", cases}}, "cpu,vdev:1", 0, "", nullptr, config);
   }
+
+  // Each twin: silent without its switch, caught with it (alone, alone on the
+  // synchronous vdev, and among all), its clean twin passing under all.
+  static void check_twin(const std::string& name, const std::string& switch_name) {
+    const auto all = vdev::perturb::parse("all", "test");
+    for (const auto& result : run("fault_" + name, {}, true).results) {
+      EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+      EXPECT_TRUE(result.perturbed.is_null()) << result.id;
+    }
+    const std::vector<std::pair<std::vector<std::string>, bool>> modes = {
+        {{switch_name}, true}, {{switch_name}, false}, {all, true}};
+    for (const auto& [on, async] : modes) {
+      int caught = 0;
+      for (const auto& result : run("fault_" + name, on, async).results) {
+        if (result.device != "vdev:1") {
+          EXPECT_TRUE(result.perturbed.is_null()) << result.id << ": the CPU is never perturbed";
+          continue;
+        }
+        ASSERT_FALSE(result.perturbed.is_null()) << result.id;
+        if (result.status != Status::kFail) continue;
+        ++caught;
+        EXPECT_EQ(result.perturbed["blamed"], json::array({switch_name})) << result.id << ": " << result.perturbed;
+        EXPECT_NE(result.message.find("perturbed numerics moved values: " + switch_name), std::string::npos)
+            << result.message;
+      }
+      EXPECT_EQ(caught, 4) << name << " under " << on.size() << " switch(es), " << (async ? "async" : "sync");
+      for (const auto& result : run("clean_" + name, on, async).results) {
+        EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+      }
+    }
+  }
 };
 
-// Each twin: silent without its switch, caught with it (alone, alone on the
-// synchronous vdev, and among all), its clean twin passing under all.
-void check_twin(const std::string& name, const std::string& switch_name,
-                const std::function<EventRecorder(const std::string&, std::vector<std::string>, bool)>& run) {
-  const auto all = vdev::perturb::parse("all", "test");
-  for (const auto& result : run("fault_" + name, {}, true).results) {
-    EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
-    EXPECT_TRUE(result.perturbed.is_null()) << result.id;
-  }
-  const std::vector<std::pair<std::vector<std::string>, bool>> modes = {
-      {{switch_name}, true}, {{switch_name}, false}, {all, true}};
-  for (const auto& [on, async] : modes) {
-    int caught = 0;
-    for (const auto& result : run("fault_" + name, on, async).results) {
-      if (result.device != "vdev:1") {
-        EXPECT_TRUE(result.perturbed.is_null()) << result.id << ": the CPU is never perturbed";
-        continue;
-      }
-      ASSERT_FALSE(result.perturbed.is_null()) << result.id;
-      if (result.status != Status::kFail) continue;
-      ++caught;
-      EXPECT_EQ(result.perturbed["blamed"], json::array({switch_name})) << result.id << ": " << result.perturbed;
-      EXPECT_NE(result.message.find("perturbed numerics moved values: " + switch_name), std::string::npos)
-          << result.message;
-    }
-    EXPECT_EQ(caught, 4) << name << " under " << on.size() << " switch(es), " << (async ? "async" : "sync");
-    for (const auto& result : run("clean_" + name, on, async).results) {
-      EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
-    }
-  }
-}
-
 TEST_F(PerturbFaultsTest, RoundingHalvesIsCaughtByRoundHalfAway) {
-  check_twin("perturb_round_halves", "round_half_away", &run);
+  check_twin("perturb_round_halves", "round_half_away");
 }
 
 TEST_F(PerturbFaultsTest, AFloat32MatmulUnderATightToleranceIsCaughtByTf32) {
-  check_twin("perturb_tf32_color_matrix", "tf32", &run);
+  check_twin("perturb_tf32_color_matrix", "tf32");
 }
 
 TEST_F(PerturbFaultsTest, QuantizingAgainstAFloat32MeanIsCaughtByReductionOrder) {
-  check_twin("perturb_quantized_centering", "reduction_order", &run);
+  check_twin("perturb_quantized_centering", "reduction_order");
 }
 
 TEST_F(PerturbFaultsTest, AnUnstableSortsTieOrderIsCaughtByTieOrder) {
-  check_twin("perturb_sorted_ties", "tie_order", &run);
+  check_twin("perturb_sorted_ties", "tie_order");
 }
 
 TEST_F(PerturbFaultsTest, FlooringALinspaceGridIsCaughtByLinspaceFormula) {
-  check_twin("perturb_linspace_grid", "linspace_formula", &run);
+  check_twin("perturb_linspace_grid", "linspace_formula");
 }
 
 TEST_F(PerturbFaultsTest, RoundingAFloatResizeIsCaughtByCudaResample) {
-  check_twin("perturb_rounded_resize", "cuda_resample", &run);
+  check_twin("perturb_rounded_resize", "cuda_resample");
 }
 
 TEST_F(PerturbFaultsTest, UnknownSwitchesAreNamedWithTheKnownOnes) {
