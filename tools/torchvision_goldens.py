@@ -14,7 +14,10 @@ call it mirrors, and how it is compared:
                  midpoint (the catalog notes both; the test counts them);
   "float"        within atol/rtol, with the reason in the manifest (a nearest
                  pick at a midpoint excused, as for "ties").
-Inputs are seeded, of odd sizes, batched (2 images), uint8 and float32.
+Inputs are seeded, of odd sizes, batched (2 images), uint8 and float32; with --dtypes also
+float16 and bfloat16 (the float32 draws rounded to them; bfloat16 arrays are stored as float32,
+which holds them exactly: "stored_as" in the vector). A call torchvision refuses for a dtype is
+listed under "unsupported" in the manifest with its error, not written.
 
 With --sweep N the script writes N vectors of drawn parameters and input
 sizes instead (resize, resized_crop, rotate, affine, perspective, pad and the
@@ -42,7 +45,21 @@ def make_inputs(shape=SHAPE, seed=20):
     g = torch.Generator().manual_seed(seed)
     u8 = torch.randint(0, 256, shape, generator=g, dtype=torch.uint8)
     f32 = torch.rand(shape, generator=g, dtype=torch.float32)
-    return {"uint8": u8, "float32": f32}
+    made = {"uint8": u8, "float32": f32, "float16": f32.to(torch.float16), "bfloat16": f32.to(torch.bfloat16)}
+    return {d: made[d] for d in DTYPES}
+
+
+def save(path, t):
+    """Writes `t` as .npy; returns how it was stored when that is not its dtype (bfloat16 as float32)."""
+    if t.dtype == torch.bfloat16:
+        np.save(path, t.to(torch.float32).contiguous().numpy())
+        return "float32"
+    np.save(path, t.contiguous().numpy())
+    return None
+
+
+def float_dtypes():
+    return tuple(d for d in DTYPES if d != "uint8")
 
 
 def sweep(out, count, seed):
@@ -55,7 +72,7 @@ def sweep(out, count, seed):
         shape = (rng.choice([1, 2]), 3, rng.randint(3, 48), rng.randint(3, 48))
         inputs = make_inputs(shape, seed + k)
         for dtype, x in inputs.items():
-            np.save(os.path.join(out, f"input{k}_{dtype}.npy"), x.numpy())
+            save(os.path.join(out, f"input{k}_{dtype}.npy"), x)
         v = Vectors(out, inputs, input_tag=str(k))
         v.items = items
         h, w = shape[2], shape[3]
@@ -90,9 +107,9 @@ def sweep(out, count, seed):
             interp = rng.choice(["nearest", "bilinear"])
             center = [rng.randint(0, w - 1), rng.randint(0, h - 1)] if rng.random() < 0.3 else None
             fill = rng.choice([None, 0, 255, [10, 200, 30]])
-            for dtype in ("uint8", "float32"):
+            for dtype in DTYPES:
                 f = fill
-                if f is not None and dtype == "float32":
+                if f is not None and dtype != "uint8":
                     f = [c / 255.0 for c in f] if isinstance(f, list) else f / 255.0
                 params = {"angle": angle, "expand": expand, "interpolation": interp}
                 if center is not None:
@@ -134,27 +151,55 @@ def sweep(out, count, seed):
 # Where torchvision runs (--device): the inputs are made on the CPU and moved
 # there before each call; the outputs come back. "cpu" writes no "device".
 DEVICE = "cpu"
+# The dtypes vectors are made in (--dtypes).
+DTYPES = ("uint8", "float32")
 
 
 class Vectors:
+    unsupported = []  # calls torchvision refused for a dtype, over all Vectors
+
     def __init__(self, out, inputs, input_tag=""):
         self.out, self.inputs, self.items, self.input_tag = out, inputs, [], input_tag
 
-    def add(self, transform, params, call, fn, dtypes=("uint8", "float32"), compare=None, vid=None):
-        """fn(image) -> torchvision's output; compare: per dtype, or one for all."""
-        for dtype in dtypes:
+    def add(self, transform, params, call, fn, dtypes=None, compare=None, vid=None):
+        """fn(image) -> torchvision's output, for `dtypes` (default: all) of DTYPES; compare: per
+        dtype, or one for all."""
+        for dtype in [d for d in (dtypes or DTYPES) if d in DTYPES]:
             x = self.inputs[dtype]
-            y = fn(x.clone().to(DEVICE)).cpu()
+            try:
+                y = fn(x.clone().to(DEVICE)).cpu()
+            except Exception as e:  # torchvision (or torch under it) has no kernel for the dtype
+                Vectors.unsupported.append({"transform": transform, "torchvision": call, "dtype": dtype,
+                                            "error": f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"})
+                continue
             n = len(self.items)
             name = f"{n:03d}_{vid or transform}_{dtype}"
-            np.save(os.path.join(self.out, name + ".npy"), y.contiguous().numpy())
+            stored = save(os.path.join(self.out, name + ".npy"), y)
             how = compare(dtype) if callable(compare) else (compare or default_compare(dtype))
+            if dtype in HALF_ULP and how.get("mode") == "float":
+                how = half_compare(dtype, how)
             item = {"id": name, "transform": transform, "params": params, "dtype": dtype,
                     "input": f"input{self.input_tag}_{dtype}.npy", "output": name + ".npy",
                     "torchvision": call, "compare": how}
+            if stored:
+                item["stored_as"] = stored
             if DEVICE != "cpu":
                 item["device"] = DEVICE
             self.items.append(item)
+
+
+# The spacing of values in [0.5, 1) (2^-11 for float16, 2^-8 for bfloat16): the unit half
+# precision vectors are compared in.
+HALF_ULP = {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8}
+
+
+def half_compare(dtype, how):
+    # Every torchvision op rounds its output to the half dtype; the catalog rounds where its own
+    # ops end, so values may sit a few units apart: 4 units of [0.5, 1) absolute, 4 relative.
+    ulp = HALF_ULP[dtype]
+    return {"mode": "float", "atol": 4 * ulp, "rtol": 8 * ulp,
+            "reason": f"{dtype} rounding after each op in another op order than torchvision's: a few units "
+                      f"in the last place (float32 comparison: {how.get('reason', '')})"}
 
 
 def default_compare(dtype):
@@ -240,11 +285,11 @@ def warps(v):
             return F.rotate(x, angle, interpolation=IM(interp), expand=expand, center=center, fill=f)
 
         # Fills are given in the dtype's units: the float32 vector uses fill / 255.
-        for dtype in ("uint8", "float32"):
+        for dtype in DTYPES:
             p = dict(params)
             if fill is not None:
                 p["fill"] = fill
-                if dtype == "float32":
+                if dtype != "uint8":
                     p["fill"] = [c / 255.0 for c in fill] if isinstance(fill, list) else fill / 255.0
             v.add("rotate", p, f"F.rotate(x, {angle}, {interp}, expand={expand}, center={center}, fill={fill})",
                   fn, dtypes=(dtype,), compare=warp_compare)
@@ -319,14 +364,14 @@ def colours(v):
         v.add("rgb_to_grayscale", {"num_output_channels": channels}, f"F.rgb_to_grayscale(x, {channels})",
               lambda x, c=channels: F.rgb_to_grayscale(x, c))
     v.add("normalize", {"mean": [0.5, 0.4, 0.3], "std": [0.2, 0.25, 0.3]}, "F.normalize(x, mean, std)",
-          lambda x: F.normalize(x, [0.5, 0.4, 0.3], [0.2, 0.25, 0.3]), dtypes=("float32",))
+          lambda x: F.normalize(x, [0.5, 0.4, 0.3], [0.2, 0.25, 0.3]), dtypes=float_dtypes())
     v.add("normalize", {"mean": 0.5, "std": 0.25}, "F.normalize(x, [0.5] * 3, [0.25] * 3)",
-          lambda x: F.normalize(x, [0.5] * 3, [0.25] * 3), dtypes=("float32",), vid="normalize_scalar")
+          lambda x: F.normalize(x, [0.5] * 3, [0.25] * 3), dtypes=float_dtypes(), vid="normalize_scalar")
     v.add("to_dtype", {"dtype": "float32", "scale": True}, "F.to_dtype(x, float32, scale=True)",
           lambda x: F.to_dtype(x, torch.float32, scale=True), dtypes=("uint8",),
           compare={"mode": "exact"})
     v.add("to_dtype", {"dtype": "uint8", "scale": True}, "F.to_dtype(x, uint8, scale=True)",
-          lambda x: F.to_dtype(x, torch.uint8, scale=True), dtypes=("float32",),
+          lambda x: F.to_dtype(x, torch.uint8, scale=True), dtypes=float_dtypes(),
           compare={"mode": "exact"})
     order = [2, 0, 3, 1]
     factors = {"brightness": 1.2, "contrast": 0.7, "saturation": 1.4, "hue": -0.1}
@@ -355,9 +400,13 @@ def main():
     ap.add_argument("--sweep", type=int, default=0, metavar="N", help="N vectors of drawn parameters instead")
     ap.add_argument("--seed", type=int, default=1, help="the sweep's seed")
     ap.add_argument("--device", default="cpu", help="where torchvision runs (cuda: ../shared/cuda-goldens)")
+    ap.add_argument("--dtypes", default="uint8,float32", help="of uint8, float32, float16, bfloat16")
     args = ap.parse_args()
-    global DEVICE
+    global DEVICE, DTYPES
     DEVICE = args.device
+    DTYPES = tuple(args.dtypes.split(","))
+    if not DTYPES or any(d not in ("uint8", "float32", "float16", "bfloat16") for d in DTYPES):
+        ap.error(f"--dtypes: {args.dtypes!r}: give names among uint8, float32, float16, bfloat16")
     os.makedirs(args.out, exist_ok=True)
     for old in os.listdir(args.out):
         if old.endswith(".npy") or old == "manifest.json":
@@ -367,7 +416,7 @@ def main():
     else:
         inputs = make_inputs()
         for dtype, x in inputs.items():
-            np.save(os.path.join(args.out, f"input_{dtype}.npy"), x.numpy())
+            save(os.path.join(args.out, f"input_{dtype}.npy"), x)
         v = Vectors(args.out, inputs)
         resizes(v)
         warps(v)
@@ -376,10 +425,13 @@ def main():
         items = v.items
     manifest = {"torch": torch.__version__, "torchvision": torchvision.__version__,
                 "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-                "made_by": "tools/torchvision_goldens.py", "vectors": items}
+                "made_by": "tools/torchvision_goldens.py", "dtypes": list(DTYPES), "vectors": items,
+                "unsupported": Vectors.unsupported}
+    if DEVICE.startswith("cuda"):
+        manifest["gpu"] = torch.cuda.get_device_name(0)
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
-    print(f"{len(items)} vectors from torch {torch.__version__}, torchvision {torchvision.__version__} "
+    print(f"{len(items)} vectors ({len(Vectors.unsupported)} calls unsupported) from torch {torch.__version__}, torchvision {torchvision.__version__} "
           f"({manifest['cpu_capability']}) in {args.out}", file=sys.stderr)
 
 

@@ -4,6 +4,7 @@
 #include "harness/base/text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -51,8 +52,15 @@ const std::vector<c10::ScalarType>& known_dtypes() {
   // The dtypes input generation and comparison support; a transform declares
   // which of them it runs.
   static const std::vector<c10::ScalarType> types = {
-      c10::ScalarType::Byte, c10::ScalarType::Float, c10::ScalarType::Double};
+      c10::ScalarType::Byte, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Float,
+      c10::ScalarType::Double};
   return types;
+}
+
+std::string known_dtype_names() {
+  std::vector<std::string> names;
+  for (auto known : known_dtypes()) names.push_back(dtype_name(known));
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::vector<c10::ScalarType> parse_dtype_list(const std::string& text) {
@@ -67,10 +75,7 @@ std::vector<c10::ScalarType> parse_dtype_list(const std::string& text) {
     const auto type = parse_dtype(token);
     if (!type || std::find(known_dtypes().begin(), known_dtypes().end(), *type) ==
                      known_dtypes().end()) {
-      std::vector<std::string> names;
-      for (auto known : known_dtypes()) names.push_back(dtype_name(known));
-      throw UsageError(fmt::format("unknown dtype '{}' (known: {}, all)", token,
-                                   fmt::join(names, ", ")));
+      throw UsageError(fmt::format("unknown dtype '{}' (known: {}, all)", token, known_dtype_names()));
     }
     if (std::find(out.begin(), out.end(), *type) == out.end()) out.push_back(*type);
   }
@@ -79,5 +84,9 @@ std::vector<c10::ScalarType> parse_dtype_list(const std::string& text) {
 }
 
 bool is_floating(c10::ScalarType type) { return c10::isFloatingType(type); }
+
+bool is_half_precision(c10::ScalarType type) {
+  return type == c10::ScalarType::Half || type == c10::ScalarType::BFloat16;
+}
 
 }  // namespace devparity

@@ -20,11 +20,17 @@ std::optional<c10::ScalarType> parse_dtype(const std::string& name);
 /// Every dtype devparity knows how to generate inputs for and compare.
 const std::vector<c10::ScalarType>& known_dtypes();
 
+/// "uint8, float16, bfloat16, float32, float64": known_dtypes() for messages and help.
+std::string known_dtype_names();
+
 /// Parses a comma-separated list ("uint8,float32", or "all" for known_dtypes()).
 /// Throws UsageError naming the bad token.
 std::vector<c10::ScalarType> parse_dtype_list(const std::string& text);
 
 /// True for float16/bfloat16/float32/float64.
 bool is_floating(c10::ScalarType type);
+
+/// True for float16 and bfloat16 (docs/half-precision.md).
+bool is_half_precision(c10::ScalarType type);
 
 }  // namespace devparity

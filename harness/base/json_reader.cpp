@@ -4,6 +4,7 @@
 #include "harness/base/json_source.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

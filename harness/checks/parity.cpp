@@ -16,6 +16,7 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace devparity {
 namespace {

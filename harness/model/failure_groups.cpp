@@ -3,6 +3,7 @@
 #include "harness/base/text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

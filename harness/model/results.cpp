@@ -120,6 +120,7 @@ nlohmann::json TrialResult::to_json() const {
   if (!baseline.empty()) j["baseline"] = baseline;
   if (interleaving_seed) j["interleaving_seed"] = *interleaving_seed;
   if (!perturbed.is_null()) j["perturbed"] = perturbed;
+  if (!round_trip.empty()) j["round_trip"] = round_trip;
   return j;
 }
 
@@ -153,6 +154,7 @@ TrialResult TrialResult::from_json(const nlohmann::json& j) {
   r.baseline = j.value("baseline", "");
   if (j.contains("interleaving_seed")) r.interleaving_seed = read_unsigned(j.at("interleaving_seed"), "/interleaving_seed");
   if (j.contains("perturbed")) r.perturbed = j.at("perturbed");
+  r.round_trip = j.value("round_trip", "");
   for (const auto& c : j.at("checks")) r.checks.push_back(CheckOutcome::from_json(c));
   return r;
 }

@@ -67,6 +67,9 @@ struct TrialResult {
   /// {"switches": [on], "moved": {switch: op calls it changed}, and on a
   /// failure "blamed": [switches that fail the trial alone]}; null otherwise.
   nlohmann::json perturbed;
+  /// In float16 or bfloat16 where LibTorch's CPU lacks a kernel: what ran in float32 instead,
+  /// this row's own run or ("reference: ...") its reference's (Note [Half precision reference]).
+  std::string round_trip;
   /// Against a --baseline: "known" (the baseline's row with this id failed
   /// the same checks), "new" (any other failure or error); empty otherwise.
   std::string baseline;

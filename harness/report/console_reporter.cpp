@@ -6,6 +6,7 @@
 #include "harness/report/reporter_registry.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

@@ -4,6 +4,7 @@
 #include "harness/report/report_file.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <limits>

@@ -5,6 +5,7 @@
 #include "harness/report/markup.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <vector>

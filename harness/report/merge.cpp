@@ -5,6 +5,7 @@
 #include "harness/report/document.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <map>

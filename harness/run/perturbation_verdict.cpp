@@ -3,6 +3,7 @@
 #include "harness/vdev/perturb.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 

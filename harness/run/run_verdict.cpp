@@ -6,6 +6,7 @@
 
 #include <c10/core/DeviceType.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace devparity {
 

@@ -132,6 +132,11 @@ class RunPass {
     const auto& mine = group.run(trial, scratch);
     r.duration_ms = mine.duration_ms;
     if (mine.interleaved) r.interleaving_seed = mine.interleaving_seed;
+    if (const auto* ref = group.reference(); !mine.round_trip.empty()) {
+      r.round_trip = mine.round_trip;
+    } else if (ref != nullptr && !ref->round_trip.empty()) {
+      r.round_trip = "reference: " + ref->round_trip;
+    }
     health_.record(trial.target, mine, r.id);
     const auto* own_on_reference = group.subject_on_reference();
     auto run = run_verdict(mine, trial.target, on_reference_device,

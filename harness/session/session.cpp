@@ -29,6 +29,7 @@
 #include "harness/trace/tracer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
 #include <filesystem>

@@ -2,8 +2,11 @@
 
 namespace devparity {
 
-const std::vector<c10::ScalarType> kImageDtypes = {c10::kByte, c10::kFloat, c10::kDouble};
-const std::vector<c10::ScalarType> kFloatDtypes = {c10::kFloat, c10::kDouble};
+const std::vector<c10::ScalarType> kImageDtypes = {c10::kByte, c10::kHalf, c10::kBFloat16, c10::kFloat,
+                                                   c10::kDouble};
+const std::vector<c10::ScalarType> kFloatDtypes = {c10::kHalf, c10::kBFloat16, c10::kFloat, c10::kDouble};
+const std::vector<c10::ScalarType> kFullPrecisionImageDtypes = {c10::kByte, c10::kFloat, c10::kDouble};
+const std::vector<c10::ScalarType> kFullPrecisionDtypes = {c10::kFloat, c10::kDouble};
 
 Describe::Describe(std::string name, std::string family, std::string meaning) {
   info_.name = std::move(name);

@@ -20,8 +20,12 @@ namespace devparity {
 
 /// uint8 and the floating dtypes: what most image transforms take.
 extern const std::vector<c10::ScalarType> kImageDtypes;
-/// float32 and float64.
+/// float16, bfloat16, float32 and float64.
 extern const std::vector<c10::ScalarType> kFloatDtypes;
+/// Without the half precision dtypes, for transforms neither torchvision nor Kornia runs in them
+/// (their descriptions say why: docs/transforms.md).
+extern const std::vector<c10::ScalarType> kFullPrecisionImageDtypes;
+extern const std::vector<c10::ScalarType> kFullPrecisionDtypes;
 
 class Describe {
  public:

@@ -77,6 +77,9 @@ struct Execution {
   std::vector<std::string> perturbation;
   std::map<std::string, int64_t> perturbed;
   Unrounded unrounded;           ///< with ExecuteOptions::keep_unrounded, where known
+  /// On the CPU in float16 or bfloat16 where LibTorch's CPU has no kernel for the dtype: what
+  /// ran in float32 instead and why (Note [Half precision reference]); empty otherwise.
+  std::string round_trip;
   // With ExecuteOptions::loss:
   at::Tensor gradient;                    ///< the input's gradient, on the CPU or meta
   std::vector<Finding> backward_findings; ///< placement findings of backward

@@ -26,6 +26,9 @@ void fill(T* data, int64_t numel, bool is_byte, uint64_t seed) {
 }  // namespace
 
 at::Tensor seeded_noise(c10::IntArrayRef shape, c10::ScalarType dtype, uint64_t seed) {
+  // Half precision: the float32 draws, rounded (the same image as float32's, as a GPU pipeline's
+  // .half() of it).
+  if (is_half_precision(dtype)) return seeded_noise(shape, c10::ScalarType::Float, seed).to(dtype);
   auto out = at::empty(shape, at::TensorOptions().dtype(dtype).device(at::kCPU));
   switch (dtype) {
     case c10::ScalarType::Byte:
@@ -38,8 +41,7 @@ at::Tensor seeded_noise(c10::IntArrayRef shape, c10::ScalarType dtype, uint64_t 
       fill(out.data_ptr<double>(), out.numel(), false, seed);
       break;
     default:
-      throw InputError(fmt::format("cannot generate {} inputs (supported: uint8, float32, float64)",
-                                   dtype_name(dtype)));
+      throw InputError(fmt::format("cannot generate {} inputs (supported: {})", dtype_name(dtype), known_dtype_names()));
   }
   return out;
 }

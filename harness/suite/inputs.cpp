@@ -13,6 +13,7 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstring>
 #include <fstream>
@@ -151,7 +152,7 @@ at::Tensor convert_registered(const at::Tensor& t, c10::ScalarType dtype) {
   const bool to_int = !at::isFloatingType(dtype);
   if (from_int == to_int) return t.to(dtype).contiguous();
   if (to_int) return (t * 255.0).round().clamp(0, 255).to(dtype).contiguous();
-  return (t.to(dtype) / 255.0).contiguous();
+  return (t.to(c10::ScalarType::Float) / 255.0).to(dtype).contiguous();
 }
 
 }  // namespace
@@ -239,11 +240,11 @@ at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed
   if (!r.file.empty()) {
     const auto image = read_image_file(r.file).unsqueeze(0);
     if (dtype == c10::ScalarType::Byte) return image.contiguous();
-    if (dtype != c10::ScalarType::Float && dtype != c10::ScalarType::Double) {
-      throw InputError(fmt::format("cannot make {} inputs from {} (supported: uint8, float32, float64)",
-                                   dtype_name(dtype), r.file));
+    if (!is_floating(dtype)) {
+      throw InputError(fmt::format("cannot make {} inputs from {} (supported: {})", dtype_name(dtype), r.file,
+                                   known_dtype_names()));
     }
-    return (image.to(dtype) / 255.0).contiguous();
+    return (image.to(c10::ScalarType::Float) / 255.0).to(dtype).contiguous();
   }
   const auto& names = input_patterns();
   if (std::find(names.begin(), names.end(), r.pattern) == names.end()) {
@@ -277,6 +278,10 @@ at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed
   const int64_t channels = r.shape.size() >= 3 ? r.shape[r.shape.size() - 3] : 1;
   const int64_t planes = numel / (height * width);
 
+  if (is_half_precision(dtype)) {
+    // The float32 image, rounded: half precision inputs are what a pipeline's .half() makes.
+    return make_input(r, c10::ScalarType::Float, seed).to(dtype).contiguous();
+  }
   if (r.pattern == "noise" || r.pattern == "nonfinite") {
     auto out = seeded_noise(r.shape, dtype, seed);
     if (r.pattern == "nonfinite") sprinkle_nonfinite(out);
@@ -294,8 +299,7 @@ at::Tensor make_input(const InputRecipe& r, c10::ScalarType dtype, uint64_t seed
       fill(out.data_ptr<double>(), r, dtype, planes, channels, height, width);
       break;
     default:
-      throw InputError(fmt::format("cannot generate {} inputs (supported: uint8, float32, float64)",
-                                   dtype_name(dtype)));
+      throw InputError(fmt::format("cannot generate {} inputs (supported: {})", dtype_name(dtype), known_dtype_names()));
   }
   return out;
 }

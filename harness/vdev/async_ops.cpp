@@ -5,7 +5,7 @@
 #include "harness/vdev/async_ops.h"
 
 #include "harness/rules/op_arguments.h"
-#include "harness/vdev/perturb.h"
+#include "harness/vdev/half_precision.h"
 #include "harness/vdev/platform.h"
 
 #include <ATen/ATen.h>
@@ -349,7 +349,7 @@ void enqueue_op(const c10::OperatorHandle& op, torch::jit::Stack* stack, const c
     // A boxed out= kernel returns references into its stack, which it drops
     // before pushing them: the arguments must live elsewhere too.
     const auto arguments = host;
-    perturb::run_kernel(op, &host);  // the CPU's kernel, or a switch's (Note [Perturbed numerics])
+    half::run_kernel(op, &host);  // the CPU's kernel or a switch's, half precision gaps filled
     for (size_t i = 0; i < targets.size() && i < host.size(); ++i) {
       if (!targets[i].defined()) continue;
       const auto result = host[i].toTensor();

@@ -25,6 +25,7 @@
 #include "harness/vdev/async.h"
 #include "harness/vdev/async_ops.h"
 #include "harness/vdev/guard.h"
+#include "harness/vdev/half_precision.h"
 #include "harness/vdev/perturb.h"
 #include "harness/vdev/platform.h"
 
@@ -214,7 +215,14 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
       bias && bias->defined() ? c10::optional<at::Tensor>(host_alias(*bias)) : c10::nullopt;
   const auto computed = perturb::run_unboxed(
       "aten::convolution_overrideable", {host_alias(input), host_alias(weight)}, [&](const std::vector<at::Tensor>& in) {
-        return at::convolution(in[0], in[1], host_bias, stride, padding, dilation, transposed, output_padding, groups);
+        return half::run_unboxed(
+            "aten::convolution_overrideable", in[0].scalar_type(), [&](c10::optional<at::ScalarType> as) {
+              auto cast = [&](const at::Tensor& t) { return as && t.defined() ? t.to(*as) : t; };
+              const c10::optional<at::Tensor> bias_cast =
+                  host_bias ? c10::optional<at::Tensor>(cast(*host_bias)) : c10::nullopt;
+              return at::convolution(cast(in[0]), cast(in[1]), bias_cast, stride, padding, dilation, transposed,
+                                     output_padding, groups);
+            });
       });
   return result_on(computed, input.device());
 }
@@ -479,7 +487,9 @@ void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack, const 
   if (op_device && op_device->type() == kType && !op_device->has_index()) {
     op_device = c10::Device(kType, platform::current_index());
   }
-  perturb::run_kernel(op, stack);  // the CPU's kernel, or a switch's (Note [Perturbed numerics])
+  // The CPU's kernel, or a switch's (Note [Perturbed numerics]); through float32 where the CPU
+  // lacks a half kernel CUDA has (Note [Half precision on the virtual device]).
+  half::run_kernel(op, stack);
 
   // Rehoming builds tensors without ops; a write-back that copies hides its
   // own (a guard here on every op cost the trace a rebuild of LibTorch's

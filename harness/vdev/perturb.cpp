@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <atomic>
 #include <mutex>

@@ -8,6 +8,7 @@
 #include "harness/session/session.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <torch/library.h>
 

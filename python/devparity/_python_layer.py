@@ -9,6 +9,12 @@ names no such device; 1.13's autocast accepts only 'cuda' and 'cpu') it raises
 UnsupportedOnSimulatedDevice, which the pytest plugin reports as a skip naming the reason: the
 simulator's gap, never the suite's failure. Each piece is probed on a live tensor and installed only
 where torch refuses, so a torch that handles the device itself keeps its own behaviour.
+
+On 2.x the device has CUDA's autocast policy (Note [Autocast on the virtual device]); torch's
+device-less autocast queries (torch.is_autocast_enabled(), torch.get_autocast_gpu_dtype()) answer
+for CUDA, the GPU the simulated device stands for, so inside torch.autocast("vdev") they answer
+for the simulated device as they answer for CUDA inside torch.autocast("cuda"): a library that
+casts its result back when "autocast is enabled" (Kornia's augmentations) does so on both.
 """
 
 import copy
@@ -30,7 +36,8 @@ def install(device):
     pieces = (("serialization", _round_trips, _install_serialization),
               ("deepcopy", _deep_copies, _install_deepcopy),
               ("dlpack", _packs, _refuse_dlpack),
-              ("autocast", _autocasts, _refuse_autocast))
+              ("autocast", _autocasts, _refuse_autocast),
+              ("autocast queries", _answers_autocast_queries, _install_autocast_queries))
     for name, works, fill in pieces:
         if name in _installed or works(probe):
             continue
@@ -77,6 +84,39 @@ def _autocasts(t):
             (t.view(2, 2) @ t.view(2, 2)).sum()
 
     return not _fails(cast_a_matmul)
+
+
+def _answers_autocast_queries(t):
+    import torch
+
+    try:
+        with torch.autocast(t.device.type):
+            return torch.is_autocast_enabled()
+    except (RuntimeError, TypeError, AttributeError, NotImplementedError):
+        return True  # no autocast on the device (1.13, refused above): no query to answer
+
+
+def _install_autocast_queries(device_type):
+    import torch
+
+    enabled = torch.is_autocast_enabled
+    gpu_dtype = getattr(torch, "get_autocast_gpu_dtype", None)
+
+    @functools.wraps(enabled)
+    def is_autocast_enabled(*args, **kwargs):
+        if args or kwargs:
+            return enabled(*args, **kwargs)
+        return enabled() or enabled(device_type)
+
+    torch.is_autocast_enabled = is_autocast_enabled
+    if gpu_dtype is not None and hasattr(torch, "get_autocast_dtype"):
+        @functools.wraps(gpu_dtype)
+        def get_autocast_gpu_dtype():
+            if not enabled() and enabled(device_type):
+                return torch.get_autocast_dtype(device_type)
+            return gpu_dtype()
+
+        torch.get_autocast_gpu_dtype = get_autocast_gpu_dtype
 
 
 # --- torch.save / torch.load / pickle -------------------------------------------------------
@@ -186,8 +226,8 @@ def _refuse_autocast(device_type):
 
     original = torch.autocast.__init__
     reason = (f"this torch's autocast has no way for device type '{device_type}' (torch 1.13 takes 'cuda' and "
-              f"'cpu' only; 2.x has no autocast policy registered for it), so autocast cannot run on devparity's "
-              f"simulated device; on a GPU this runs")
+              f"'cpu' only; on 2.x devparity registers CUDA's policy for it), so autocast cannot run on devparity's "
+              f"simulated device here; on a GPU this runs")
 
     @functools.wraps(original)
     def init(self, device_type_=None, *args, **kwargs):

@@ -136,9 +136,11 @@ TEST_F(VdevFaultsTest, ReferenceTransformsAreExactAndCleanOnBothIndices) {
       continue;
     }
     const auto& parity = EventRecorder::check(result, "parity");
-    if (result.reference_subject == result.subject && result.reference_params.empty()) {
+    if (result.reference_subject == result.subject && result.reference_params.empty() && result.round_trip.empty()) {
       // vdev runs the CPU's kernels: every element equal, even where a case
-      // allows real accelerators a tie's rounding.
+      // allows real accelerators a tie's rounding; unless the reference was
+      // computed in float32 for want of a half kernel on this CPU (Note [Half
+      // precision reference]): then the case's tolerance, which it passes.
       EXPECT_EQ(parity.stats["differing"], 0) << result.id << " must be exact";
       if (parity.stats["tolerance"]["default"].get<bool>()) {
         EXPECT_EQ(parity.stats["tolerance"]["atol"], 0.0) << result.id;

@@ -201,9 +201,15 @@ def test_the_index_less_and_the_cpu_only_rows_and_the_current_device(pytest_run)
 def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace(pytest_run, tmp_path):
     report = tmp_path / "session.json"
     run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--device=cpu,vdev:1", "--devparity-trace",
-                               f"--devparity-report={report}", "-k", "dlpack or draws_then_skips or test_ramp")
+                               f"--devparity-report={report}", "-k",
+                               "dlpack or draws_then_skips or test_ramp or autocast")
     assert run.returncode == 0, run.stdout + run.stderr
     assert outcomes["test_sample.py::test_exports_through_dlpack[cpu]"] == "PASSED"
+    # Autocast: CUDA's policy on 2.x (the test passes as on a GPU), a named skip on 1.13.
+    assert outcomes["test_sample.py::test_autocast_keeps_the_input_dtype[cpu]"] == "PASSED", run.stdout
+    assert (outcomes.get("test_sample.py::test_autocast_keeps_the_input_dtype[vdev:1]") == "PASSED" or
+            re.search(r"^SKIPPED \[1\] test_sample.py:\d+: devparity: this torch's autocast has no way", run.stdout,
+                      re.M)), run.stdout
     # A torch whose DLPack takes the device runs it; one that does not gives a named skip.
     assert (outcomes.get("test_sample.py::test_exports_through_dlpack[vdev:1]") == "PASSED" or
             re.search(r"^SKIPPED \[1\] test_sample.py:\d+: devparity: DLPack has no device type", run.stdout, re.M)), run.stdout

@@ -3,6 +3,7 @@
 #include "harness/base/error.h"
 #include "harness/builtins.h"
 #include "harness/device/device.h"
+#include "harness/subject/describe.h"
 #include "tests/support/schema.h"
 #include "tests/support/temp_dir.h"
 
@@ -84,7 +85,7 @@ TEST_F(CaseTest, LoadsEveryField) {
   EXPECT_EQ(variants[1].second["size"], json({5, 6}));
   // Defaults: the subject's dtypes, parity on, one default input.
   const auto& b = suite.cases[1];
-  EXPECT_EQ(b.dtypes.size(), 3u);
+  EXPECT_EQ(b.dtypes, kImageDtypes);  // uint8, float16, bfloat16, float32, float64
   EXPECT_EQ(b.checks.count("parity"), 1u);  // every check on by default
   EXPECT_EQ(b.checks.count("placement"), 1u);
   EXPECT_EQ(b.inputs.size(), 1u);

@@ -8,7 +8,9 @@
 // kernels that LibTorch itself changed between releases (the differentiable
 // JPEG's float32 DCT: 4 groups differ between 1.13 and 2.6, every other one
 // is identical) holds a list, one digest per release series, added with
-// DEVPARITY_WRITE_DIGESTS=add on the other series.
+// DEVPARITY_WRITE_DIGESTS=add on the other series. Half precision groups may
+// hold one per series too: LibTorch 2.6's CPU has float16 and bfloat16 kernels
+// where 1.13's computes them in float32 (Note [Half precision reference]).
 
 #include "harness/builtins.h"
 #include "harness/device/device.h"
@@ -113,13 +115,14 @@ TEST(OutputDigestsTest, TheReferenceTransformsGiveThePinnedBytes) {
       ++compared;
       EXPECT_NE(value, "did not run") << id;
       const auto expected = pinned[suite].value(id, nlohmann::json("absent"));
-      alternatives += expected.is_array();
+      const bool half = id.find("/float16/") != std::string::npos || id.find("/bfloat16/") != std::string::npos;
+      alternatives += expected.is_array() && !half;
       EXPECT_TRUE(holds(expected, value.get<std::string>()))
           << suite << ": " << id << ": " << value << ", pinned " << expected;
     }
   }
   EXPECT_GE(compared, 1000);
-  EXPECT_LE(alternatives, 4) << "more groups than the differentiable JPEG's vary by release";
+  EXPECT_LE(alternatives, 4) << "more full precision groups than the differentiable JPEG's vary by release";
   std::cout << compared << " groups compared, " << alternatives << " with one digest per LibTorch series\n";
 }
 

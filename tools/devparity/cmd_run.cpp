@@ -179,7 +179,7 @@ CLI::App* add_run_command(CLI::App& app, Options& o) {
       ->envname("DEVPARITY_DEVICES")
       ->capture_default_str();
   run->add_option("--dtypes", o.run.dtypes,
-                  "all | comma list of uint8, float32, float64 (default: each case's)")
+                  "all | comma list of " + known_dtype_names() + " (default: each case's)")
       ->envname("DEVPARITY_DTYPES");
   run->add_option("--report", o.run.report, "JSON report path")->capture_default_str();
   run->add_option("--junit", o.run.junit, "Also write JUnit XML (a testsuite per case, a testcase per trial)");

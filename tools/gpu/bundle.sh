@@ -27,6 +27,13 @@ trap 'rm -rf "$debs"' EXIT
 rm -rf "$dir"
 mkdir -p "$dir"
 for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$dir"; done
+# libjpeg-turbo's CMake files name their libraries and headers by absolute
+# paths under /usr: made relative to the files themselves, they travel.
+for f in "$dir"/usr/lib/*/cmake/libjpeg-turbo/*.cmake; do
+  sed -i -e 's|"/usr/lib/x86_64-linux-gnu/cmake/libjpeg-turbo"|"${CMAKE_CURRENT_LIST_DIR}"|g' \
+    -e 's|/usr/lib/x86_64-linux-gnu/|${CMAKE_CURRENT_LIST_DIR}/../../|g' \
+    -e 's|"/usr/include"|"${CMAKE_CURRENT_LIST_DIR}/../../../../include"|g' "$f"
+done
 # Documentation is most of the weight and none of the use.
 rm -rf "$dir/usr/share/doc" "$dir/usr/share/man" "$dir/usr/src"
 echo "bundle: ${#packages[@]} packages in $dir ($(du -sh "$dir" | cut -f1))"

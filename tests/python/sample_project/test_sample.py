@@ -30,6 +30,16 @@ def test_exports_through_dlpack(device):
     assert torch.utils.dlpack.to_dlpack(torch.arange(3.0, device=device)) is not None
 
 
+def test_autocast_keeps_the_input_dtype(device):
+    # Kornia's augmentations' idiom: under autocast, cast the result back to the input's dtype.
+    x = torch.rand(4, 4, device=device)
+    with torch.autocast(device.type):
+        y = x @ x
+        if torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled():
+            y = y.to(x.dtype)
+    assert y.dtype == x.dtype and y.device == x.device
+
+
 def test_draws_then_skips(device):
     torch.rand(2, device=device)
     pytest.skip("drew, then skipped")  # under the trace its reruns skip too; the trace still ends

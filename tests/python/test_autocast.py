@@ -1,0 +1,124 @@
+"""Half precision and autocast on the simulated device (docs/half-precision.md): CUDA's autocast
+policy on 2.x, conformant with the table made on a real GPU (Note [Autocast on the virtual device]);
+CUDA's half kernels where the CPU has none (Note [Half precision on the virtual device])."""
+
+import copy
+import json
+import os
+import sys
+
+import pytest
+
+import devparity
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+CUDA_TABLE = os.path.join(HERE, "..", "data", "autocast", "cuda-2.11.json")
+
+
+def _autocasts(vdev):
+    import torch
+
+    try:
+        with torch.autocast(vdev.type):
+            torch.ones(2, 2, device=vdev) @ torch.ones(2, 2, device=vdev)
+    except devparity.UnsupportedOnSimulatedDevice:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def autocasting(vdev):
+    if not _autocasts(vdev):
+        pytest.skip("this torch has no autocast for the simulated device (torch 1.13 takes 'cuda' and 'cpu' only): "
+                    "the plugin skips autocast tests on vdev with this reason")
+    return vdev
+
+
+@pytest.fixture(scope="module")
+def tables(autocasting):
+    import autocast_table
+
+    with open(CUDA_TABLE) as f:
+        cuda = json.load(f)
+    return autocast_table.make(str(autocasting)), cuda
+
+
+def test_autocast_follows_cudas_table(tables):
+    import autocast_table
+
+    mine, cuda = tables
+    rows = autocast_table.compare(mine, cuda)
+    assert len(rows) >= 200, "PyTorch's CUDA autocast lists are the table's rows"
+    runs = {(e["list"], e["op"]): not isinstance(e["eager"], dict) for e in mine["entries"]}
+    # Where the op runs on the device at all, autocast gives CUDA's dtypes; the others are ops
+    # with CUDA-only kernels (cuDNN's convolutions, the fused RNN cells), which fail without
+    # autocast too.
+    differing = [r for r in rows if not r[5]]
+    assert all(not runs[(lst, op)] for lst, op, *_ in differing), differing
+    assert len(differing) <= 8, differing
+    # CUDA's registered set of this torch: the simulated device's is the same but for cuDNN's ops.
+    cuda_here = {op for op in mine["cuda_ops_with_kernel"] if "cudnn" not in op}
+    assert cuda_here <= set(mine["ops_with_kernel"])
+
+
+def test_a_wrong_policy_is_caught(tables):
+    # The comparison's twin: a table where mm stayed float32 under autocast differs from CUDA's.
+    import autocast_table
+
+    mine, cuda = tables
+    wrong = copy.deepcopy(mine)
+    for e in wrong["entries"]:
+        if e["op"] == "mm":
+            e["float16"] = ["float32"]
+    differing = [r for r in autocast_table.compare(wrong, cuda) if not r[5]]
+    assert any(op == "mm" and low == "float16" for _, op, low, *_ in differing), differing
+
+
+def test_device_less_queries_answer_for_the_device_inside_its_autocast(autocasting):
+    # torch.is_autocast_enabled() answers for CUDA, the GPU vdev stands for (Kornia casts its
+    # augmentations' output back when it is true).
+    import torch
+
+    assert not torch.is_autocast_enabled()
+    with torch.autocast(autocasting.type, dtype=torch.bfloat16):
+        assert torch.is_autocast_enabled()
+        assert torch.get_autocast_gpu_dtype() == torch.bfloat16
+        y = torch.ones(2, 2, device=autocasting) @ torch.ones(2, 2, device=autocasting)
+        assert y.dtype == torch.bfloat16 and y.device == autocasting
+    assert not torch.is_autocast_enabled()
+    with torch.autocast("cpu"):
+        assert not torch.is_autocast_enabled()  # the CPU's autocast is not the GPU's
+        assert torch.is_autocast_enabled("cpu")
+
+
+def test_binary_cross_entropy_is_refused_as_on_cuda(autocasting):
+    import torch
+
+    p = torch.rand(4, device=autocasting)
+    with torch.autocast(autocasting.type), pytest.raises(RuntimeError, match="unsafe to autocast"):
+        torch.nn.functional.binary_cross_entropy(p, p)
+
+
+def test_a_half_kernel_the_cpu_lacks_runs_through_float32(vdev):
+    # Antialiased bilinear interpolation has no float16 CPU kernel (1.13 and 2.6); CUDA has one,
+    # so the device runs it, in float32, rounded: within a unit of float16 of the float32 result.
+    import torch
+
+    x = torch.rand(1, 3, 12, 10)
+    with pytest.raises(RuntimeError, match="not implemented for 'Half'"):
+        torch.nn.functional.interpolate(x.half(), size=(5, 4), mode="bilinear", antialias=True)
+    y = torch.nn.functional.interpolate(x.half().to(vdev), size=(5, 4), mode="bilinear", antialias=True)
+    want = torch.nn.functional.interpolate(x.half().float(), size=(5, 4), mode="bilinear", antialias=True)
+    assert y.dtype == torch.float16 and y.device == vdev
+    assert torch.equal(y.cpu(), want.half())
+
+
+def test_a_half_kernel_cuda_lacks_too_fails_as_on_cuda(vdev):
+    # Twin: linalg_inv has no float16 kernel on CUDA either (PyTorch's OpInfo database,
+    # tools/cuda_half_gaps.py): the device raises, as a GPU does.
+    import torch
+
+    a = (torch.eye(3) * 2).half().to(vdev)
+    with pytest.raises(RuntimeError, match="Half"):
+        torch.linalg.inv(a)
