@@ -129,7 +129,9 @@ at::Tensor read_npy(const std::string& path) {
 }
 
 void write_npy(const std::string& path, const at::Tensor& tensor) {
-  const auto t = tensor.to(at::kCPU).contiguous();
+  // .npy has no bfloat16: float32 holds every bfloat16 value exactly.
+  const auto t = tensor.to(at::kCPU, tensor.scalar_type() == at::kBFloat16 ? at::kFloat : tensor.scalar_type())
+                     .contiguous();
   std::vector<std::string> dims;
   for (auto d : t.sizes()) dims.push_back(std::to_string(d));
   std::string shape = fmt::format("{}", fmt::join(dims, ", "));

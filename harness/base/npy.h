@@ -14,7 +14,8 @@ namespace devparity {
 at::Tensor read_npy(const std::string& path);
 
 /// Writes a tensor (any device; copied to the CPU) as a version 1.0 .npy in C
-/// order, atomically. Throws InputError for dtypes numpy cannot hold.
+/// order, atomically; bfloat16 as float32, which holds it exactly. Throws
+/// InputError for dtypes numpy cannot hold.
 void write_npy(const std::string& path, const at::Tensor& tensor);
 
 }  // namespace devparity

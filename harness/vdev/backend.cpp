@@ -239,9 +239,21 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
   const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
   wait_in_async_mode("aten::convolution_backward_overrideable", input.device(), {grad_output, input, weight});
   const std::vector<int64_t> bias_sizes = {transposed ? weight.size(1) * groups : weight.size(0)};
-  auto grads = at::convolution_backward(host_alias(grad_output), host_alias(input), host_alias(weight),
-                                        at::IntArrayRef(bias_sizes), stride, padding, dilation,
-                                        transposed, output_padding, groups, output_mask);
+  auto backward = [&](c10::optional<at::ScalarType> as) {
+    auto cast = [&](const at::Tensor& t) { return as ? host_alias(t).to(*as) : host_alias(t); };
+    return at::convolution_backward(cast(grad_output), cast(input), cast(weight), at::IntArrayRef(bias_sizes), stride,
+                                    padding, dilation, transposed, output_padding, groups, output_mask);
+  };
+  std::tuple<at::Tensor, at::Tensor, at::Tensor> grads;
+  try {
+    grads = backward(c10::nullopt);
+  } catch (const c10::Error& e) {  // Note [Half precision on the virtual device]
+    if (!half::falls_back(e, "aten::convolution_backward_overrideable", input.scalar_type())) throw;
+    grads = backward(at::kFloat);
+    for (auto* g : {&std::get<0>(grads), &std::get<1>(grads), &std::get<2>(grads)}) {
+      if (g->defined()) *g = g->to(input.scalar_type());
+    }
+  }
   auto home = [&](const at::Tensor& t) { return result_on(t, input.device()); };
   return {home(std::get<0>(grads)), home(std::get<1>(grads)), home(std::get<2>(grads))};
 }

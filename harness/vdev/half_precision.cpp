@@ -125,6 +125,10 @@ void run_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
 }
 
+bool falls_back(const c10::Error& e, const char* op, c10::ScalarType dtype) {
+  return is_half(dtype) && round_trips(e, op, dtype);
+}
+
 at::Tensor run_unboxed(const char* op, c10::ScalarType dtype,
                        const std::function<at::Tensor(c10::optional<c10::ScalarType>)>& compute) {
   if (!is_half(dtype)) return compute(c10::nullopt);

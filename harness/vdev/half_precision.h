@@ -27,6 +27,10 @@ namespace devparity::vdev::half {
 /// back. The one way the backend runs a kernel, at the call or queued.
 void run_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+/// Whether `e`, thrown by `op`'s CPU kernel on `dtype` tensors, is a missing half precision
+/// kernel CUDA has: then the op runs through float32.
+bool falls_back(const c10::Error& e, const char* op, c10::ScalarType dtype);
+
 /// The same for a computation the backend makes itself (convolution): `compute(nullopt)`
 /// natively, `compute(kFloat)` with its inputs made float32 where the native one throws for
 /// want of a kernel for `dtype` that CUDA has; the result rounded to `dtype`.

@@ -43,6 +43,10 @@ TEST(NpyTest, RoundTripsEveryDtype) {
   const auto vec = at::arange(5, at::kLong);
   write_npy(dir.file("v.npy"), vec);
   EXPECT_TRUE(at::equal(read_npy(dir.file("v.npy")), vec));
+  // numpy has no bfloat16: written as float32, which holds it exactly.
+  const auto b = at::rand({3, 2}).to(at::kBFloat16);
+  write_npy(dir.file("b.npy"), b);
+  EXPECT_TRUE(at::equal(read_npy(dir.file("b.npy")), b.to(at::kFloat)));
 }
 
 TEST(NpyTest, HeaderIsWhatNumpyWrites) {
