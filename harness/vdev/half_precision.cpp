@@ -111,7 +111,7 @@ void run_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   for (size_t k = 0; k < outputs; ++k) {
     auto& slot = (*stack)[stack->size() - outputs + k];
     if (!slot.isTensor() || !slot.toTensor().defined()) continue;
-    const auto& result = slot.toTensor();
+    const at::Tensor result = slot.toTensor();  // a handle: the slot is replaced below
     bool returned_argument = false;
     for (const size_t i : written) {
       if (!result.is_same(wide[i].toTensor())) continue;
@@ -120,6 +120,7 @@ void run_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       target.copy_(result);
       slot = c10::IValue(target);
       returned_argument = true;
+      break;
     }
     if (!returned_argument && result.scalar_type() == at::kFloat) slot = c10::IValue(result.to(*dtype));
   }

@@ -122,3 +122,18 @@ def test_a_half_kernel_cuda_lacks_too_fails_as_on_cuda(vdev):
     a = (torch.eye(3) * 2).half().to(vdev)
     with pytest.raises(RuntimeError, match="Half"):
         torch.linalg.inv(a)
+
+
+def test_in_place_and_out_forms_write_their_half_argument(vdev):
+    # clamp has no float16 CPU kernel on 1.13 (2.6 has one): through float32, the in-place and
+    # out= forms still write the tensor they were given and return it.
+    import torch
+
+    x = (torch.rand(10) * 3 - 1).half()
+    want = x.float().clamp(0, 1).half()
+    y = x.to(vdev)
+    assert y.clamp_(0, 1) is y
+    assert y.dtype == torch.float16 and torch.equal(y.cpu(), want)
+    out = torch.empty(10, dtype=torch.float16, device=vdev)
+    assert torch.clamp(x.to(vdev), 0, 1, out=out) is out
+    assert torch.equal(out.cpu(), want)
