@@ -4,7 +4,10 @@
 #   2. tools/torchvision_goldens.py on cuda in float16 and bfloat16: the fixed set and a sweep, and
 #      the fixed set on the same torch's CPU, packed as OUT/half_goldens.txz;
 #   3. the autocast tests of the shipped Kornia releases on cuda (their tarballs and the kornia_rs
-#      stub carried in .gpu-carry/), as JUnit.
+#      stub carried in .gpu-carry/), as JUnit. Make that folder here first, ignored by git:
+#        echo /.gpu-carry/ >> .git/info/exclude; mkdir -p .gpu-carry
+#        cp -r ../shared/kornia/kornia-v*.tar.xz ../shared/kornia/kornia_rs_stub .gpu-carry/
+#      and name it in the device tool's `carry`.
 # Writes OUT/summary.txt, logs.txt, autocast-cuda.json, half_goldens.txz and the JUnit files.
 #   tools/gpu/half_precision.sh [OUT]     OUT: $OUT (the device tool's) or build/gpu-half
 set -uo pipefail
