@@ -16,6 +16,8 @@ import argparse
 import json
 import sys
 
+import torch_testing
+
 LISTS = ("torch_expect_builtin_promote", "methods_expect_builtin_promote", "torch_fp16", "torch_fp32",
          "torch_need_autocast_promote", "nn_fp16", "nn_fp32", "linalg_fp16", "methods_fp16", "methods_fp32",
          "banned")
@@ -50,20 +52,9 @@ def _run(torch, device_type, fn, args, kwargs, low):
 
 
 def _autocast_lists():
-    # torch's common_utils needs test-only packages (expecttest) Debian's torch does not; the lists
-    # take only flags (TEST_WITH_ROCM ...) and a TestCase base from it, so a stand-in serves there.
-    try:
-        from torch.testing._internal.autocast_test_lists import AutocastTestLists
-    except (ImportError, AttributeError):
-        import types
-        import unittest
+    torch_testing.stand_in_test_dependencies()
+    from torch.testing._internal.autocast_test_lists import AutocastTestLists
 
-        stand_in = types.ModuleType("torch.testing._internal.common_utils")
-        stand_in.TestCase = unittest.TestCase
-        stand_in.__getattr__ = lambda name: False if name.isupper() else unittest.TestCase
-        sys.modules["torch.testing._internal.common_utils"] = stand_in
-        sys.modules.pop("torch.testing._internal.autocast_test_lists", None)
-        from torch.testing._internal.autocast_test_lists import AutocastTestLists
     return AutocastTestLists
 
 

@@ -14,28 +14,13 @@ every CUDA kernel is dispatched with AT_DISPATCH_FLOATING_TYPES_AND2(Half, BFloa
   /usr/bin/python3 tools/cuda_half_gaps.py > harness/rules/tables/cuda-half-gaps-1.13.tsv
 """
 
-import importlib.util
 import sys
-import types
-import unittest
+
+import torch_testing
 
 
 def _op_db():
-    # torch's common_utils imports expecttest (a test-only package Debian does not ship) for a
-    # TestCase base and an ACCEPT flag; the database itself needs neither.
-    if importlib.util.find_spec("expecttest") is None:
-        stand_in = types.ModuleType("expecttest")
-        stand_in.TestCase = unittest.TestCase
-        stand_in.ACCEPT = False
-        sys.modules["expecttest"] = stand_in
-    # 2.x's common_utils imports torch.utils.cpp_extension, which needs setuptools (not a
-    # dependency of Debian's torch); the database builds no extension.
-    try:
-        import setuptools.command.build_ext  # noqa: F401
-    except ImportError:
-        stand_in = types.ModuleType("torch.utils.cpp_extension")
-        stand_in.__getattr__ = lambda name: None
-        sys.modules["torch.utils.cpp_extension"] = stand_in
+    torch_testing.stand_in_test_dependencies()
     # The database states some dtypes only where the machine has a GPU of a capability (bfloat16
     # matmuls from CUDA 11 and sm_80, ...); here is no GPU: the claims for a current one (CUDA 11
     # or later, sm_80 or later) are wanted, so every such condition is answered yes.

@@ -70,15 +70,14 @@ Tolerance default_tolerance(c10::ScalarType dtype) {
   Tolerance t;
   // torch.testing.assert_close's _DTYPE_PRECISIONS (rtol, atol) but half precision's (above);
   // other dtypes exact.
+  auto half = [&t, dtype](double spacing) {
+    t.rtol = t.atol = 2 * spacing;
+    t.reason = "two units of " + dtype_name(dtype) +
+               "'s spacing at 1, absolute and relative: an intermediate rounding on each side";
+  };
   switch (dtype) {
-    case c10::ScalarType::Half:
-      t.rtol = t.atol = 2 * kFloat16Spacing;
-      t.reason = "two units of float16's spacing at 1, absolute and relative: an intermediate rounding on each side";
-      break;
-    case c10::ScalarType::BFloat16:
-      t.rtol = t.atol = 2 * kBFloat16Spacing;
-      t.reason = "two units of bfloat16's spacing at 1, absolute and relative: an intermediate rounding on each side";
-      break;
+    case c10::ScalarType::Half: half(kFloat16Spacing); break;
+    case c10::ScalarType::BFloat16: half(kBFloat16Spacing); break;
     case c10::ScalarType::Float: t.rtol = 1.3e-6; t.atol = 1e-5; break;
     case c10::ScalarType::Double: t.rtol = 1e-7; t.atol = 1e-7; break;
     default: break;
