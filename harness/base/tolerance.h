@@ -45,6 +45,10 @@ struct Tolerance {
 /// (float32: rtol 1.3e-6, atol 1e-5), integers exact.
 Tolerance default_tolerance(c10::ScalarType dtype);
 
+/// The default for a row run under autocast in `lower` (float16 or bfloat16) against a
+/// reference made outside it (Note [Autocast tolerance]).
+Tolerance autocast_tolerance(c10::ScalarType lower);
+
 /// Resolves a check's tri-state setting for one dtype: `true` gives the
 /// default; an object overrides it, either for every dtype
 /// ({"atol": 1, "reason": "..."}) or per dtype ({"uint8": {...}, "float32": {...}}).

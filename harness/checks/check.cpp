@@ -7,6 +7,7 @@ namespace devparity {
 
 Execution TrialReplay::run(const c10::Device& device, ExecuteOptions options) const {
   options.seed = seed;
+  options.autocast = autocast;
   return execute(subject, input, params, device, options);
 }
 
@@ -14,6 +15,10 @@ Execution TrialReplay::run_reference(ExecuteOptions options) const {
   if (!reference_device) throw std::logic_error("the reference device is absent");
   options.seed = seed;
   return execute(reference_subject, input, reference_params, *reference_device, options);
+}
+
+c10::ScalarType CheckContext::precision() const {
+  return autocast && dtype == c10::ScalarType::Float ? *autocast : dtype;
 }
 
 const at::Tensor& CheckContext::output() const {

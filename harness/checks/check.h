@@ -36,10 +36,11 @@ struct TrialReplay {
   const Transform& reference_subject;  ///< the reference's subject
   const nlohmann::json& reference_params;       ///< the reference's parameters
   std::optional<c10::Device> reference_device;  ///< where the reference runs
+  std::optional<c10::ScalarType> autocast;      ///< the rows' autocast dtype (Note [Autocast rows])
 
-  /// The subject on `device`, with the trial's seed and `options`.
+  /// The subject on `device`, with the trial's seed and `options` (under the rows' autocast).
   Execution run(const c10::Device& device, ExecuteOptions options = {}) const;
-  /// The reference subject on the reference device.
+  /// The reference subject on the reference device (outside autocast).
   Execution run_reference(ExecuteOptions options = {}) const;
 };
 
@@ -63,6 +64,12 @@ struct CheckContext {
   /// values]); null or unknown where the reference did not note them.
   const Unrounded* reference_unrounded = nullptr;
 
+  /// The row ran under autocast in this dtype (Note [Autocast rows]); none: it did not.
+  std::optional<c10::ScalarType> autocast;
+
+  /// The precision the row computed in, which picks its default tolerance: the autocast dtype
+  /// for a float32 input under autocast (autocast lowers float32 alone), else the input's.
+  c10::ScalarType precision() const;
   /// The trial's output; undefined when the subject did not complete.
   const at::Tensor& output() const;
   /// Placement findings; null when not traced.

@@ -213,7 +213,8 @@ class GradientCheck final : public Check {
     // reference]) the gradients part by far more than the dtype's spacing (1/x near 0): values
     // are compared where the kernels are the same (vdev against the CPU), and in float32 and
     // float64 rows everywhere.
-    const bool values = ctx.target.has_values() && (!is_half_precision(ctx.dtype) || ctx.expect_exact);
+    // Under autocast (Note [Autocast rows]) the forward's lowered ops make it a half precision one.
+    const bool values = ctx.target.has_values() && (!is_half_precision(ctx.precision()) || ctx.expect_exact);
     if (!values || !problems.empty()) {
       out.describe = "backward runs and its gradient has the reference's shape and dtype";
       out.status = problems.empty() ? Status::kPass : Status::kFail;
@@ -221,12 +222,12 @@ class GradientCheck final : public Check {
                     : ctx.target.has_values()
                         ? fmt::format("backward ran; gradient shape and dtype match ({} gradients are compared by "
                                       "value only against the same kernels)",
-                                      dtype_name(ctx.dtype))
+                                      ctx.autocast ? "autocast" : dtype_name(ctx.dtype))
                         : "backward ran; gradient shape and dtype match (no values on meta)";
       return;
     }
-    const auto tol = gradient_tolerance(ctx.setting, ctx.dtype, ctx.expect_exact);
-    out.describe = "input gradient: " + tol.describe(ctx.dtype);
+    const auto tol = gradient_tolerance(ctx.setting, ctx.precision(), ctx.expect_exact);
+    out.describe = "input gradient: " + tol.describe(ctx.precision());
     out.stats["tolerance"] = tol.to_json();
     const auto stats = compare_tensors(ref.gradient, mine.gradient, tol);
     out.stats.update(stats.to_json());
@@ -237,7 +238,7 @@ class GradientCheck final : public Check {
     } else {
       out.status = Status::kFail;
       out.message = fmt::format("{}: gradient: {} of {} elements outside {}; max |diff| {}{}", ctx.result.id,
-                                stats.mismatches, stats.numel, tol.describe(ctx.dtype), number_text(stats.max_abs),
+                                stats.mismatches, stats.numel, tol.describe(ctx.precision()), number_text(stats.max_abs),
                                 stats.nan_mismatches || stats.inf_mismatches
                                     ? fmt::format(" ({} NaN and {} Inf where the other holds a number)",
                                                   stats.nan_mismatches, stats.inf_mismatches)

@@ -58,7 +58,9 @@ std::vector<std::string> structural_problems(const CheckContext& ctx) {
     problems.push_back(fmt::format("shape {} differs from the reference's {}", join_shape(got.sizes().vec()),
                                    join_shape(ref.sizes().vec())));
   }
-  if (ref.scalar_type() != got.scalar_type()) {
+  // Note [Autocast rows]: an op autocast lowers may leave its output in the autocast dtype.
+  const bool lowered = ctx.autocast && got.scalar_type() == *ctx.autocast;
+  if (ref.scalar_type() != got.scalar_type() && !lowered) {
     problems.push_back(fmt::format("dtype {} differs from the reference's {}", dtype_name(got.scalar_type()),
                                    dtype_name(ref.scalar_type())));
   }
@@ -114,10 +116,9 @@ std::string rounding_summary(const CompareStats& stats, const Tolerance& tol, co
 
 // The failure: artifacts of the three images (within the budget) and a
 // message with the mismatch statistics.
-void fail_on_values(const CheckContext& ctx, const Tolerance& tol, const CompareStats& stats,
+void fail_on_values(const CheckContext& ctx, const at::Tensor& got, const Tolerance& tol, const CompareStats& stats,
                     CheckOutcome& out) {
   const auto& ref = ctx.reference;
-  const auto& got = ctx.output();
   out.status = Status::kFail;
   if (ctx.artifacts != nullptr && ref.sizes() == got.sizes()) {
     out.artifacts = ctx.artifacts->save(ctx.result.id,
@@ -148,7 +149,7 @@ void fail_on_values(const CheckContext& ctx, const Tolerance& tol, const Compare
       "{}: {}{} of {} elements ({:.3g}%) outside {}{}; max |diff| {}{}{}; mismatches {} ({} "
       "pixels, largest cluster {})",
       ctx.result.id, special, stats.mismatches, stats.numel, stats.mismatch_fraction * 100.0,
-      tol.describe(ctx.dtype), beyond, number_text(stats.max_abs), where, rounding_summary(stats, tol, ctx),
+      tol.describe(ctx.precision()), beyond, number_text(stats.max_abs), where, rounding_summary(stats, tol, ctx),
       stats.mismatched.pattern, stats.mismatched.pixels, stats.mismatched.largest_cluster);
 }
 
@@ -186,12 +187,14 @@ class ParityCheck final : public Check {
     }
     const auto setting = read_setting(ctx.setting);
     if (skip_device_draws(ctx, setting, out)) return out;
-    Tolerance tol = resolve_tolerance(setting.tolerance, ctx.dtype);
+    Tolerance tol = resolve_tolerance(setting.tolerance, ctx.precision());
+    if (tol.is_default && ctx.precision() != ctx.dtype) tol = autocast_tolerance(ctx.precision());
     if (ctx.expect_exact && tol.is_default) {
       tol = Tolerance{};
       tol.reason = "the virtual device runs the CPU's kernels, so any difference is a bug";
     }
-    out.describe = tol.describe(ctx.dtype);
+    out.describe = tol.describe(ctx.precision());
+    if (ctx.autocast) out.stats["autocast"] = dtype_name(*ctx.autocast);
     out.stats["tolerance"] = tol.to_json();
     if (!problems.empty()) {
       out.status = Status::kFail;
@@ -200,10 +203,12 @@ class ParityCheck final : public Check {
     }
     // The virtual device runs the CPU's kernels: a tie decided the other way
     // there is as much a bug as any other difference.
-    const auto stats = compare_tensors(ref, got, tol, ctx.expect_exact ? nullptr : ctx.reference_unrounded);
+    // Values in the reference's dtype: an autocast row's lowered output widens exactly.
+    const auto values = got.scalar_type() == ref.scalar_type() ? got : got.to(ref.scalar_type());
+    const auto stats = compare_tensors(ref, values, tol, ctx.expect_exact ? nullptr : ctx.reference_unrounded);
     out.stats.update(stats.to_json());
     if (!stats.within(tol)) {
-      fail_on_values(ctx, tol, stats, out);
+      fail_on_values(ctx, values, tol, stats, out);
     } else {
       out.status = Status::kPass;
       out.message = stats.differing == 0

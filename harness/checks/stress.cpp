@@ -107,6 +107,7 @@ Workload prepare(const TrialReplay& replay, const Settings& s, const c10::Device
   // The process's generators are shared: concurrent calls cannot each
   // start them from a seed.
   w.options.replay_draws = false;
+  w.options.autocast = replay.autocast;  // autocast is per thread: each run sets its own
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < images; ++i) {
     w.inputs.push_back(source->make(dtype, replay.seed + 1000003ULL * static_cast<uint64_t>(i + 1)));

@@ -121,6 +121,7 @@ nlohmann::json TrialResult::to_json() const {
   if (interleaving_seed) j["interleaving_seed"] = *interleaving_seed;
   if (!perturbed.is_null()) j["perturbed"] = perturbed;
   if (!round_trip.empty()) j["round_trip"] = round_trip;
+  if (!autocast.empty()) j["autocast"] = autocast;
   return j;
 }
 
@@ -155,6 +156,7 @@ TrialResult TrialResult::from_json(const nlohmann::json& j) {
   if (j.contains("interleaving_seed")) r.interleaving_seed = read_unsigned(j.at("interleaving_seed"), "/interleaving_seed");
   if (j.contains("perturbed")) r.perturbed = j.at("perturbed");
   r.round_trip = j.value("round_trip", "");
+  r.autocast = j.value("autocast", "");
   for (const auto& c : j.at("checks")) r.checks.push_back(CheckOutcome::from_json(c));
   return r;
 }

@@ -70,6 +70,9 @@ struct TrialResult {
   /// In float16 or bfloat16 where LibTorch's CPU lacks a kernel: what ran in float32 instead,
   /// this row's own run or ("reference: ...") its reference's (Note [Half precision reference]).
   std::string round_trip;
+  /// The row ran under its device's autocast in this dtype ("float16", "bfloat16"; Note
+  /// [Autocast rows]); empty otherwise.
+  std::string autocast;
   /// Against a --baseline: "known" (the baseline's row with this id failed
   /// the same checks), "new" (any other failure or error); empty otherwise.
   std::string baseline;

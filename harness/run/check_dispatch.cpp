@@ -37,7 +37,8 @@ void CheckDispatch::run(GroupRun& group, const Trial& trial, const Execution& mi
   // computation on the CPU its output is exact, unless it ran other
   // arithmetic (Note [Perturbed numerics]) or the reference did (in float32 where
   // the CPU lacks a half precision kernel, Note [Half precision reference]): then
-  // the case's tolerance, as a GPU's.
+  // the case's tolerance, as a GPU's. Under autocast the reference is not its computation
+  // (compares_reference_row()).
   const Execution* ref = group.reference();
   const bool expect_exact = !g.compares_reference_row() && trial.target.kind().simulated &&
                             trial.target.kind().runs_cpu_kernels && mine.perturbation.empty() &&
@@ -62,7 +63,7 @@ void CheckDispatch::run(GroupRun& group, const Trial& trial, const Execution& mi
                                        : case_setting;
     const CheckContext view{row,     trial.target, g.dtype,      setting,          reference,
                             mine,    &replay,      expect_exact, is_reference_row, artifacts,
-                            ref != nullptr && ref->ran ? &ref->unrounded : nullptr};
+                            ref != nullptr && ref->ran ? &ref->unrounded : nullptr, g.spec->autocast};
     try {
       auto c = check->run(view);
       c.name = name;

@@ -23,9 +23,11 @@ GroupRun::GroupRun(const TrialGroup& group, bool trace, int interleavings)
 }
 
 Execution GroupRun::execute_on(const Transform& subject, const nlohmann::json& params,
-                               const c10::Device& device, bool keep_unrounded) const {
+                               const c10::Device& device, bool is_reference) const {
   ExecuteOptions options;
-  options.keep_unrounded = keep_unrounded;
+  options.keep_unrounded = is_reference;
+  // Note [Autocast rows]: the reference outside autocast, every row under it.
+  if (!is_reference) options.autocast = group_.spec->autocast;
   options.trace = trace_;
   options.layout = group_.input.layout;
   options.seed = group_.seed;
@@ -39,7 +41,7 @@ const Execution* GroupRun::reference() {
     // The reference keeps what it noted (its values before rounding, its
     // sampling ties), for parity's ties.
     reference_ = execute_on(*group_.reference_subject, reference_params_, *group_.reference_device.device,
-                            /*keep_unrounded=*/true);
+                            /*is_reference=*/true);
   }
   return &*reference_;
 }
@@ -71,7 +73,7 @@ TrialResult GroupRun::result_for(const Trial& trial) const {
 TrialReplay GroupRun::replay() const {
   return TrialReplay{*group_.subject,   params_,           group_.given, input_,
                      *source_,          group_.seed,       trace_,       *group_.reference_subject,
-                     reference_params_, group_.reference_device.device};
+                     reference_params_, group_.reference_device.device, group_.spec->autocast};
 }
 
 }  // namespace devparity

@@ -40,7 +40,7 @@ class GroupRun {
 
  private:
   Execution execute_on(const Transform& subject, const nlohmann::json& params, const c10::Device& device,
-                       bool keep_unrounded = false) const;
+                       bool is_reference = false) const;
 
   const TrialGroup& group_;
   const bool trace_;

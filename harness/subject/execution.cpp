@@ -2,6 +2,7 @@
 
 #include "harness/base/dtype.h"
 #include "harness/base/rng.h"
+#include "harness/device/autocast.h"
 #include "harness/device/device.h"
 #include "harness/device/device_kinds.h"
 #include "harness/rules/half_gaps.h"
@@ -132,6 +133,7 @@ class Run {
       if (!e_.perturbation.empty()) perturbed.emplace(e_.perturbation);
     }
     try {
+      refuse_autocast_where_unavailable();
       const auto x = prepare(input, params);
       const auto y = forward(x, params);
       if (options_.loss) backward(x, y);
@@ -153,6 +155,13 @@ class Run {
   }
 
  private:
+  void refuse_autocast_where_unavailable() const {
+    if (!options_.autocast) return;
+    if (const auto why = autocast_unavailable(device_.type(), *options_.autocast); !why.empty()) {
+      throw Unsupported("no autocast: " + why);
+    }
+  }
+
   // A fresh state moved to the device, and a copy of the input there (a
   // copy even on the CPU: a subject that writes into its input must not
   // change the next device's).
@@ -186,6 +195,8 @@ class Run {
     {
       std::optional<ReplayedDraws> draws;  // Note [Replayed draws]
       if (options_.replay_draws) draws.emplace(derive_seed(options_.seed, "draws"), device_);
+      std::optional<AutocastScope> autocast;  // Note [Autocast rows]
+      if (options_.autocast) autocast.emplace(device_.type(), *options_.autocast);
       y = stateful_ != nullptr ? stateful_->apply(x, params, *state_) : subject_.apply(x, params);
     }
     if (const auto sync = device_kind(device_.type()).synchronize) sync(device_.index());
@@ -280,7 +291,8 @@ bool lacks_half_kernel(const Execution& e, c10::ScalarType dtype) {
 Execution execute(const Transform& subject, const at::Tensor& input, const nlohmann::json& params,
                   const c10::Device& device, const ExecuteOptions& options) {
   auto e = Run(subject, device, options)(input, params);
-  if (device.is_cpu() && is_half_precision(input.scalar_type()) && lacks_half_kernel(e, input.scalar_type())) {
+  if (device.is_cpu() && !options.autocast && is_half_precision(input.scalar_type()) &&
+      lacks_half_kernel(e, input.scalar_type())) {
     const auto dtype = input.scalar_type();
     auto wide = Run(subject, device, options)(input.to(at::kFloat), params);
     if (!wide.ran) return e;  // float32 fails too: the half run's own error stands

@@ -14,12 +14,14 @@
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,9 @@ struct ExecuteOptions {
   int interleavings = 1;
   /// Which of them this run draws: 0 is the trial's own.
   int interleaving = 0;
+  /// Run apply() under the device type's autocast in this dtype (Note [Autocast rows]); a
+  /// device type without autocast here does not run (an unsupported error saying why).
+  std::optional<c10::ScalarType> autocast;
 };
 
 /// One run of a subject on one device.

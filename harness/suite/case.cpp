@@ -145,6 +145,41 @@ void read_dtypes(ObjectReader& r, CaseSpec& c, const TransformInfo& info) {
   }
 }
 
+// "autocast": true (float16, what torch.autocast("cuda") takes by default), "float16" or
+// "bfloat16" (Note [Autocast rows]). Autocast casts floating tensors, and integer outputs
+// computed in a lower precision have no tolerance defined, so the rows are floating: float32
+// unless "dtypes" names others.
+void read_autocast(ObjectReader& r, CaseSpec& c) {
+  const auto* value = r.get("autocast");
+  if (value == nullptr || (value->is_boolean() && !value->get<bool>())) return;
+  const auto p = r.pointer("autocast");
+  if (value->is_boolean()) {
+    c.autocast = c10::ScalarType::Half;
+  } else if (value->is_string() && parse_dtype(value->get<std::string>()) &&
+             is_half_precision(*parse_dtype(value->get<std::string>()))) {
+    c.autocast = parse_dtype(value->get<std::string>());
+  } else {
+    throw FieldError(p, fmt::format("expected true, false, \"float16\" or \"bfloat16\", got {}", describe_json(*value)));
+  }
+  if (!r.has("dtypes")) {
+    const bool float32 = std::find(c.dtypes.begin(), c.dtypes.end(), c10::ScalarType::Float) != c.dtypes.end();
+    if (!float32) {
+      throw FieldError(p, fmt::format("subject '{}' does not take float32, the dtype autocast lowers; name its "
+                                      "floating dtypes in \"dtypes\"", c.subject));
+    }
+    c.dtypes = {c10::ScalarType::Float};
+    return;
+  }
+  for (size_t i = 0; i < c.dtypes.size(); ++i) {
+    if (!is_floating(c.dtypes[i])) {
+      throw FieldError(r.pointer("dtypes") + "/" + std::to_string(i),
+                       fmt::format("{} under autocast: autocast casts floating tensors, and integer outputs "
+                                   "computed in a lower precision have no tolerance; give floating dtypes",
+                                   dtype_name(c.dtypes[i])));
+    }
+  }
+}
+
 // "devices": device lists, each one this machine's inventory can resolve.
 void read_devices(ObjectReader& r, CaseSpec& c, const DeviceInventory& inventory) {
   if (!r.has("devices")) return;
@@ -244,6 +279,7 @@ CaseSpec read_case(const JsonDocument& doc, const std::string& pointer,
     read_params_and_grid(r, c);
     read_inputs(r, c, base_dir);
     read_dtypes(r, c, info);
+    read_autocast(r, c);
     read_devices(r, c, inventory);
     read_reference(r, c, inventory);
     read_checks(r, c, info);

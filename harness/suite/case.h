@@ -56,6 +56,8 @@ struct CaseSpec {
   /// case turned it off with false.
   std::map<std::string, nlohmann::json> checks;
   std::optional<uint64_t> seed;             ///< base seed unless --seed is given
+  /// Rows run under their device's autocast in this dtype (Note [Autocast rows]); none: off.
+  std::optional<c10::ScalarType> autocast;
 
   /// The subject: the declared one, else the registered transform `subject`.
   const Transform& subject_transform() const;

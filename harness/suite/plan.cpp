@@ -120,6 +120,7 @@ TrialResult result_of(const TrialGroup& group, const Trial& trial) {
   r.shape = group.input.shape;
   r.seed = group.seed;
   r.params = group.given;
+  if (group.spec->autocast) r.autocast = dtype_name(*group.spec->autocast);
   return r;
 }
 

@@ -38,8 +38,9 @@ struct TrialGroup {
   std::vector<Trial> trials;       ///< the rows to report, in matrix order
 
   /// True when the reference device's own row must be compared as well
-  /// (another subject or other parameters produce the reference).
-  bool compares_reference_row() const { return spec->reference.differs(); }
+  /// (another subject or other parameters produce the reference, or the rows
+  /// run under autocast and the reference outside it).
+  bool compares_reference_row() const { return spec->reference.differs() || spec->autocast.has_value(); }
 };
 
 /// Options that shape a plan.

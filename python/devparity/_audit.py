@@ -232,6 +232,20 @@ def _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds, pinn
                              seeds, (int, list, tuple))
 
 
+def _autocast_name(autocast):
+    # The case's "autocast": None when off, else the lower precision dtype's name.
+    if autocast is None or autocast is False:
+        return None
+    if autocast is True:
+        return "float16"
+    text = autocast if isinstance(autocast, str) else str(autocast).replace("torch.", "")
+    name = _DTYPES.get(text) if isinstance(autocast, str) or type(autocast).__name__ == "dtype" else None
+    if name not in ("float16", "bfloat16"):
+        raise argument_error(f"audit(autocast): expected True, False, 'float16' or 'bfloat16' (or the torch dtype), "
+                             f"got {autocast!r}", autocast, (bool, str))
+    return name
+
+
 def _perturb_text(perturb):
     # "all", "a,b" or ["a", "b"] as the runner reads it; the names are checked there.
     if perturb is None:
@@ -261,7 +275,7 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
           tolerance: Optional[Mapping[str, Any]] = None, placement: str = "warn", quiet: bool = True,
           vdev_async: bool = True, interleavings: int = 1, seeds: Union[int, Sequence[int], None] = None,
           isolate: bool = False, timeout_s: Optional[float] = None, pinned_release: str = "pooled",
-          perturb: Union[str, Sequence[str], None] = None) -> AuditResult:
+          perturb: Union[str, Sequence[str], None] = None, autocast: Union[bool, str, Any] = False) -> AuditResult:
     """Audits `fn` (a callable image -> image, or an nn.Module, moved per device) as `devparity run`
     audits a transform: parity against the reference device with per-dtype tolerances, placement,
     the gradient for floating inputs; random draws replayed per device.
@@ -279,6 +293,10 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
     perturb: vdev computes with other legal arithmetic than the CPU ("all", or switch names:
     `devparity list` names them; docs/perturbed-numerics.md); a trial whose result then moves past
     its tolerance fails, naming the switches that move it.
+    autocast: True (float16), "float16", "bfloat16" or a torch dtype: each device's row runs under
+    `torch.autocast(device.type, dtype)` and is compared with the reference made outside it, at the
+    lower precision's tolerance (floating dtypes; float32 by default). A device type without autocast
+    (meta; vdev on LibTorch 1.13) skips its rows, saying why. docs/half-precision.md.
     random: the callable draws random numbers; its draws are replayed per device, and seeds are
     swept until every random gate went both ways (Note [Random gates]): from `seed` (0 without
     one), at most `seeds` of them (16 by default), or exactly the list `seeds`.
@@ -290,6 +308,7 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
     torch_module()
     _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds, pinned_release)
     perturb = _perturb_text(perturb)
+    autocast = _autocast_name(autocast)
     _isolation.check_arguments(isolate, timeout_s)
     caller = _sources.caller_file(2)
 
@@ -297,7 +316,7 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
         return _audit_here(fn, inputs, devices, dtypes, seed, report_path, junit, html, name, differentiable, random,
                            case_checks, tolerance, placement, quiet,
                            (vdev_async, interleavings, pinned_release, perturb),
-                           seeds, caller, isolation)
+                           seeds, caller, isolation, autocast)
 
     if isolate or timeout_s is not None:
         def in_worker(report_path):
@@ -313,9 +332,10 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
 
 
 def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, differentiable, random, checks,
-                tolerance, placement, quiet, streams, seeds, caller, isolation=None):
+                tolerance, placement, quiet, streams, seeds, caller, isolation=None, autocast=None):
     """The audit in this process; returns its report. `streams`: (vdev_async, interleavings,
-    pinned_release, perturb); `isolation`: how its worker ran (run.isolation)."""
+    pinned_release, perturb); `isolation`: how its worker ran (run.isolation); `autocast`: the
+    case's "autocast" dtype name, or None."""
     vdev_async, interleavings, pinned_release, perturb = streams
     device_list = _device_list(devices)
     if "vdev" in device_list and installed_count() == 0:
@@ -330,6 +350,10 @@ def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, di
     op, state = _register_subject(fn, name, sweep)
     recipes, tensor_dtypes = _inputs(inputs, name)
     dtype_names = [_dtype_name(d) for d in dtypes] if dtypes else sorted(set(tensor_dtypes)) or ["float32"]
+    if autocast and not all(d.startswith(("float", "bfloat")) for d in dtype_names):
+        raise DevparityValueError(f"audit(autocast={autocast!r}): autocast casts floating tensors, and integer "
+                                  f"outputs computed in a lower precision have no tolerance; the dtypes are "
+                                  f"{', '.join(dtype_names)} (give floating inputs or dtypes)")
     subject = {"op": op, "name": name, "dtypes": dtype_names, "differentiable": bool(differentiable),
                "random": bool(random), "description": f"Python callable {name}"}
     if state:
@@ -339,6 +363,8 @@ def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, di
         case_checks["parity"] = {"tolerance": tolerance}
     case_checks.update(checks or {})
     case = {"name": name, "subject": subject, "inputs": recipes, "dtypes": dtype_names, "checks": case_checks}
+    if autocast:
+        case["autocast"] = autocast
     options = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
                "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": list(_sources.skipped_folders()),
                "vdev_async": bool(vdev_async), "interleavings": interleavings, "pinned_release": pinned_release,

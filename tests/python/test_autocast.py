@@ -137,3 +137,88 @@ def test_in_place_and_out_forms_write_their_half_argument(vdev):
     out = torch.empty(10, dtype=torch.float16, device=vdev)
     assert torch.clamp(x.to(vdev), 0, 1, out=out) is out
     assert torch.equal(out.cpu(), want)
+
+
+# audit(autocast=...): Note [Autocast rows]. The rows that run under autocast are the CPU's (its
+# own autocast) and, where torch has autocast for it, the simulated device's; meta skips.
+def _twins():
+    sys.path.insert(0, os.path.join(HERE, "..", "faults", "python"))
+    import autocast_twins
+
+    return autocast_twins
+
+
+def _by_device(result):
+    return {r["device"]: r for r in result.results}
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_audit_under_autocast_catches_the_cancellation_and_passes_its_twin(vdev, dtype):
+    import torch
+
+    twins = _twins()
+    image = torch.rand(2, 3, 9, 7)
+    devices = "cpu,vdev:1,meta"
+    fault = _by_device(devparity.audit(twins.one_pass_standardise, [image], devices=devices, autocast=dtype,
+                                       differentiable=False))
+    clean = _by_device(devparity.audit(twins.centred_standardise, [image], devices=devices, autocast=dtype,
+                                       differentiable=False))
+    ran = [d for d, r in clean.items() if r["status"] != "skip"]
+    for device, row in clean.items():
+        assert row["autocast"] == dtype
+        assert row["status"] in ("pass", "skip"), row["message"]
+        if device == "meta" or (device == "vdev:1" and not _autocasts(vdev)):
+            assert row["status"] == "skip" and "no autocast" in row["message"], row["message"]
+        if device in ran:
+            assert fault[device]["status"] == "fail", fault[device]["message"]
+            assert "parity" in fault[device]["message"] or "outside" in fault[device]["message"]
+        else:
+            assert fault[device]["status"] == "skip", fault[device]["message"]
+    if dtype == "bfloat16":
+        assert "cpu" in ran, "LibTorch's CPU has bfloat16 matmuls on both platforms"
+    if _autocasts(vdev):
+        assert "vdev:1" in ran
+    # Without autocast the one-pass variance holds in float32: the rows catch an autocast bug.
+    assert devparity.audit(twins.one_pass_standardise, [image], devices=devices, differentiable=False).passed
+
+
+def test_audit_under_autocast_passes_torchvision(vdev):
+    import torch
+
+    functional = pytest.importorskip("torchvision.transforms.functional")
+
+    def pipeline(x):
+        x = functional.gaussian_blur(x, [5, 5], [1.2, 1.2])
+        x = functional.adjust_contrast(x, 1.3)
+        x = functional.rgb_to_grayscale(x, num_output_channels=3)
+        return functional.normalize(x, [0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
+
+    def conv_head(x):  # what a model's stem does to the image: autocast's convolution
+        weight = torch.linspace(-1, 1, 8 * 3 * 3 * 3, device=x.device).view(8, 3, 3, 3) / 9
+        return torch.nn.functional.conv2d(x, weight, padding=1)[:, :3]
+
+    image = torch.rand(2, 3, 16, 12)
+    for fn in (pipeline, conv_head):
+        for dtype in ("bfloat16", "float16"):
+            result = devparity.audit(fn, [image], devices="cpu,vdev:1,meta", autocast=dtype)
+            assert result.passed, [r["message"] for r in result.failures]
+            for row in result.results:
+                for check in row["checks"]:
+                    errors = [f for f in check.get("findings", []) if f.get("severity") == "error"]
+                    assert not errors, (row["id"], errors)
+            if _autocasts(vdev):
+                assert _by_device(result)["vdev:1"]["status"] == "pass", _by_device(result)["vdev:1"]["message"]
+
+
+def test_audit_autocast_arguments_are_checked(vdev):
+    import torch
+
+    image = torch.rand(1, 3, 4, 4)
+    with pytest.raises(devparity.DevparityValueError, match="autocast"):
+        devparity.audit(lambda x: x * 2, [image], devices="cpu", autocast="float64")
+    with pytest.raises(devparity.DevparityTypeError, match="autocast"):
+        devparity.audit(lambda x: x * 2, [image], devices="cpu", autocast=3)
+    with pytest.raises(devparity.DevparityValueError, match="integer outputs"):
+        devparity.audit(lambda x: x * 2, [(image * 255).to(torch.uint8)], devices="cpu", autocast=True)
+    result = devparity.audit(lambda x: x * 2, [image], devices="cpu", autocast=torch.bfloat16)
+    assert result.passed and result.results[0]["autocast"] == "bfloat16"

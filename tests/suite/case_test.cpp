@@ -57,14 +57,17 @@ const char* const kGood = R"({
     },
     {"name": "b", "subject": "gaussian_blur2d", "params": {"kernel_size": [3, 3], "sigma": [1, 1]}},
     {"name": "j", "subject": "jpeg_codec_differentiable",
-     "checks": {"gradient": {"float32": {"rtol": 1e-3, "reason": "soft rounding"}}, "parity": false}}
+     "checks": {"gradient": {"float32": {"rtol": 1e-3, "reason": "soft rounding"}}, "parity": false}},
+    {"name": "a", "subject": "gaussian_blur2d", "params": {"kernel_size": [3, 3], "sigma": [1, 1]}, "autocast": true},
+    {"name": "a2", "subject": "gaussian_blur2d", "params": {"kernel_size": [3, 3], "sigma": [1, 1]},
+     "autocast": "bfloat16", "dtypes": ["float32", "float16"]}
   ]
 })";
 
 TEST_F(CaseTest, LoadsEveryField) {
   const auto suite = load(kGood);
   EXPECT_EQ(suite.name, "unit");
-  ASSERT_EQ(suite.cases.size(), 3u);
+  ASSERT_EQ(suite.cases.size(), 5u);
   const auto& c = suite.cases[0];
   EXPECT_EQ(c.name, "r");
   EXPECT_EQ(c.pointer, "/cases/0");
@@ -95,6 +98,12 @@ TEST_F(CaseTest, LoadsEveryField) {
   const auto& j = suite.cases[2];
   EXPECT_EQ(j.checks.at("gradient")["float32"]["rtol"], 1e-3);
   EXPECT_EQ(j.checks.count("parity"), 0u);
+  EXPECT_FALSE(b.autocast.has_value());
+  // Autocast: true is float16, and the dtypes default to float32, the dtype autocast lowers.
+  EXPECT_EQ(suite.cases[3].autocast, c10::ScalarType::Half);
+  EXPECT_EQ(suite.cases[3].dtypes, std::vector<c10::ScalarType>{c10::ScalarType::Float});
+  EXPECT_EQ(suite.cases[4].autocast, c10::ScalarType::BFloat16);
+  EXPECT_EQ(suite.cases[4].dtypes, (std::vector<c10::ScalarType>{c10::ScalarType::Float, c10::ScalarType::Half}));
 }
 
 TEST_F(CaseTest, TheSchemaAcceptsWhatTheLoaderAccepts) {
@@ -133,6 +142,7 @@ TEST_F(CaseTest, TheSchemaAcceptsWhatTheLoaderAccepts) {
            R"({"cases": [{"name": "a", "subject": {"torchscript": "m.pt", "methd": "forward"}}]})",
            R"({"cases": [{"name": "a", "subject": {"onnx": "m.onnx"}}]})",
            R"({"cases": [{"name": "a", "subject": "resize", "inputs": [{"file": "x.png", "shape": [1, 3, 4, 4]}]}]})",
+           R"({"cases": [{"name": "a", "subject": "rescale", "params": {"factor": 2}, "autocast": "float32"}]})",
        }) {
     EXPECT_FALSE(testing::schema_errors(json::parse(bad), "cases/schema/case.schema.json").empty())
         << bad;
@@ -189,6 +199,12 @@ TEST_F(CaseTest, ErrorsCarryFileLineColumnAndPointer) {
        "2:12", "/cases/1/name", "duplicate case name 'a'"},
       {"{\"cases\": [{\"name\": \"a b\", \"subject\": \"resize\"}]}", "1:21", "/cases/0/name",
        "must be an identifier"},
+      {"{\"cases\": [{\"name\": \"a\", \"subject\": \"rescale\", \"params\": {\"factor\": 2},\n"
+       " \"autocast\": \"int8\"}]}",
+       "2:14", "/cases/0/autocast", "expected true, false, \"float16\" or \"bfloat16\", got \"int8\""},
+      {"{\"cases\": [{\"name\": \"a\", \"subject\": \"rescale\", \"params\": {\"factor\": 2},\n"
+       " \"autocast\": true, \"dtypes\": [\"float32\", \"uint8\"]}]}",
+       "2:42", "/cases/0/dtypes/1", "uint8 under autocast"},
       {"{\"cases\": []}", "1:11", "/cases", "non-empty array"},
       {"{\"cases\": [{\"name\": \"a\", \"subject\": \"resize\"}]}", "1:12", "/cases/0/params",
        "missing required field 'size'"},
