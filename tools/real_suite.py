@@ -14,13 +14,20 @@ under the tracer with a session report. It fails, naming each test, on:
   - warnings on more than --max-warned of the traced tests (the trace must stay quiet), counted as
     the plugin gives them: once per line of code, on the first test that runs it.
 It prints the CPU seconds of both runs and their ratio, and the listed tests that now pass.
+The CPU run's outcomes are kept in the cache ($DEVPARITY_CACHE, default ~/.cache/devparity,
+real-suites/) under a key of the archive, the stub, torch, Python and devparity's Python sources,
+and reused while the key holds (--cpu-run always runs it regardless): the CPU row does not depend
+on the simulator, and it is half of the suite's cost.
 vdev:1 runs asynchronously, as the plugin runs it by default (races fail tests); --vdev-sync runs
 it synchronously, for the cost of the asynchronous device (run both and compare the traced CPU seconds).
 """
 
 import argparse
+import hashlib
+import importlib.util
 import json
 import os
+import shutil
 import resource
 import subprocess
 import sys
@@ -60,6 +67,35 @@ def start(root, device, out, extra, stub):
                "-k", "not compile and not dynamo", tests_folder(root), *extra]
     log = open(out + ".log", "w")
     return subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT), log
+
+
+def _hash_tree(digest, folder, suffixes=None):
+    for base, dirs, files in sorted(os.walk(folder)):
+        dirs.sort()
+        for name in sorted(files):
+            if suffixes is None or name.endswith(suffixes):
+                digest.update(name.encode())
+                with open(os.path.join(base, name), "rb") as f:
+                    digest.update(f.read())
+
+
+def cpu_cache_path(archive, stub):
+    """Where the CPU run's outcomes of this archive are kept: keyed by everything they depend on."""
+    import torch
+
+    digest = hashlib.sha256()
+    with open(archive, "rb") as f:
+        digest.update(f.read())
+    if stub and os.path.isdir(stub):
+        _hash_tree(digest, stub)
+    digest.update(f"{torch.__version__} {sys.version}".encode())
+    spec = importlib.util.find_spec("devparity")
+    if spec and spec.submodule_search_locations:
+        _hash_tree(digest, list(spec.submodule_search_locations)[0], (".py",))
+    cache = os.environ.get("DEVPARITY_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "devparity")
+    name = os.path.basename(archive).split(".tar")[0]
+    return os.path.join(cache, "real-suites", f"{name}-cpu-{digest.hexdigest()[:16]}")
 
 
 def wait(process, log, deadline):
@@ -163,6 +199,8 @@ def main():
     parser.add_argument("--random-sweep", type=int, default=0,
                         help="--devparity-random-sweep for the traced run (default 0: each rerun of a random "
                              "test costs a whole run of it, and outcomes are what this compares)")
+    parser.add_argument("--cpu-run", choices=("cache", "always"), default=os.environ.get("DEVPARITY_REAL_SUITE_CPU", "cache"),
+                        help="cache (the default): reuse the CPU run's outcomes while their key holds; always: run it")
     parser.add_argument("--vdev-sync", action="store_true",
                         help="run vdev:1 synchronously (--devparity-vdev-sync) instead of as the plugin does by default")
     args = parser.parse_args()
@@ -179,16 +217,31 @@ def main():
     report_path = out + "-trace.json"
     started = time.time()
     deadline = started + args.timeout
-    cpu_run = start(root, "cpu", out + "-cpu", [], args.stub)
+    cached = cpu_cache_path(args.archive, args.stub) if args.cpu_run == "cache" else None
+    reuse = cached is not None and os.path.isfile(cached + ".xml") and os.path.isfile(cached + ".json")
+    cpu_run = None if reuse else start(root, "cpu", out + "-cpu", [], args.stub)
     traced_run = start(root, DEVICE, out + "-trace", ["--devparity-trace", f"--devparity-report={report_path}",
                                                       f"--devparity-random-sweep={args.random_sweep}",
                                                       *(["--devparity-vdev-sync"] if args.vdev_sync else [])],
                   args.stub)
-    cpu_status, cpu_seconds = wait(*cpu_run, deadline)
+    if reuse:
+        shutil.copyfile(cached + ".xml", out + "-cpu.xml")
+        with open(cached + ".json", encoding="utf-8") as f:
+            cpu_seconds = json.load(f)["cpu_seconds"]
+        print(f"real_suite: the CPU run's outcomes from the cache ({cached}.xml; --cpu-run always runs it)")
+    else:
+        cpu_status, cpu_seconds = wait(*cpu_run, deadline)
     traced_status, traced_seconds = wait(*traced_run, deadline)
-    for status, log in ((cpu_status, cpu_run[1]), (traced_status, traced_run[1])):
+    runs = [(traced_status, traced_run[1])] + ([] if reuse else [(cpu_status, cpu_run[1])])
+    for status, log in runs:
         if status not in (0, 1):  # 1: tests failed; anything else is a run that did not finish
             raise SystemExit(f"real_suite: error: pytest exited {status} (interrupted, or no tests): see {log.name}")
+    if cached is not None and not reuse and os.path.isfile(out + "-cpu.xml"):
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        shutil.copyfile(out + "-cpu.xml", cached + ".xml.part")
+        with open(cached + ".json", "w", encoding="utf-8") as f:
+            json.dump({"cpu_seconds": cpu_seconds, "archive": args.archive}, f)
+        os.replace(cached + ".xml.part", cached + ".xml")
     for path in (out + "-cpu.xml", out + "-trace.xml", report_path):
         if not os.path.isfile(path):
             raise SystemExit(f"real_suite: error: the run wrote no {path} (see its .log)")

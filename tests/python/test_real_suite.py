@@ -22,11 +22,24 @@ def release(tmp_path, twin):
     return archive
 
 
-def run_real_suite(tmp_path, twin, *extra):
-    archive = release(tmp_path, twin)
+def run_real_suite(tmp_path, twin, *extra, archive=None):
+    archive = archive or release(tmp_path, twin)
     return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "real_suite.py"), str(archive),
                            os.path.join(TWINS, "expected.tsv"), "--work", str(tmp_path / "work"), *extra],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "DEVPARITY_CACHE": str(tmp_path / "cache")})
+
+
+def test_the_cpu_runs_outcomes_are_reused_while_their_key_holds(tmp_path):
+    archive = release(tmp_path, "faulty")
+    first = run_real_suite(tmp_path, "faulty", archive=archive)
+    assert "from the cache" not in first.stdout
+    again = run_real_suite(tmp_path, "faulty", archive=archive)
+    assert "the CPU run's outcomes from the cache" in again.stdout, again.stdout + again.stderr
+    # The verdict is the same: the CPU row still excuses what fails everywhere and nothing else.
+    assert again.returncode == 1 and "test_brighten[DEV]" in again.stdout and "test_fails_everywhere" not in again.stdout
+    forced = run_real_suite(tmp_path, "faulty", "--cpu-run", "always", archive=archive)
+    assert "from the cache" not in forced.stdout and forced.returncode == 1
 
 
 def test_a_failure_on_the_simulated_device_alone_fails_the_check(tmp_path):
