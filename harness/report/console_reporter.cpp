@@ -1,6 +1,14 @@
 // The console: a live progress line on terminals, failures as they happen
 // (a cause's first trial in full, later ones pointing back to it), one line
 // per case, and a summary table with the failures grouped by cause.
+//
+// Note [Progress without a terminal]
+// A CI log has no live line, and a case of 90,000 trials showed only its header for minutes. Off
+// a terminal, a line at least every `progress_s` seconds (default 10) says how far the run is,
+// about how long is left (its own pace so far), how far the case is, and the trial running and
+// for how long: a thread of its own prints it, so that a stuck trial still shows. A plan of
+// kHugePlan trials or more is announced with an estimate before it starts (--max-trials refuses
+// one).
 
 #include "harness/model/failure_groups.h"
 #include "harness/report/reporter_registry.h"
@@ -10,8 +18,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <iostream>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 namespace devparity {
@@ -27,14 +39,43 @@ const char* colour_of(Status s) {
   return "";
 }
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// "45 s", "3 min 20 s", "2 h 05 min".
+std::string duration_text(double s) {
+  const auto t = static_cast<int64_t>(s + 0.5);
+  if (t < 60) return fmt::format("{} s", t);
+  if (t < 3600) return fmt::format("{} min {:02} s", t / 60, t % 60);
+  return fmt::format("{} h {:02} min", t / 3600, (t % 3600) / 60);
+}
+
 class ConsoleReporter final : public RunListener {
  public:
   explicit ConsoleReporter(const ReporterOptions& o)
       : out_(o.stream ? *o.stream : std::cout), quiet_(o.quiet), verbose_(o.verbose),
-        color_(o.color), interactive_(o.interactive && !o.verbose && !o.quiet) {}
+        color_(o.color), interactive_(o.interactive && !o.verbose && !o.quiet),
+        progress_s_(o.interactive || o.verbose || o.quiet ? 0.0 : o.progress_s) {}
+
+  ~ConsoleReporter() override { stop_ticker(); }
+
+  // A plan this large is announced before it runs, with an estimate.
+  static constexpr int64_t kHugePlan = 100000;
+  // The pace the estimate assumes: the default suite's on a CI machine's CPU (~1 ms a trial).
+  static constexpr double kTypicalTrialS = 0.001;
 
   void on_run_start(const RunInfo& info) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
     planned_ = info.planned_trials;
+    started_ = last_progress_ = Clock::now();
+    if (planned_ >= kHugePlan) {
+      out_ << fmt::format("warning: {} trials planned; at ~1 ms a trial (the default suite's pace on a CPU) about {}, "
+                          "more with slow subjects; --filter, --dtypes or a smaller grid narrow it, --max-trials N "
+                          "refuses a larger plan\n",
+                          planned_, duration_text(static_cast<double>(planned_) * kTypicalTrialS));
+    }
+    if (progress_s_ > 0.0) ticker_ = std::thread([this] { tick(); });
     if (quiet_) return;
     std::vector<std::string> devices;
     for (const auto& d : info.run.value("devices", nlohmann::json::array())) {
@@ -51,8 +92,24 @@ class ConsoleReporter final : public RunListener {
     out_.flush();
   }
 
+  void on_case_start(const CaseInfo& info) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    case_ = info.name;
+    case_planned_ = info.planned_trials;
+    case_done_ = 0;
+  }
+
+  void on_trial_start(const std::string& id) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    trial_ = id;
+    trial_started_ = Clock::now();
+  }
+
   void on_trial_end(const TrialResult& r) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
     ++done_;
+    ++case_done_;
+    trial_.clear();
     const bool bad = r.status == Status::kFail || r.status == Status::kError;
     const auto [group, fresh] = failures_.add(r);
     if (r.status == Status::kSkip) ++skip_reasons_[skip_reason(r)];
@@ -74,6 +131,7 @@ class ConsoleReporter final : public RunListener {
   }
 
   void on_case_end(const CaseInfo& info, const StatusCounts& c) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
     if (quiet_) return;
     clear_progress();
     out_ << fmt::format("[{:>{}}/{}] case {} ({}): {} passed, {} failed, {} errors, {} skipped\n",
@@ -83,6 +141,8 @@ class ConsoleReporter final : public RunListener {
   }
 
   void on_run_end(const RunSummary& s) override {
+    stop_ticker();
+    const std::lock_guard<std::mutex> lock(mutex_);
     clear_progress();
     if (!quiet_) {
       out_ << "\n" << fmt::format("{:<12} {:>7} {:>7} {:>7} {:>7}\n", "device", "pass", "fail",
@@ -184,8 +244,54 @@ class ConsoleReporter final : public RunListener {
     }
   }
 
+  // Note [Progress without a terminal]: the ticker's thread.
+  void tick() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const auto poll = std::chrono::duration<double>(std::min(1.0, progress_s_ / 4));
+    while (!stopping_) {
+      wakeup_.wait_for(lock, poll);
+      if (stopping_ || seconds_since(last_progress_) < progress_s_) continue;
+      out_ << progress_line() << "\n";
+      out_.flush();
+      last_progress_ = Clock::now();
+    }
+  }
+
+  // "progress: 1200/90000 trials (1.3%) in 2 min 10 s, about 2 h 44 min left; case c 1200/90000;
+  // running ID for 12 s".
+  std::string progress_line() const {
+    const double elapsed = seconds_since(started_);
+    std::string line = fmt::format("progress: {}/{} trials ({:.1f}%) in {}", done_, planned_,
+                                   planned_ > 0 ? 100.0 * static_cast<double>(done_) / static_cast<double>(planned_) : 0.0,
+                                   duration_text(elapsed));
+    if (done_ > 0 && planned_ > done_) {
+      line += fmt::format(", about {} left", duration_text(elapsed / static_cast<double>(done_) *
+                                                           static_cast<double>(planned_ - done_)));
+    }
+    if (!case_.empty()) line += fmt::format("; case {} {}/{}", case_, case_done_, case_planned_);
+    if (!trial_.empty()) line += fmt::format("; running {} for {}", trial_, duration_text(seconds_since(trial_started_)));
+    return line;
+  }
+
+  void stop_ticker() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wakeup_.notify_all();
+    if (ticker_.joinable()) ticker_.join();
+  }
+
   std::ostream& out_;
   bool quiet_, verbose_, color_, interactive_;
+  const double progress_s_;
+  std::mutex mutex_;  // the ticker's thread writes too
+  std::condition_variable wakeup_;
+  std::thread ticker_;
+  bool stopping_ = false;
+  Clock::time_point started_ = Clock::now(), last_progress_ = Clock::now(), trial_started_ = Clock::now();
+  std::string case_, trial_;
+  int64_t case_planned_ = 0, case_done_ = 0;
   bool progress_shown_ = false;
   int64_t planned_ = 0, done_ = 0;
   FailureGroups failures_;

@@ -24,6 +24,9 @@ struct ReporterOptions {
   bool verbose = false;           ///< a line per trial
   bool color = false;             ///< ANSI colours
   bool interactive = false;       ///< the stream is a terminal: live progress line
+  /// Not on a terminal: a progress line at least this often while trials run; 0: none
+  /// (Note [Progress without a terminal]).
+  double progress_s = 10.0;
 };
 
 /// Builds a reporter.

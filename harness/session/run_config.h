@@ -34,6 +34,7 @@ struct ConsoleSpec {
   bool verbose = false;   ///< a line per trial
   Color color = Color::kAuto;
   std::ostream* stream = nullptr;  ///< null: standard output
+  double progress_s = 10.0;  ///< off a terminal: a progress line at least this often (0: none)
 };
 
 /// A reporter besides the JSON report.
@@ -68,6 +69,7 @@ struct RunConfig {
   Placement placement = Placement::kWarn;
   IsolationSpec isolation;
   double timeout_s = 0.0;   ///< a trial's limit; 0: none
+  int64_t max_trials = 0;   ///< a plan with more trials is refused before it runs (UsageError); 0: no cap
   bool vdev_async = true;   ///< vdev streams run later, in a drawn interleaving (--vdev-sync: not)
   int interleavings = 1;    ///< with vdev_async: interleavings per vdev trial
   /// With vdev_async: when pinned memory is released (--vdev-pinned-release).

@@ -61,6 +61,7 @@ void add_reporters(const RunConfig& c, ListenerList& listeners) {
     console.verbose = c.console.verbose;
     console.color = use_color(c.console);
     console.interactive = on_terminal(c.console);
+    console.progress_s = c.console.progress_s;
     listeners.add(registry.make("console", console));
   }
   if (!c.report.empty()) {
@@ -230,6 +231,11 @@ RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites
   const AsyncMode async(config);
   const auto plan = make_plan(suites, config.plan, inventory);
   if (plan.trial_count() == 0 && interrupt::signal() == 0) throw UsageError(no_trials_message(config));
+  if (config.max_trials > 0 && plan.trial_count() > config.max_trials) {
+    throw UsageError(fmt::format("the plan has {} trials, more than --max-trials {}: narrow it with --filter, "
+                                 "--dtypes, --devices or a smaller grid, or raise the cap",
+                                 plan.trial_count(), config.max_trials));
+  }
   const auto artifacts = artifact_store(config);
   if (!config.worker.empty()) {
     if (artifacts) artifacts->keep_existing();

@@ -58,7 +58,11 @@ TEST_F(CliUsage, OtherUsageErrors) {
            {"apply resize --input x.npy --output y.jpg", "--output y.jpg: resize writes a tensor, as .npy; name a .npy file"},
            {"apply resize --input x.npy --output y.png", "--output y.png: resize writes a tensor"},
            {"apply jpeg_encode --input x.npy --output y.png", "--output y.png: jpeg_encode writes JPEG bytes"},
-           {"apply resize --input x.npy --output ./x.npy", "--output ./x.npy is also an input (x.npy)"}}) {
+           {"apply resize --input x.npy --output ./x.npy", "--output ./x.npy is also an input (x.npy)"},
+           // A cap on the plan, refused before anything runs (issue 41).
+           {"run --devices cpu --max-trials 10 --report r.json",
+            "trials, more than --max-trials 10: narrow it with --filter"},
+           {"run --progress-s -1", "--progress-s"}}) {
     const auto r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
     EXPECT_NE(r.err.find(said), std::string::npos) << args << "\n" << describe(r);

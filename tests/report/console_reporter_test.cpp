@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 namespace devparity {
 namespace {
@@ -80,6 +82,65 @@ TEST(ConsoleReporterTest, InteractiveProgressLineIsClearedBeforeOtherOutput) {
   o.interactive = true;
   const auto text = console_output(o);
   EXPECT_NE(text.find("\r\033[K[1/6] good/"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace devparity
+
+namespace devparity {
+namespace {
+
+// Note [Progress without a terminal]: the console's own thread prints a line while trials run.
+std::string progress_output(ReporterOptions o, int64_t planned) {
+  std::ostringstream out;
+  o.stream = &out;
+  o.progress_s = 0.05;
+  auto console = ReporterRegistry::global().make("console", o);
+  auto info = testing::test_run_info();
+  info.planned_trials = planned;
+  console->on_run_start(info);
+  CaseInfo c;
+  c.name = "big";
+  c.planned_trials = planned;
+  console->on_case_start(c);
+  for (int i = 0; i < 3; ++i) {
+    console->on_trial_start("big/t/float32/cpu/noise-" + std::to_string(i));
+    TrialResult r;
+    r.id = "big/t/float32/cpu/noise-" + std::to_string(i);
+    r.status = Status::kPass;
+    console->on_trial_end(r);
+  }
+  console->on_trial_start("big/t/float32/cpu/stuck");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a trial that takes its time
+  console->on_run_end(RunSummary{});
+  return out.str();
+}
+
+TEST(ConsoleReporterTest, OffATerminalAProgressLineComesWhileTrialsRun) {
+  const auto text = progress_output({}, 250000);
+  EXPECT_NE(text.find("warning: 250000 trials planned; at ~1 ms a trial"), std::string::npos) << text;
+  EXPECT_NE(text.find("--max-trials N refuses a larger plan"), std::string::npos) << text;
+  const auto line = text.find("progress: 3/250000 trials (0.0%) in ");
+  ASSERT_NE(line, std::string::npos) << text;
+  const auto end = text.find('\n', line);
+  const auto progress = text.substr(line, end - line);
+  EXPECT_NE(progress.find(" left; case big 3/250000; running big/t/float32/cpu/stuck for "), std::string::npos)
+      << progress;
+  // Nothing after the verdict: the thread stopped with the run.
+  ASSERT_NE(text.find("PASSED"), std::string::npos) << text;
+  EXPECT_LT(text.rfind("progress: "), text.find("PASSED"));
+}
+
+TEST(ConsoleReporterTest, NoProgressLinesOnATerminalOrWhenQuiet) {
+  ReporterOptions quiet;
+  quiet.quiet = true;
+  EXPECT_EQ(progress_output(quiet, 10).find("progress: "), std::string::npos);
+  ReporterOptions terminal;
+  terminal.interactive = true;
+  EXPECT_EQ(progress_output(terminal, 10).find("progress: "), std::string::npos);
+  const auto small = progress_output({}, 10);
+  EXPECT_NE(small.find("progress: "), std::string::npos);
+  EXPECT_EQ(small.find("warning: "), std::string::npos) << "a small plan is not announced";
 }
 
 }  // namespace

@@ -145,6 +145,17 @@ void add_execution_options(CLI::App& run_app, Options& o) {
                                          "and not when NO_COLOR is set)")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
+  run->add_option("--progress-s", o.run.progress_s,
+                  "When the output is not a terminal (a CI log): a progress line at least this often, with "
+                  "done/planned, an estimate of what is left and the trial running; 0: none")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  run->add_option("--max-trials", o.run.max_trials,
+                  "Refuse to start a run whose plan has more trials (0: no cap); plans of 100000 or more "
+                  "are announced with an estimate")
+      ->envname("DEVPARITY_MAX_TRIALS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
 
   run->add_option("--placement", o.run.placement,
                   "warn: placement errors fail, warnings are reported (each case may ask for "
@@ -268,6 +279,8 @@ RunConfig run_config(const Options& options, const DeviceInventory& inventory) {
   c.console.quiet = o.quiet;
   c.console.verbose = o.verbose;
   c.console.color = parse_color(o.color, "--color");
+  c.console.progress_s = o.progress_s;
+  c.max_trials = o.max_trials;
   c.reporters = reporter_specs(o);
   c.artifacts = o.artifacts;
   c.artifacts_budget_mb = o.artifacts_budget_mb;

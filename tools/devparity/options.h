@@ -33,6 +33,8 @@ struct RunOptions {
   bool quiet = false;
   bool verbose = false;
   std::string color = "auto";                        ///< auto | always | never
+  double progress_s = 10.0;                          ///< off a terminal: a progress line this often; 0: none
+  int64_t max_trials = 0;                            ///< a larger plan is refused; 0: no cap
   std::string placement = "warn";                    ///< warn | strict | off
   int vdev_count = 2;                                ///< virtual device indices
   bool vdev_async = true;                            ///< vdev streams run later (vdev/async.h)
