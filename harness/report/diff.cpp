@@ -46,7 +46,43 @@ std::string cell(std::string s) {
   return out;
 }
 
+// The moves of one transform on one device: how many, and the largest.
+struct MoveGroup {
+  std::string subject, device;
+  size_t count = 0;
+  const StatMove* largest = nullptr;
+};
+
+// Groups by transform and device, the most severe first.
+std::vector<MoveGroup> by_subject_and_device(const std::vector<StatMove>& moved) {
+  std::map<std::pair<std::string, std::string>, MoveGroup> groups;
+  for (const auto& m : moved) {
+    auto& g = groups[{m.subject, m.device}];
+    g.subject = m.subject;
+    g.device = m.device;
+    ++g.count;
+    if (g.largest == nullptr || m.severity() > g.largest->severity()) g.largest = &m;
+  }
+  std::vector<MoveGroup> out;
+  for (auto& [key, g] : groups) out.push_back(g);
+  std::stable_sort(out.begin(), out.end(), [](const MoveGroup& a, const MoveGroup& b) {
+    return a.largest->severity() > b.largest->severity();
+  });
+  return out;
+}
+
+// "x12.5", "x inf".
+std::string ratio_text(double r) { return std::isfinite(r) ? fmt::format("x{:.3g}", r) : "x inf"; }
+
+constexpr size_t kMarkdownRows = 50;  // a pull-request comment stays readable (and under its size limit)
+
 }  // namespace
+
+double StatMove::severity() const {
+  if (became_non_finite(from, to) || std::isnan(to)) return std::numeric_limits<double>::infinity();
+  if (stat == "psnr_db") return std::pow(10.0, (from - to) / 20.0);
+  return from > 0.0 ? to / from : std::numeric_limits<double>::infinity();
+}
 
 ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& new_report,
                         const DiffThresholds& t) {
@@ -88,12 +124,13 @@ ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& 
         const auto& ns = c.value("stats", nlohmann::json::object());
         const auto& os = oc.value("stats", nlohmann::json::object());
         const auto a = number_at(os, "max_abs"), b = number_at(ns, "max_abs");
+        const auto subject = r.value("subject", ""), device = r.value("device", "");
         if (a && b && (became_non_finite(*a, *b) || (*b > *a * (1.0 + t.max_abs_growth) && *b - *a > t.max_abs_floor))) {
-          d.moved.push_back({id, name, "max_abs", *a, *b});
+          d.moved.push_back({id, name, "max_abs", *a, *b, subject, device});
         }
         const auto pa = number_at(os, "psnr_db"), pb = number_at(ns, "psnr_db");
         if (pa && pb && std::isfinite(*pa) && (std::isnan(*pb) || *pa - *pb > t.psnr_drop_db)) {
-          d.moved.push_back({id, name, "psnr_db", *pa, *pb});
+          d.moved.push_back({id, name, "psnr_db", *pa, *pb, subject, device});
         }
       }
     }
@@ -163,22 +200,39 @@ std::string ReportDiff::to_markdown() const {
                      "change(s), {} statistic(s) moved; {} only in the old report, {} only in the new.\n",
                      cell(old_path), cell(new_path), paired, new_failures.size(), fixed.size(), changed.size(),
                      moved.size(), only_old.size(), only_new.size());
+  auto more = [&](size_t total) {
+    if (total > kMarkdownRows) out << fmt::format("\n… and {} more (`devparity diff --format json` lists all)\n", total - kMarkdownRows);
+  };
   auto table = [&](const char* title, const std::vector<StatusChange>& v) {
     if (v.empty()) return;
     out << "\n#### " << title << "\n\n| result | was | now | checks | message |\n|---|---|---|---|---|\n";
-    for (const auto& c : v) {
+    for (size_t i = 0; i < v.size() && i < kMarkdownRows; ++i) {
+      const auto& c = v[i];
       out << fmt::format("| `{}` | {} | {} | {} | {} |\n", cell(c.id), c.from, c.to, cell(c.checks), cell(c.message));
     }
+    more(v.size());
   };
   table("New failures", new_failures);
   table("Fixed", fixed);
   table("Other status changes", changed);
   if (!moved.empty()) {
+    out << "\n#### Top moved statistics, by transform and device\n\n"
+           "| transform | device | moved | largest | was | now | result |\n|---|---|---:|---|---:|---:|---|\n";
+    const auto groups = by_subject_and_device(moved);
+    for (size_t i = 0; i < groups.size() && i < kMarkdownRows; ++i) {
+      const auto& g = groups[i];
+      const auto& m = *g.largest;
+      out << fmt::format("| {} | {} | {} | {}.{} {} | {} | {} | `{}` |\n", cell(g.subject), cell(g.device), g.count,
+                         m.check, m.stat, ratio_text(m.severity()), number_text(m.from), number_text(m.to), cell(m.id));
+    }
+    more(groups.size());
     out << "\n#### Statistics that moved\n\n| result | check | statistic | was | now |\n|---|---|---|---:|---:|\n";
-    for (const auto& m : moved) {
+    for (size_t i = 0; i < moved.size() && i < kMarkdownRows; ++i) {
+      const auto& m = moved[i];
       out << fmt::format("| `{}` | {} | {} | {} | {} |\n", cell(m.id), m.check, m.stat, number_text(m.from),
                          number_text(m.to));
     }
+    more(moved.size());
   }
   return out.str();
 }

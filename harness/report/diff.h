@@ -29,6 +29,11 @@ struct StatusChange {
 struct StatMove {
   std::string id, check, stat;
   double from = 0.0, to = 0.0;
+  std::string subject, device;  ///< of the result, for the summary by transform and device
+
+  /// How far it moved, as an amplitude ratio: max |diff|'s growth, a PSNR drop of d dB as
+  /// 10^(d/20); infinite where it became NaN or infinite (or grew from 0).
+  double severity() const;
 };
 
 /// The comparison.
