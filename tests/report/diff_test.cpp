@@ -1,9 +1,12 @@
 // The diff as a pull-request comment (issue 41): moved statistics summarised by transform and
-// device, the most severe first, and every table kept to a readable length.
+// device, the most severe first, and every table kept to a readable length; and as a page, its
+// matrix coloured by change.
 
 #include "harness/report/diff.h"
+#include "harness/report/diff_html.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <limits>
@@ -47,6 +50,40 @@ TEST(ReportDiffTest, LongTablesAreCutWithACount) {
   EXPECT_EQ(count(md, "| `c/t/float32/cpu/x"), 50u);
   EXPECT_NE(md.find("and 70 more (`devparity diff --format json` lists all)"), std::string::npos) << md;
   EXPECT_EQ(count(d.to_text(), "c/t/float32/cpu/x"), 120u) << "the text form keeps every row";
+}
+
+}  // namespace
+}  // namespace devparity
+
+namespace devparity {
+namespace {
+
+nlohmann::json row(const std::string& c, const std::string& device, const std::string& status, double max_abs) {
+  return {{"id", c + "/t/float32/" + device + "/x"}, {"case", c}, {"device", device}, {"subject", "t"},
+          {"status", status}, {"message", status == "fail" ? "parity: <b>off</b>" : ""},
+          {"checks", {{{"name", "parity"}, {"status", status}, {"stats", {{"max_abs", max_abs}}}}}}};
+}
+
+TEST(ReportDiffTest, ThePageColoursTheMatrixByChangeAndEscapesEverything) {
+  const nlohmann::json before = {{"results", {row("a", "cpu", "pass", 0.0), row("a", "cuda:0", "pass", 1e-6),
+                                              row("<script>x</script>", "cuda:0", "fail", 1.0),
+                                              row("b", "cuda:0", "pass", 1e-6)}}};
+  const nlohmann::json after = {{"results", {row("a", "cpu", "pass", 0.0), row("a", "cuda:0", "fail", 0.5),
+                                             row("<script>x</script>", "cuda:0", "pass", 0.0),
+                                             row("b", "cuda:0", "pass", 1e-3)}}};
+  auto d = diff_reports(before, after);
+  d.old_path = "old.json";
+  d.new_path = "new.json";
+  const auto page = diff_html(d, before, after);
+  EXPECT_NE(page.find("<h1>devparity diff: regressions</h1>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"m new\" title=\"a on cuda:0: 1 new failure\">1/1</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<td class=\"m same\" title=\"a on cpu: 1 unchanged\">1</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<td class=\"m moved\" title=\"b on cuda:0: 1 statistic moved\">1/1</td>"), std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<td class=\"m fixed\""), std::string::npos) << page;
+  EXPECT_EQ(page.find("<script>"), std::string::npos) << "a case name is text, never markup";
+  EXPECT_EQ(page.find("<b>off</b>"), std::string::npos);
+  EXPECT_NE(page.find("&lt;script&gt;x&lt;/script&gt;"), std::string::npos);
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
+#include "harness/base/atomic_file.h"
 #include "harness/report/diff.h"
+#include "harness/report/diff_html.h"
 #include "harness/report/report_file.h"
 #include "tools/devparity/commands.h"
 
@@ -17,6 +19,8 @@ CLI::App* add_diff_command(CLI::App& app, Options& o) {
   diff->add_option("--format", o.diff.format, "text | md (for a pull-request comment) | json")
       ->check(CLI::IsMember({"text", "md", "json"}))
       ->capture_default_str();
+  diff->add_option("--html", o.diff.html,
+                   "Also write the diff as a page: the device x case matrix coloured by change, and the tables");
   diff->add_option("--max-abs-growth", o.diff.max_abs_growth,
                    "Report a check's max |diff| that grew by more than this fraction")
       ->check(CLI::NonNegativeNumber)
@@ -32,9 +36,11 @@ int cmd_diff(const Options& options) {
   DiffThresholds thresholds;
   thresholds.max_abs_growth = o.max_abs_growth;
   thresholds.psnr_drop_db = o.psnr_drop;
-  auto d = diff_reports(load_report(o.old_report), load_report(o.new_report), thresholds);
+  const auto old_report = load_report(o.old_report), new_report = load_report(o.new_report);
+  auto d = diff_reports(old_report, new_report, thresholds);
   d.old_path = o.old_report;
   d.new_path = o.new_report;
+  if (!o.html.empty()) write_file_atomic(o.html, diff_html(d, old_report, new_report));
   if (o.format == "json") {
     std::cout << d.to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (o.format == "md") {

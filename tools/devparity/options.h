@@ -64,6 +64,7 @@ struct ApplyOptions {
 struct DiffOptions {
   std::string old_report, new_report;
   std::string format = "text";  ///< text | md | json
+  std::string html;             ///< also write the diff's page here; empty: none
   double max_abs_growth = 0.1;
   double psnr_drop = 1.0;
 };
