@@ -92,6 +92,7 @@ namespace {
 
 // Note [Progress without a terminal]: the console's own thread prints a line while trials run.
 std::string progress_output(ReporterOptions o, int64_t planned) {
+  register_builtins();
   std::ostringstream out;
   o.stream = &out;
   o.progress_s = 0.05;
