@@ -1,6 +1,7 @@
 #include "harness/report/diff_html.h"
 
 #include "harness/base/text.h"
+#include "harness/report/html_overview.h"
 #include "harness/report/markup.h"
 
 #include <fmt/format.h>
@@ -80,30 +81,23 @@ void write_matrix(std::ostringstream& s, const ReportDiff& d, const nlohmann::js
   }
   s << "<h2>Devices x cases, by change</h2>\n<p class=\"legend\">";
   for (int c = 0; c < kChangeCount; ++c) s << "<span class=\"m " << kClass[c] << "\">" << kWords[c] << "</span>";
-  s << "</p>\n<table id=\"matrix\"><tr><th>case</th>";
-  for (const auto& dev : devices) s << "<th>" << esc(dev) << "</th>";
-  s << "</tr>\n";
-  for (const auto& c : cases) {
-    s << "<tr><td>" << esc(c) << "</td>";
-    for (const auto& dev : devices) {
-      const auto it = cells.find({c, dev});
-      if (it == cells.end()) {
-        s << "<td class=\"m none\"></td>";
-        continue;
-      }
-      const auto& cell = it->second;
-      const auto worst = cell.worst();
-      std::string title;
-      for (int k = 0; k < kChangeCount; ++k) {
-        if (cell.counts[k] > 0) title += fmt::format("{}{} {}", title.empty() ? "" : ", ", cell.counts[k], kWords[k]);
-      }
-      s << "<td class=\"m " << kClass[worst] << "\" title=\"" << esc(c + " on " + dev + ": " + title) << "\">"
-        << (worst == kSame ? std::to_string(cell.results) : fmt::format("{}/{}", cell.counts[worst], cell.results))
-        << "</td>";
+  s << "</p>\n";
+  write_case_device_table(s, "id=\"matrix\"", cases, devices, [&](const auto& c, const auto& dev) {
+    const auto it = cells.find({c, dev});
+    if (it == cells.end()) {
+      s << "<td class=\"m none\"></td>";
+      return;
     }
-    s << "</tr>\n";
-  }
-  s << "</table>\n";
+    const auto& cell = it->second;
+    const auto worst = cell.worst();
+    std::string title;
+    for (int k = 0; k < kChangeCount; ++k) {
+      if (cell.counts[k] > 0) title += fmt::format("{}{} {}", title.empty() ? "" : ", ", cell.counts[k], kWords[k]);
+    }
+    s << "<td class=\"m " << kClass[worst] << "\" title=\"" << esc(c + " on " + dev + ": " + title) << "\">"
+      << (worst == kSame ? std::to_string(cell.results) : fmt::format("{}/{}", cell.counts[worst], cell.results))
+      << "</td>";
+  });
 }
 
 void write_changes(std::ostringstream& s, const char* title, const std::vector<StatusChange>& v) {
