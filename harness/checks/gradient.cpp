@@ -46,7 +46,30 @@ ExecuteOptions backward(bool trace, uint64_t seed = 0) {
   return options;
 }
 
-// Directional finite differences: <grad, v> against (L(x + hv) - L(x - hv)) / 2h.
+// The directional derivative of `loss` at x along v: central differences at h and h/2,
+// combined so that their h^2 terms cancel (Richardson). A central difference alone is off by
+// h^2 L''' / 6, and a soft rounding of fine quantisation steps has a large third derivative in
+// the input's units: the differentiable JPEG at quality 99 (a step of one level, 2040 levels per
+// unit of a flat block's DC coefficient) was off by 1e-4 at h = 1e-6, over the check's bound,
+// while its gradient was right (the error fell as h^2). Where the loss jumps within h along v
+// (Kornia's soft rounding keeps round()'s jump at half steps) the two differ by the jump over h,
+// not by a truncation error: there is no derivative to compare, and the direction is redrawn.
+struct Quotient {
+  double value = 0.0;
+  bool smooth = true;  ///< the two steps agree: no jump within h
+};
+
+template <typename Loss>
+Quotient richardson(const Loss& loss, const at::Tensor& x, const at::Tensor& v) {
+  auto central = [&](double h) { return (loss(x + h * v) - loss(x - h * v)) / (2.0 * h); };
+  const double wide = central(kStep), narrow = central(kStep / 2.0);
+  const bool agree = std::fabs(wide - narrow) <= 1e-2 * std::max(1.0, std::fabs(narrow));
+  return {(4.0 * narrow - wide) / 3.0, agree || std::isnan(wide) || std::isnan(narrow)};
+}
+
+constexpr int kRedraws = 4;  // directions across a jump, redrawn at most this often each
+
+// Directional finite differences: <grad, v> against the Richardson-extrapolated central difference.
 // The point is the trial input plus a fixed jitter of 1e-3: an image's values
 // sit exactly on clamps and rounding steps (0, 1, a ramp's rationals), where
 // no derivative exists; jittered, such kinks have measure zero.
@@ -73,10 +96,18 @@ CheckOutcome finite_differences(const TrialReplay& replay, CheckOutcome out) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(20261122);
   double worst = 0.0;
   auto details = nlohmann::json::array();
+  int64_t redrawn = 0;
   for (int k = 0; k < kDirections; ++k) {
-    auto v = at::randn(x.sizes(), gen, at::TensorOptions().dtype(at::kDouble));
-    v = v / v.norm();
-    const double numeric = (loss(x + kStep * v) - loss(x - kStep * v)) / (2.0 * kStep);
+    at::Tensor v;
+    Quotient q;
+    for (int attempt = 0; attempt <= kRedraws; ++attempt) {
+      v = at::randn(x.sizes(), gen, at::TensorOptions().dtype(at::kDouble));
+      v = v / v.norm();
+      q = richardson(loss, x, v);
+      if (q.smooth) break;
+      if (attempt < kRedraws) ++redrawn;  // the last is judged as it is
+    }
+    const double numeric = q.value;
     const double exact = (analytic.gradient * v).sum().item<double>();
     const double error = std::fabs(numeric - exact) / std::max(1.0, std::fabs(exact));
     worst = std::isnan(worst) || std::isnan(error) ? std::numeric_limits<double>::quiet_NaN() : std::max(worst, error);
@@ -84,9 +115,9 @@ CheckOutcome finite_differences(const TrialReplay& replay, CheckOutcome out) {
                        {"error", json_number(error)}});
   }
   out.describe = fmt::format("float64 directional derivatives match central differences "
-                             "(h = {:g}, at the input jittered by 1e-3) within {:g}",
+                             "(h = {:g} and h/2, Richardson-extrapolated, at the input jittered by 1e-3) within {:g}",
                              kStep, kFdTolerance);
-  out.stats = {{"directions", details}, {"max_error", json_number(worst)}};
+  out.stats = {{"directions", details}, {"max_error", json_number(worst)}, {"redrawn_across_a_jump", redrawn}};
   out.status = worst <= kFdTolerance ? Status::kPass : Status::kFail;
   out.message = std::isfinite(worst)
                     ? fmt::format("finite differences in float64 on the CPU: worst relative error "

@@ -30,10 +30,35 @@ CheckOutcome gradient(const EventRecorder& r, const std::string& device) {
   throw std::out_of_range(device);
 }
 
+// sin(k x) / k with k = 3e4: a smooth loss whose third derivative (k^2) puts one central
+// difference at h = 1e-6 off by ~1.5e-4, as the differentiable JPEG's soft rounding at quality
+// 99 did; its gradient, cos(k x), is right.
+class SteepSine final : public Transform {
+ public:
+  SteepSine() {
+    info_.name = "t_steep_sine";
+    info_.family = "test";
+    info_.description = "sin(3e4 x) / 3e4";
+    info_.dtypes = {at::kFloat};
+    info_.differentiable = true;
+  }
+  const TransformInfo& info() const override { return info_; }
+  nlohmann::json sample(const nlohmann::json&, c10::IntArrayRef, at::Generator&) const override {
+    return nlohmann::json::object();
+  }
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json&) const override { return at::sin(x * 3e4) / 3e4; }
+
+ private:
+  TransformInfo info_;
+};
+
 class GradientCheckTest : public ::testing::Test {
  protected:
   void SetUp() override {
     register_builtins();
+    if (TransformRegistry::global().find("t_steep_sine") == nullptr) {
+      TransformRegistry::global().add(std::make_unique<SteepSine>());
+    }
     if (vdev::device_count() < 2) GTEST_SKIP() << "this build has no virtual device";
   }
 };
@@ -46,6 +71,14 @@ TEST_F(GradientCheckTest, FiniteDifferencesCatchAWrongGradient) {
   const auto clean = gradient(run("clean_grad_detached", "cpu"), "cpu");
   EXPECT_EQ(clean.status, Status::kPass) << clean.message;
   EXPECT_LT(clean.stats["max_error"].get<double>(), 1e-6);
+}
+
+// Richardson extrapolation: a steep but smooth loss is no false alarm.
+TEST_F(GradientCheckTest, FiniteDifferencesHoldOnASteepSmoothLoss) {
+  const auto clean = gradient(run("t_steep_sine", "cpu"), "cpu");
+  EXPECT_EQ(clean.status, Status::kPass) << clean.message;
+  EXPECT_LT(clean.stats["max_error"].get<double>(), 1e-6) << clean.stats.dump();
+  EXPECT_EQ(clean.stats["redrawn_across_a_jump"], 0);
 }
 
 // A NaN gradient is no "worst relative error 0": the reference row fails and says NaN.
