@@ -70,10 +70,10 @@ class ConsoleReporter final : public RunListener {
     planned_ = info.planned_trials;
     started_ = last_progress_ = Clock::now();
     if (planned_ >= kHugePlan) {
-      out_ << fmt::format("warning: {} trials planned; at ~1 ms a trial (the default suite's pace on a CPU) about {}, "
+      out_ << fmt::format("warning: {} trials planned; at ~{:g} ms a trial (the default suite's pace on a CPU) about {}, "
                           "more with slow subjects; --filter, --dtypes or a smaller grid narrow it, --max-trials N "
                           "refuses a larger plan\n",
-                          planned_, duration_text(static_cast<double>(planned_) * kTypicalTrialS));
+                          planned_, kTypicalTrialS * 1000.0, duration_text(static_cast<double>(planned_) * kTypicalTrialS));
     }
     if (progress_s_ > 0.0) ticker_ = std::thread([this] { tick(); });
     if (quiet_) return;

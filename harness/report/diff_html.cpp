@@ -84,10 +84,7 @@ void write_matrix(std::ostringstream& s, const ReportDiff& d, const nlohmann::js
   s << "</p>\n";
   write_case_device_table(s, "id=\"matrix\"", cases, devices, [&](const auto& c, const auto& dev) {
     const auto it = cells.find({c, dev});
-    if (it == cells.end()) {
-      s << "<td class=\"m none\"></td>";
-      return;
-    }
+    if (it == cells.end()) return false;
     const auto& cell = it->second;
     const auto worst = cell.worst();
     std::string title;
@@ -97,6 +94,7 @@ void write_matrix(std::ostringstream& s, const ReportDiff& d, const nlohmann::js
     s << "<td class=\"m " << kClass[worst] << "\" title=\"" << esc(c + " on " + dev + ": " + title) << "\">"
       << (worst == kSame ? std::to_string(cell.results) : fmt::format("{}/{}", cell.counts[worst], cell.results))
       << "</td>";
+    return true;
   });
 }
 

@@ -46,26 +46,26 @@ void write_matrix(std::ostringstream& s, const nlohmann::json& report) {
   s << "<h2>Devices x cases</h2>\n";
   write_case_device_table(s, "class=\"matrix\" id=\"matrix\"", cases, devices, [&](const auto& c, const auto& d) {
     const auto it = cells.find({c, d});
-    if (it == cells.end()) {
-      s << "<td class=\"m none\"></td>";
-      return;
-    }
+    if (it == cells.end()) return false;
     const auto& cell = it->second;
     const auto text = cell.bad > 0 ? fmt::format("{}/{}", cell.bad, cell.trials) : std::to_string(cell.trials);
     s << "<td class=\"m " << status_name(cell.worst) << "\" title=\"" << esc(c) << " on " << esc(d) << ": "
       << status_name(cell.worst) << ", " << cell.bad << " of " << cell.trials << " trials failing\">" << text << "</td>";
+    return true;
   });
 }
 
 void write_case_device_table(std::ostringstream& s, const std::string& attributes,
                              const std::vector<std::string>& cases, const std::vector<std::string>& devices,
-                             const std::function<void(const std::string& c, const std::string& device)>& cell) {
+                             const std::function<bool(const std::string& c, const std::string& device)>& cell) {
   s << "<table " << attributes << "><tr><th>case</th>";
   for (const auto& d : devices) s << "<th>" << esc(d) << "</th>";
   s << "</tr>\n";
   for (const auto& c : cases) {
     s << "<tr><td>" << esc(c) << "</td>";
-    for (const auto& d : devices) cell(c, d);
+    for (const auto& d : devices) {
+      if (!cell(c, d)) s << "<td class=\"m none\"></td>";
+    }
     s << "</tr>\n";
   }
   s << "</table>\n";

@@ -21,10 +21,11 @@ extern const char* const kOverviewStyle;
 void write_matrix(std::ostringstream& s, const nlohmann::json& report);
 
 /// A case x device table (`attributes` inside its <table> tag): a header row of the devices,
-/// a row per case whose cells `cell` writes (the <td> itself) for each case and device.
+/// a row per case whose cells `cell` writes (the <td> itself) for each case and device; where
+/// it writes nothing (returns false) the cell is an empty one.
 void write_case_device_table(std::ostringstream& s, const std::string& attributes,
                              const std::vector<std::string>& cases, const std::vector<std::string>& devices,
-                             const std::function<void(const std::string& c, const std::string& device)>& cell);
+                             const std::function<bool(const std::string& c, const std::string& device)>& cell);
 
 /// The problems of `report`; `detail_of` maps a trial id to its failure
 /// section's number (#detail-N), where it has one.
