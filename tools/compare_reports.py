@@ -55,7 +55,12 @@ def differences(a, b, path="$"):
 def load(path):
     text = path.read_text()
     if path.suffix == ".json":
-        return json.loads(text)
+        data = json.loads(text)
+        if "shared" in data or "skipped" in data:
+            import devparity  # a packed report (docs/report-format.md): compared in full
+
+            return devparity.load_report(str(path))
+        return data
     # JUnit: compare the XML text with its volatile attributes blanked.
     text = re.sub(r'\b(time|timestamp|hostname)="[^"]*"', r'\1=""', text)
     text = re.sub(r'name="(devparity\.git|run\.argv)" value="[^"]*"', r'name="\1" value=""', text)

@@ -248,8 +248,9 @@ def main():
     cpu_times, traced_times = {}, {}
     cpu = outcomes(out + "-cpu.xml", "cpu", cpu_times)
     traced = outcomes(out + "-trace.xml", DEVICE, traced_times)
-    with open(report_path, encoding="utf-8") as f:
-        report = json.load(f)
+    import devparity  # the file is packed (docs/report-format.md): read it back in full
+
+    report = devparity.load_report(report_path)
     only_on_device, problems = judge(cpu, traced, report, listed, args.max_warned)
     counts = {s: sum(1 for v in traced.values() if v == s) for s in ("pass", "failure", "error", "skipped")}
     print(f"real_suite: {os.path.basename(root)}: {len(traced)} tests on {DEVICE} ({counts}), "

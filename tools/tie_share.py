@@ -9,7 +9,6 @@ values it rounded: cases/README.md, Tolerances), prints the differing elements, 
 the totals per case. Reads the report only; prints nothing it did not find.
 """
 import argparse
-import json
 import sys
 from collections import OrderedDict
 
@@ -20,9 +19,10 @@ def main():
     parser.add_argument("--filter", default="", help="keep trial ids containing this")
     args = parser.parse_args()
     try:
-        with open(args.report) as f:
-            report = json.load(f)
-    except (OSError, ValueError) as e:
+        import devparity  # the file is packed (docs/report-format.md): read it back in full
+
+        report = devparity.load_report(args.report)
+    except (ImportError, RuntimeError, ValueError) as e:
         sys.exit(f"tie_share: error: {args.report}: {e}")
     totals = OrderedDict()
     print(f"{'trial':<88} {'differ':>7} {'ties':>7} {'interm.':>7} {'+-1 else':>8} {'max':>4}")

@@ -1,7 +1,8 @@
 #include "harness/report/diff.h"
 
 #include "harness/base/text.h"
-#include "harness/report/report_file.h"
+#include "harness/model/results.h"
+#include "harness/report/packed_report.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <algorithm>
 #include <sstream>
 
 namespace devparity {
@@ -84,61 +86,89 @@ double StatMove::severity() const {
   return from > 0.0 ? to / from : std::numeric_limits<double>::infinity();
 }
 
-ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& new_report,
-                        const DiffThresholds& t) {
-  ReportDiff d;
-  std::map<std::string, const nlohmann::json*> older;
-  for (const auto& r : old_report.at("results")) older[r.at("id").get<std::string>()] = &r;
-  d.old_results = older.size();
-  std::map<std::string, bool> seen;
-  for (const auto& r : new_report.at("results")) {
-    const auto id = r.at("id").get<std::string>();
-    ++d.new_results;
-    const auto it = older.find(id);
-    const auto to = r.at("status").get<std::string>();
-    if (it == older.end()) {
-      d.only_new.push_back(id);
-      if (failing(to)) d.new_failures.push_back({id, "absent", to, failing_check_names(r), r.value("message", "")});
-      continue;
-    }
-    seen[id] = true;
-    ++d.paired;
-    const auto& o = *it->second;
-    const auto from = o.at("status").get<std::string>();
-    StatusChange change{id, from, to, failing_check_names(r), r.value("message", "")};
-    if (failing(to) && !failing(from)) {
-      d.new_failures.push_back(change);
-    } else if (failing(from) && to == "pass") {
-      // What was fixed: the older report's failing checks and message.
-      change.checks = failing_check_names(o);
-      change.message = o.value("message", "");
-      d.fixed.push_back(change);
-    } else if (from != to) {
-      d.changed.push_back(change);
-    }
-    // Statistics of checks present on both sides.
-    for (const auto& c : r.at("checks")) {
-      const auto name = c.value("name", "");
-      for (const auto& oc : o.at("checks")) {
-        if (oc.value("name", "") != name) continue;
-        const auto& ns = c.value("stats", nlohmann::json::object());
-        const auto& os = oc.value("stats", nlohmann::json::object());
-        const auto a = number_at(os, "max_abs"), b = number_at(ns, "max_abs");
-        const auto subject = r.value("subject", ""), device = r.value("device", "");
-        if (a && b && (became_non_finite(*a, *b) || (*b > *a * (1.0 + t.max_abs_growth) && *b - *a > t.max_abs_floor))) {
-          d.moved.push_back({id, name, "max_abs", *a, *b, subject, device});
-        }
-        const auto pa = number_at(os, "psnr_db"), pb = number_at(ns, "psnr_db");
-        if (pa && pb && std::isfinite(*pa) && (std::isnan(*pb) || *pa - *pb > t.psnr_drop_db)) {
-          d.moved.push_back({id, name, "psnr_db", *pa, *pb, subject, device});
-        }
+namespace {
+
+ReportDigest::Result digest_result(const nlohmann::json& r) {
+  ReportDigest::Result out{r.at("id").get<std::string>(), r.at("status").get<std::string>(), r.value("message", ""),
+                           failing_check_names(r), r.value("case", ""), r.value("subject", ""), r.value("device", ""), {}};
+  for (const auto& c : r.at("checks")) {
+    const auto stats = c.value("stats", nlohmann::json::object());
+    ReportDigest::Stats s{c.value("name", ""), number_at(stats, "max_abs"), number_at(stats, "psnr_db")};
+    if (s.max_abs || s.psnr_db) out.stats.push_back(std::move(s));
+  }
+  return out;
+}
+
+void compare_stats(ReportDiff& d, const ReportDigest::Result& o, const ReportDigest::Result& n, const DiffThresholds& t) {
+  for (const auto& ns : n.stats) {
+    for (const auto& os : o.stats) {
+      if (os.check != ns.check) continue;
+      const auto &a = os.max_abs, &b = ns.max_abs;
+      if (a && b && (became_non_finite(*a, *b) || (*b > *a * (1.0 + t.max_abs_growth) && *b - *a > t.max_abs_floor))) {
+        d.moved.push_back({n.id, ns.check, "max_abs", *a, *b, n.subject, n.device});
+      }
+      const auto &pa = os.psnr_db, &pb = ns.psnr_db;
+      if (pa && pb && std::isfinite(*pa) && (std::isnan(*pb) || *pa - *pb > t.psnr_drop_db)) {
+        d.moved.push_back({n.id, ns.check, "psnr_db", *pa, *pb, n.subject, n.device});
       }
     }
   }
-  for (const auto& [id, r] : older) {
-    if (seen.count(id) == 0) d.only_old.push_back(id);
+}
+
+}  // namespace
+
+ReportDigest digest_report(const nlohmann::json& report) {
+  ReportDigest out;
+  for_each_result(report, [&](const nlohmann::json& r, const std::string&) {
+    auto result = digest_result(r);
+    out.index.emplace(result.id, out.results.size());  // read_report() refused a repeated id
+    out.results.push_back(std::move(result));
+  });
+  return out;
+}
+
+ReportDiff diff_reports(const ReportDigest& older, const ReportDigest& newer, const DiffThresholds& t) {
+  ReportDiff d;
+  d.old_results = older.results.size();
+  d.new_results = newer.results.size();
+  for (const auto* digest : {&older, &newer}) {
+    for (const auto& r : digest->results) d.places[r.id] = {r.case_name, r.device};
   }
+  std::vector<bool> paired(older.results.size(), false);
+  for (const auto& n : newer.results) {
+    const auto it = older.index.find(n.id);
+    if (it == older.index.end()) {
+      d.only_new.push_back(n.id);
+      if (failing(n.status)) d.new_failures.push_back({n.id, "absent", n.status, n.failing_checks, n.message});
+      continue;
+    }
+    paired[it->second] = true;
+    ++d.paired;
+    const auto& o = older.results[it->second];
+    StatusChange change{n.id, o.status, n.status, n.failing_checks, n.message};
+    if (failing(n.status) && !failing(o.status)) {
+      d.new_failures.push_back(change);
+    } else if (failing(o.status) && n.status == "pass") {
+      // What was fixed: the older report's failing checks and message.
+      change.checks = o.failing_checks;
+      change.message = o.message;
+      d.fixed.push_back(change);
+    } else if (o.status != n.status) {
+      d.changed.push_back(change);
+    }
+    compare_stats(d, o, n, t);  // of checks present on both sides
+  }
+  std::vector<std::string> only_old;
+  for (size_t i = 0; i < older.results.size(); ++i) {
+    if (!paired[i]) only_old.push_back(older.results[i].id);
+  }
+  std::sort(only_old.begin(), only_old.end());  // by id
+  d.only_old = std::move(only_old);
   return d;
+}
+
+ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& new_report, const DiffThresholds& t) {
+  return diff_reports(digest_report(old_report), digest_report(new_report), t);
 }
 
 nlohmann::json ReportDiff::to_json() const {

@@ -5,7 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace devparity {
@@ -36,6 +39,27 @@ struct StatMove {
   double severity() const;
 };
 
+/// What a diff keeps of one report: a report is read a result at a time and
+/// not held whole, so that two large reports are compared in little memory.
+struct ReportDigest {
+  /// A check's statistics that diff compares.
+  struct Stats {
+    std::string check;
+    std::optional<double> max_abs, psnr_db;
+  };
+  struct Result {
+    std::string id, status, message;
+    std::string failing_checks;  ///< "parity,placement"
+    std::string case_name, subject, device;
+    std::vector<Stats> stats;
+  };
+  std::vector<Result> results;                   ///< in the report's order
+  std::unordered_map<std::string, size_t> index; ///< id -> position in results
+};
+
+/// The digest of a report as read (read_report()), packed or not.
+ReportDigest digest_report(const nlohmann::json& report);
+
 /// The comparison.
 struct ReportDiff {
   std::string old_path, new_path;
@@ -45,6 +69,8 @@ struct ReportDiff {
   std::vector<StatusChange> changed;       ///< every other status change
   std::vector<std::string> only_old, only_new;
   std::vector<StatMove> moved;             ///< statistics beyond the thresholds
+  /// The case and device of every result of either report, by id (the HTML page's matrix).
+  std::map<std::string, std::pair<std::string, std::string>> places;
 
   /// New failures or statistics that moved the wrong way.
   bool regressed() const { return !new_failures.empty() || !moved.empty(); }
@@ -54,6 +80,9 @@ struct ReportDiff {
   std::string to_markdown() const;
 };
 
+ReportDiff diff_reports(const ReportDigest& older, const ReportDigest& newer, const DiffThresholds& thresholds = {});
+
+/// The same for the reports as read (read_report()), packed or not.
 ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& new_report,
                         const DiffThresholds& thresholds = {});
 

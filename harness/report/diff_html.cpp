@@ -44,20 +44,7 @@ td.m{width:6em;text-align:center;font-size:12px;border:2px solid #fff}
 td.msg{font-size:12px;max-width:60em;word-break:break-word}.legend span{margin-right:1em;padding:0 .4em}
 )css";
 
-// The case and device of every result of both reports, by id.
-std::map<std::string, std::pair<std::string, std::string>> places(const nlohmann::json& a, const nlohmann::json& b) {
-  std::map<std::string, std::pair<std::string, std::string>> out;
-  for (const auto* report : {&a, &b}) {
-    for (const auto& r : report->value("results", nlohmann::json::array())) {
-      out[r.value("id", "")] = {r.value("case", ""), r.value("device", "")};
-    }
-  }
-  return out;
-}
-
-void write_matrix(std::ostringstream& s, const ReportDiff& d, const nlohmann::json& old_report,
-                  const nlohmann::json& new_report) {
-  const auto where = places(old_report, new_report);
+void write_matrix(std::ostringstream& s, const ReportDiff& d) {
   std::vector<std::string> cases, devices;
   std::map<std::pair<std::string, std::string>, Cell> cells;
   std::map<std::string, Change> change_of;  // the worst change of each id
@@ -71,7 +58,7 @@ void write_matrix(std::ostringstream& s, const ReportDiff& d, const nlohmann::js
   for (const auto& id : d.only_old) mark(id, kOnlyOne);
   for (const auto& id : d.only_new) mark(id, kOnlyOne);
   for (const auto& c : d.fixed) mark(c.id, kFixed);
-  for (const auto& [id, place] : where) {
+  for (const auto& [id, place] : d.places) {
     add_unique(cases, place.first);
     add_unique(devices, place.second);
     auto& cell = cells[place];
@@ -124,7 +111,7 @@ void write_moved(std::ostringstream& s, const std::vector<StatMove>& moved) {
 
 }  // namespace
 
-std::string diff_html(const ReportDiff& d, const nlohmann::json& old_report, const nlohmann::json& new_report) {
+std::string diff_html(const ReportDiff& d) {
   std::ostringstream s;
   s << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
     << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
@@ -136,7 +123,7 @@ std::string diff_html(const ReportDiff& d, const nlohmann::json& old_report, con
                    d.paired, d.new_failures.size(), d.fixed.size(), d.changed.size(), d.moved.size(),
                    d.only_old.size(), d.only_new.size())
     << "</p>\n";
-  write_matrix(s, d, old_report, new_report);
+  write_matrix(s, d);
   write_changes(s, "New failures", d.new_failures);
   write_moved(s, d.moved);
   write_changes(s, "Fixed", d.fixed);

@@ -12,8 +12,7 @@
 
 namespace devparity {
 
-/// The page for `diff`, made from `old_report` and `new_report` (where each result's case and
-/// device come from).
-std::string diff_html(const ReportDiff& diff, const nlohmann::json& old_report, const nlohmann::json& new_report);
+/// The page for `diff`.
+std::string diff_html(const ReportDiff& diff);
 
 }  // namespace devparity

@@ -1,5 +1,7 @@
 #include "harness/report/document.h"
 
+#include "harness/report/packed_report.h"
+
 #include <fmt/format.h>
 
 namespace devparity {
@@ -40,8 +42,7 @@ std::optional<Interruption> interruption_of(const nlohmann::json& report) {
   if (run.is_object() && run.contains("planned_trials") && run["planned_trials"].is_number_integer()) {
     out.planned = run["planned_trials"].get<int64_t>();
   }
-  const auto results = report.value("results", nlohmann::json::array());
-  out.finished = results.is_array() ? static_cast<int64_t>(results.size()) : 0;
+  out.finished = static_cast<int64_t>(result_count(report));
   return out;
 }
 

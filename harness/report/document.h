@@ -13,8 +13,10 @@
 
 namespace devparity {
 
-/// reports/schema/report.schema.json's version.
-constexpr int kReportSchemaVersion = 1;
+/// reports/schema/report.schema.json's version: 2 packs the file (Note [Packed report]).
+constexpr int kReportSchemaVersion = 2;
+/// The oldest version read back (diff, merge, html, --baseline).
+constexpr int kOldestReportSchemaVersion = 1;
 
 /// The report: schema_version, tool, run (with duration and planned trials),
 /// environment, summary and results.

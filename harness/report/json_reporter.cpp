@@ -12,6 +12,7 @@
 #include "harness/base/atomic_file.h"
 #include "harness/base/error.h"
 #include "harness/report/document.h"
+#include "harness/report/packed_report.h"
 #include "harness/report/reporter_registry.h"
 
 #include <fmt/format.h>
@@ -52,8 +53,8 @@ class JsonReporter final : public RunListener {
   }
 
   void on_run_end(const RunSummary& summary) override {
-    const auto report = assemble_report(info_, summary, results_);
-    write_file_atomic(path_, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    write_file_atomic(path_, report_text(pack_report(assemble_report(info_, summary, std::move(results_)))));
+    results_ = nlohmann::json::array();
     partial_.close();
     std::remove(partial_path_.c_str());
   }

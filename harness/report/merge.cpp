@@ -3,6 +3,7 @@
 #include "harness/base/error.h"
 #include "harness/model/results.h"
 #include "harness/report/document.h"
+#include "harness/report/packed_report.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -90,17 +91,18 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
                            {"started_at", report.at("run").value("started_at", "")}});
     environments.push_back(report.at("environment"));
     environments_differ = environments_differ || report.at("environment") != first.at("environment");
-    for (const auto& r : report.at("results")) {
+    const auto& input = path;  // a lambda does not capture a structured binding in C++17
+    for_each_result(report, [&](nlohmann::json r, const std::string&) {
       const auto id = r.at("id").get<std::string>();
-      const auto [it, inserted] = owner.emplace(id, path);
+      const auto [it, inserted] = owner.emplace(id, input);
       if (!inserted) {
         throw InputError(fmt::format("merge: result '{}' is in both {} and {}: shards must not "
                                      "overlap (same suites, filter and dtypes, different --shard I/N)",
-                                     id, it->second, path));
+                                     id, it->second, input));
       }
       summary.add(TrialResult::from_json(r));
-      results.push_back(r);
-    }
+      results.push_back(std::move(r));
+    });
     const auto& s = report.at("summary");
     summary.duration_s += s.value("duration_s", 0.0);
     const auto ops_by_device = s.value("unsupported_ops", nlohmann::json::object());

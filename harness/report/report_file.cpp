@@ -5,6 +5,7 @@
 #include "harness/base/json_reader.h"
 #include "harness/base/json_source.h"
 #include "harness/report/document.h"
+#include "harness/report/packed_report.h"
 
 #include <fmt/format.h>
 
@@ -84,27 +85,31 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
   return report;
 }
 
-// The fields every reader relies on; `fail` throws.
+// The fields every reader relies on, of each result in full; `fail` throws.
 void validate_report(const nlohmann::json& v, const std::function<void(const std::string&, const std::string&)>& fail) {
   if (!v.is_object()) fail("", "expected a report object, got " + describe_json(v));
-  if (!v.contains("schema_version") || v["schema_version"] != kReportSchemaVersion) {
-    fail("/schema_version", fmt::format("report schema version {} expected, got {}", kReportSchemaVersion,
-                                        v.contains("schema_version") ? v["schema_version"].dump() : "none"));
+  const auto version = v.value("schema_version", nlohmann::json());
+  if (version != kReportSchemaVersion && version != kOldestReportSchemaVersion) {
+    fail("/schema_version", fmt::format("report schema version {} or {} expected, got {}", kOldestReportSchemaVersion,
+                                        kReportSchemaVersion, v.contains("schema_version") ? version.dump() : "none"));
   }
   for (const char* key : {"tool", "run", "environment", "summary"}) {
     if (!v.contains(key) || !v[key].is_object()) fail(std::string("/") + key, "expected an object");
   }
   if (!v.contains("results") || !v["results"].is_array()) fail("/results", "expected an array of results");
-  std::unordered_map<std::string, size_t> first_of;  // id -> position: diff and baselines pair results by id
-  for (size_t i = 0; i < v["results"].size(); ++i) {
-    const auto& r = v["results"][i];
-    const auto p = "/results/" + std::to_string(i);
+  if (version == kOldestReportSchemaVersion) {
+    for (const char* key : {"shared", "skipped", "result_defaults"}) {
+      if (v.contains(key)) fail(std::string("/") + key, "a packed report's field in a schema 1 report");
+    }
+  }
+  std::unordered_map<std::string, std::string> first_of;  // id -> where: diff and baselines pair results by id
+  auto check = [&](const nlohmann::json& r, const std::string& p) {
     if (!r.is_object()) fail(p, "expected a result object");
     for (const char* key : {"id", "status", "case", "device", "dtype"}) {
       if (!r.contains(key) || !r[key].is_string()) fail(p + "/" + key, "expected a string");
     }
-    if (const auto [it, fresh] = first_of.emplace(r["id"].get<std::string>(), i); !fresh) {
-      fail(p + "/id", fmt::format("result id '{}' is given twice (first at /results/{})", it->first, it->second));
+    if (const auto [it, fresh] = first_of.emplace(r["id"].get<std::string>(), p); !fresh) {
+      fail(p + "/id", fmt::format("result id '{}' is given twice (first at {})", it->first, it->second));
     }
     if (!r.contains("checks") || !r["checks"].is_array()) fail(p + "/checks", "expected an array");
     for (size_t k = 0; k < r["checks"].size(); ++k) {
@@ -124,14 +129,21 @@ void validate_report(const nlohmann::json& v, const std::function<void(const std
     } catch (const std::exception& e) {
       fail(p, std::string("not a devparity result: ") + e.what());
     }
+  };
+  try {
+    for_each_result(v, check);
+  } catch (const PackedReportError& e) {
+    fail(e.pointer(), e.what());
   }
 }
 
 }  // namespace
 
-nlohmann::json load_report(const std::string& path) {
+nlohmann::json read_report(const std::string& path) {
   return parse_report(path, read_input_file(path));
 }
+
+nlohmann::json load_report(const std::string& path) { return unpack_report(read_report(path)); }
 
 nlohmann::json parse_report(const std::string& path, const std::string& text) {
   if (auto rebuilt = from_partial(path, text)) {
@@ -140,11 +152,12 @@ nlohmann::json parse_report(const std::string& path, const std::string& text) {
     });
     return std::move(*rebuilt);
   }
-  auto doc = parse_json_text(path, text);
-  validate_report(doc.value, [&](const std::string& pointer, const std::string& what) {
-    throw InputError(doc.error(pointer, what + " (is this a devparity report?)"));
+  // A report runs to millions of values: positions are indexed only to name a bad one.
+  auto value = parse_json_value(path, text);
+  validate_report(value, [&](const std::string& pointer, const std::string& what) {
+    throw InputError(parse_json_text(path, text).error(pointer, what + " (is this a devparity report?)"));
   });
-  return std::move(doc.value);
+  return value;
 }
 
 }  // namespace devparity

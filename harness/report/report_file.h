@@ -14,13 +14,18 @@
 
 namespace devparity {
 
-/// Loads a report written by devparity, or rebuilds one from the
-/// REPORT.partial log of a run that never finished (its summary marked
-/// interrupted). Throws InputError when the file is unreadable, not JSON, of
-/// another schema version, or lacks a result's id, status or checks.
+/// Reads a report written by devparity, in the form it was written (schema 1,
+/// or 2 packed: Note [Packed report]; for_each_result() reads either), or
+/// rebuilds one from the REPORT.partial log of a run that never finished (its
+/// summary marked interrupted). Throws InputError naming the file, the
+/// position and the field when it is unreadable, not JSON, of another schema
+/// version, or a result lacks its id, status or checks.
+nlohmann::json read_report(const std::string& path);
+
+/// read_report() with every result in full under "results" (unpack_report()).
 nlohmann::json load_report(const std::string& path);
 
-/// The same for the text of a report (or of a .partial log) named `path`.
+/// read_report() for the text of a report (or of a .partial log) named `path`.
 nlohmann::json parse_report(const std::string& path, const std::string& text);
 
 }  // namespace devparity

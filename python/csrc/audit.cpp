@@ -15,6 +15,7 @@
 #include "harness/report/environment.h"
 #include "harness/report/html.h"
 #include "harness/report/junit.h"
+#include "harness/report/packed_report.h"
 #include "harness/report/report_file.h"
 #include "harness/session/session.h"
 #include "harness/suite/inputs.h"
@@ -147,7 +148,7 @@ std::string close_report(const std::string& report, const std::string& options_j
     auto path_of = [&](const char* key) {
       return o.contains(key) && o.at(key).is_string() ? o.at(key).get<std::string>() : std::string();
     };
-    if (!path_of("report").empty()) devparity::write_file_atomic(path_of("report"), doc.dump(2) + "\n");
+    if (!path_of("report").empty()) devparity::write_file_atomic(path_of("report"), devparity::report_text(devparity::pack_report(doc)));
     if (!path_of("junit").empty()) devparity::write_file_atomic(path_of("junit"), devparity::junit_xml(doc));
     if (!path_of("html").empty()) {
       devparity::HtmlOptions html;
@@ -197,11 +198,21 @@ std::string report_header() {
 
 }  // namespace
 
+// A report file read back with every result in full (devparity.load_report).
+std::string load_report_text(const std::string& path) {
+  try {
+    return devparity::load_report(path).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  } catch (const InputError& e) {
+    TORCH_CHECK_VALUE(false, "devparity.load_report: ", e.what());
+  }
+}
+
 TORCH_LIBRARY_FRAGMENT(devparity, m) {
   m.def("report_header() -> str", &report_header);
   m.def("register_input(str name, Tensor tensor) -> ()", &register_input);
   m.def("audit(str suite, str options) -> str", &audit);
   m.def("compare(Tensor reference, Tensor output, str tolerance) -> str", &compare);
+  m.def("load_report(str path) -> str", &load_report_text);
   m.def("close_report(str report, str options, str cause, str message) -> str", &close_report);
   m.def("request_interrupt() -> ()", &request_interrupt);
 }

@@ -13,6 +13,7 @@ import contextlib
 import copy
 import itertools
 import json
+import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
@@ -401,6 +402,17 @@ def _random_cases(case, sweep, seed, seeds):
     cases = [dict(case, name=f"{case['name']}_seed{s}", seed=s) for s in kept]
     return cases, {"seeds": kept, "tried": tried, "arcs": len(sweep.arcs.arcs),
                    "one_sided": sweep.arcs.one_sided()}
+
+
+def load_report(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
+    """A report file devparity wrote (`devparity run --report`, `audit(report=...)`, the plugin's
+    --devparity-report, `devparity merge`), read back with every result in full, as `audit()`
+    returns it: the file itself is packed (docs/report-format.md). Schema 1 reports read too."""
+    try:
+        text = _ops().load_report(os.fspath(path))
+    except (RuntimeError, ValueError) as e:
+        raise op_error(e) from None
+    return json.loads(text)
 
 
 def compare(output: "torch.Tensor", reference: "torch.Tensor",

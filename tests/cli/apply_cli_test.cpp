@@ -3,6 +3,7 @@
 
 #include "harness/base/npy.h"
 #include "harness/base/png.h"
+#include "tests/support/schema.h"
 #include "tests/support/cli_fixture.h"
 #include "tests/support/tools.h"
 
@@ -176,7 +177,7 @@ TEST(CliInputFiles, PngAndJpegFilesAreInputs) {
                               .dump());
   const auto r = run_cli("run --suite files.json --devices cpu,meta --report r.json", dir.path());
   EXPECT_EQ(r.exit_code, 0) << describe(r);
-  const auto report = json::parse(testing::read_text(dir.file("r.json")));
+  const auto report = testing::read_report_file(dir.file("r.json"));
   std::set<std::string> inputs;
   for (const auto& result : report["results"]) inputs.insert(result["input"].get<std::string>());
   EXPECT_EQ(inputs.count("file-photo-1x3x12x9"), 1u);

@@ -2,6 +2,7 @@
 // docs/transforms.md's generated table, and every transform's default-suite coverage on
 // cpu and meta for every dtype it claims.
 
+#include "tests/support/schema.h"
 #include "tests/support/cli.h"
 
 #include <gtest/gtest.h>
@@ -69,7 +70,7 @@ TEST(Catalog, EveryTransformPassesOnCpuAndMeta) {
   const auto report_path = dir.file("r.json");
   const auto r = run_cli("run --devices cpu,meta -q --report " + shell_quote(report_path), DEVPARITY_SOURCE_DIR);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  const auto report = json::parse(testing::read_text(report_path));
+  const auto report = testing::read_report_file(report_path);
   const auto transforms = list_json();
   const auto gaps = coverage_gaps(transforms, report);
   EXPECT_TRUE(gaps.empty()) << "no passing default-suite result for " << json(gaps).dump();
@@ -93,7 +94,7 @@ TEST(Catalog, CoverageCheckNamesAMissingTransform) {
                              shell_quote(report_path),
                          DEVPARITY_SOURCE_DIR);
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  const auto gaps = coverage_gaps(list_json(), json::parse(testing::read_text(report_path)));
+  const auto gaps = coverage_gaps(list_json(), testing::read_report_file(report_path));
   const std::set<std::string> missing(gaps.begin(), gaps.end());
   EXPECT_EQ(missing.count("posterize/uint8/meta"), 1u);
   EXPECT_EQ(missing.count("invert/uint8/cpu"), 0u);

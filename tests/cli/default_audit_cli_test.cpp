@@ -3,6 +3,7 @@
 // process, so one test) and each property of its report is a function of its
 // own, named in the failure by SCOPED_TRACE.
 
+#include "tests/support/schema.h"
 #include "tests/support/cli_fixture.h"
 
 #include <gtest/gtest.h>
@@ -147,7 +148,7 @@ TEST(DefaultAudit, RunsWithNoArgumentsAndPassesEverywhere) {
   ASSERT_EQ(r.exit_code, 0) << describe(r);
   const auto path = dir.file("reports/out/report.json");
   ASSERT_TRUE(std::filesystem::exists(path));
-  const auto report = json::parse(testing::read_text(path));
+  const auto report = testing::read_report_file(path);
   const int cuda = report["environment"]["cuda_device_count"].get<int>();
   {
     SCOPED_TRACE("PassesWithASchemaValidReport");

@@ -1,6 +1,7 @@
 // The seeded-fault suites through the executable: each fault fails where it
 // must (vdev:1, meta) with its finding in the report; each clean twin passes.
 
+#include "tests/support/schema.h"
 #include "tests/support/cli_fixture.h"
 #include "tests/support/tools.h"
 
@@ -26,7 +27,7 @@ TEST_F(CliFaultSuites, VdevFaultSuiteIsCaughtOnTheSecondIndex) {
                          dir_.path(), DEVPARITY_FAULTS_BINARY);
   ASSERT_EQ(r.exit_code, 1) << describe(r);
   EXPECT_NE(r.out.find("vdev:1 (simulated)"), std::string::npos) << r.out;
-  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  const auto report = testing::read_report_file(dir_.file("r.json"));
   EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
   std::set<std::string> mismatches;  // case: op (devices)
   for (const auto& result : report["results"]) {
@@ -66,7 +67,7 @@ TEST_F(CliFaultSuites, PlacementFaultSuiteFailsWithTheFindingsInTheReport) {
   const auto r = run_cli("run --suite " + shell_quote(suite) + " --devices cpu,meta --report r.json",
                          dir_.path(), DEVPARITY_FAULTS_BINARY);
   ASSERT_EQ(r.exit_code, 1) << describe(r);
-  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  const auto report = testing::read_report_file(dir_.file("r.json"));
   EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
   // case -> device -> finding kinds (op)
   std::map<std::string, std::map<std::string, std::set<std::string>>> seen;

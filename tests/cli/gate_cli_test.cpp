@@ -60,7 +60,7 @@ TEST_F(GateCli, JunitCarriesFailuresSkipsAndEnvironment) {
   EXPECT_NE(xml.find("type=\"gradient\">problem 1 of 1 (1 problem in 1 trial): 1 trial on cpu -- gradient: "),
             std::string::npos) << xml;
   // The JSON report says where the JUnit went.
-  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  const auto report = testing::read_report_file(dir_.file("r.json"));
   EXPECT_EQ(report["run"]["junit"], "out/j.xml");
 }
 
@@ -110,7 +110,7 @@ TEST_F(GateCli, FailingParityTrialsLeaveNpyArtifactsWithinTheBudget) {
   dir_.write("suite.json", seeded_failure_suite().dump());
   const auto r = cli("run --suite suite.json --devices cpu --report reports/r.json");
   ASSERT_EQ(r.exit_code, 1) << describe(r);
-  const auto report = json::parse(testing::read_text(dir_.file("reports/r.json")));
+  const auto report = testing::read_report_file(dir_.file("reports/r.json"));
   EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
   std::vector<std::string> paths;
   for (const auto& result : report["results"]) {
@@ -129,7 +129,7 @@ TEST_F(GateCli, FailingParityTrialsLeaveNpyArtifactsWithinTheBudget) {
   const auto small = cli("run --suite suite.json --devices cpu --report s.json --artifacts-budget 0.0001");
   ASSERT_EQ(small.exit_code, 1);
   int said = 0, failed = 0;
-  const auto small_report = json::parse(testing::read_text(dir_.file("s.json")));
+  const auto small_report = testing::read_report_file(dir_.file("s.json"));
   for (const auto& result : small_report["results"]) {
     for (const auto& c : result["checks"]) {
       if (c["name"] == "parity" && c["status"] == "fail") {
@@ -401,7 +401,7 @@ class HtmlReport : public testing::CliFixture {
   // name, an id, a message and a finding).
   std::string evil_page() {
     EXPECT_EQ(run_cli("run --suite suite.json --devices cpu --report r.json -q", dir_.path()).exit_code, 1);
-    auto report = json::parse(testing::read_text(dir_.file("r.json")));
+    auto report = testing::read_report_file(dir_.file("r.json"));
     for (auto& result : report["results"]) {
       result["case"] = kScript;
       result["id"] = kScript + "/" + result["id"].get<std::string>();
@@ -475,7 +475,7 @@ TEST_F(HtmlReport, NanMismatchesAreDrawnAndCountedInTheHeatmap) {
   const auto page = testing::read_text(dir_.file("out/nan.html"));
   EXPECT_NE(page.find("magenta: NaN or Inf against a number, 63 pixel(s)"), std::string::npos) << page;
   EXPECT_NE(page.find("189 NaN and 0 Inf where the other holds a number"), std::string::npos);
-  const auto report = json::parse(testing::read_text(dir_.file("out/nan.json")));
+  const auto report = testing::read_report_file(dir_.file("out/nan.json"));
   for (const auto& result : report["results"]) {
     if (result["device"] != "vdev:1") continue;
     EXPECT_EQ(result["checks"][2]["name"], "parity");

@@ -3,6 +3,7 @@
 
 #include "harness/base/png.h"
 #include "harness/base/npy.h"
+#include "tests/support/schema.h"
 #include "tests/support/cli_fixture.h"
 #include "tests/support/tools.h"
 
@@ -81,7 +82,7 @@ TEST_F(CliJpeg, FourKFramesUnderFourThreadsMatchTheSingleThreadedBytes) {
   const auto r = cli("run --suite " + shell_quote(testing::source_path("cases/jpeg_stress.json")) +
                      " --devices cpu --report r.json");
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  const auto report = testing::read_report_file(dir_.file("r.json"));
   EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
   ASSERT_EQ(report["results"].size(), 1u);
   bool stress = false;
@@ -105,7 +106,7 @@ TEST_F(CliJpeg, JpegFaultSuiteIsCaughtCheckByCheck) {
   const auto r = run_cli("run --suite " + shell_quote(suite) + " --devices cpu,vdev:1,meta --report r.json",
                          dir_.path(), DEVPARITY_FAULTS_BINARY);
   ASSERT_EQ(r.exit_code, 1) << describe(r);
-  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  const auto report = testing::read_report_file(dir_.file("r.json"));
   EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
   // case -> the check that must fail it, the words of its verdict, and
   // whether only vdev:1 fails (the fault is off the CPU).

@@ -34,7 +34,9 @@ grep -q "FAIL  gain_plain/example_channel_gain_plain/float32/vdev:1/" "$work/run
 # The clean subjects pass on every device: no failure, error or skip hidden
 # among them; the faulty twin fails exactly on the two devices with the
 # stale member and passes on the CPU.
-python3 - "$work/r.json" <<'PY' || fail "the verdicts above are not the expected ones"
+# The report file is packed; a script reads it in full through `devparity unpack`.
+"$work/prefix/bin/devparity" unpack "$work/r.json" "$work/full.json" >/dev/null || fail "unpack refused the report"
+python3 - "$work/full.json" <<'PY' || fail "the verdicts above are not the expected ones"
 import json, sys
 report = json.load(open(sys.argv[1]))
 bad = []

@@ -1,6 +1,7 @@
 // The executable's contract with its caller: exit codes, usage and input
 // errors that name what is wrong, help and the parameter interface of `list`.
 
+#include "tests/support/schema.h"
 #include "tests/support/cli_fixture.h"
 
 #include <gtest/gtest.h>
@@ -90,7 +91,7 @@ TEST_F(CliUsage, FailingRunExitsOne) {
   const auto r = cli("run --suite fail.json --devices cpu --report r.json");
   EXPECT_EQ(r.exit_code, 1) << describe(r);
   EXPECT_NE(r.out.find("FAIL  f/resize/float32/cpu/noise-1x3x17x11"), std::string::npos) << r.out;
-  const auto report = json::parse(testing::read_text(dir_.file("r.json")));
+  const auto report = testing::read_report_file(dir_.file("r.json"));
   EXPECT_EQ(report["summary"]["failed"], 1);
   EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
 }
@@ -98,8 +99,8 @@ TEST_F(CliUsage, FailingRunExitsOne) {
 TEST_F(CliUsage, ReportIdsAreStableAcrossRuns) {
   ASSERT_EQ(cli("run --devices cpu --report a.json -q").exit_code, 0);
   ASSERT_EQ(cli("run --devices cpu --report b.json -q").exit_code, 0);
-  const auto a = json::parse(testing::read_text(dir_.file("a.json")));
-  const auto b = json::parse(testing::read_text(dir_.file("b.json")));
+  const auto a = testing::read_report_file(dir_.file("a.json"));
+  const auto b = testing::read_report_file(dir_.file("b.json"));
   ASSERT_EQ(a["results"].size(), b["results"].size());
   for (size_t i = 0; i < a["results"].size(); ++i) {
     EXPECT_EQ(a["results"][i]["id"], b["results"][i]["id"]);

@@ -37,7 +37,7 @@ def test_audit_gives_the_clis_verdicts_on_the_scripted_module(vdev, tmp_path, mo
     assert run.returncode in (0, 1), run.stderr
     audited = devparity.audit(module(), [(2, 3, 17, 11)], devices=DEVICES, dtypes=["float32"],
                               report=str(tmp_path / "py.json"), differentiable=False)
-    expected = verdicts(json.loads(cli_report.read_text()))
+    expected = verdicts(devparity.load_report(cli_report))
     assert verdicts(audited.report) == expected
     assert audited.passed == (run.returncode == 0)
     # The reports are the same schema: the CLI's diff reads both.
@@ -195,7 +195,7 @@ def test_an_isolated_audit_survives_what_the_audited_code_does_to_its_process(vd
     # The trials finished before are kept: the CPU rows ran before the worker ended.
     assert [r["status"] for r in result.results if r["device"] == "cpu"] == ["pass"]
     assert not [r for r in result.results if r["device"] == "vdev:1"]
-    written = json.loads((tmp_path / "r.json").read_text())
+    written = devparity.load_report(tmp_path / "r.json")
     assert written["summary"]["interrupted"]["signal"] == cause
     assert 'type="interrupted"' in (tmp_path / "r.xml").read_text()
     assert ">INTERRUPTED</span>" in (tmp_path / "r.html").read_text()
@@ -232,7 +232,7 @@ def test_ctrl_c_stops_the_audit_with_a_marked_report(vdev, tmp_path, isolate):
                             report=str(tmp_path / "r.json"), junit=str(tmp_path / "r.xml"))
     finally:
         timer.cancel()
-    written = json.loads((tmp_path / "r.json").read_text())
+    written = devparity.load_report(tmp_path / "r.json")
     assert written["summary"]["interrupted"]["signal"] == "SIGINT", written["summary"]
     # Not the subject's failure: the trial Ctrl-C landed in is not reported at all.
     assert [r["status"] for r in written["results"] if r["device"] == "vdev:1"] == []

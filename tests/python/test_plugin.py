@@ -7,11 +7,21 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import types
 
 import pytest
 
 SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample_project")
+
+
+def load_report(path):
+    """The plugin's report read back in full (devparity.load_report), in a process of its own: loading
+    devparity's library here would import torch into the process pytester runs pytest in."""
+    code = "import json, sys, devparity; json.dump(devparity.load_report(sys.argv[1]), sys.stdout)"
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 @pytest.fixture
@@ -55,7 +65,7 @@ def test_trace_fails_on_placement_errors_and_reports_them(pytest_run, tmp_path):
     # (Note [Kept state in Python]).
     assert sorted(t for t, s in outcomes.items() if s == "FAILED") == [
         "test_sample.py::test_channel_gain[vdev:1]", "test_sample.py::test_gain_listed_devices[vdev:1]"]
-    data = json.loads(report.read_text())
+    data = load_report(report)
     by_id = {r["id"]: r for r in data["results"]}
     # Written by devparity's session (issue 37): totals counted there, a case the schema accepts.
     assert data["summary"]["failed"] == 2 and data["run"]["planned_trials"] == len(data["results"]), data["summary"]
@@ -158,7 +168,7 @@ def test_vdev_rows_run_asynchronously_by_default_and_a_race_fails_them(pytest_ru
         assert outcomes["test_streams_module.py::test_side_stream_without_a_wait[vdev:1]"] == "FAILED", run.stdout
         assert outcomes["test_streams_module.py::test_side_stream_with_a_wait[vdev:1]"] == "PASSED", run.stdout
         assert "with no event, wait or synchronize ordering them" in run.stdout, run.stdout[-3000:]
-        rows = {r["id"]: r for r in json.loads(report.read_text())["results"]}
+        rows = {r["id"]: r for r in load_report(report)["results"]}
         racy = rows["test_streams_module.py::test_side_stream_without_a_wait[vdev:1]"]
         assert any(f["kind"] == "unsynchronized_access" for c in racy["checks"] for f in c.get("findings", [])), racy
     run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--devparity-vdev-sync", "test_streams_module.py",
@@ -218,7 +228,7 @@ def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace(pytest_ru
     assert outcomes["test_sample.py::test_ramp[vdev:1]"] == "PASSED", run.stdout
     assert "already active" not in run.stdout
     # The session report says skip for a test that skipped itself, not pass (issue 36).
-    by_id = {r["id"]: r for r in json.loads(report.read_text())["results"]}
+    by_id = {r["id"]: r for r in load_report(report)["results"]}
     skipped = by_id["test_sample.py::test_draws_then_skips[vdev:1]"]
     assert skipped["status"] == "skip" and skipped["checks"][0]["status"] == "skip", skipped
     assert skipped["message"].startswith("skipped: drew, then skipped"), skipped["message"]
@@ -232,7 +242,7 @@ def test_the_session_report_names_the_placement_mode(pytest_run, tmp_path):
                         "--devparity-placement=strict", f"--devparity-report={report}", "-k", "test_ramp",
                         "-v")  # -q (pytest_run's) and -v: the session header is printed
     assert run.returncode in (0, 1), run.stdout + run.stderr
-    assert json.loads(report.read_text())["run"]["placement"] == "strict"
+    assert load_report(report)["run"]["placement"] == "strict"
     # The session's header says what devparity does in it.
     assert re.search(r"^devparity: devices cpu, vdev:1; simulated vdev indices \d+; trace on \(placement strict, "
                      r"warnings once\)$", run.stdout, re.M), run.stdout[:2000]

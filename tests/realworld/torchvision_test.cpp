@@ -56,7 +56,7 @@ class RealWorld : public ::testing::Test {
                                " --devices " + list + " --report r.json " + extra,
                            dir_.path());
     EXPECT_EQ(r.exit_code, expected_exit) << describe(r);
-    auto report = json::parse(testing::read_text(dir_.file("r.json")));
+    auto report = testing::read_report_file(dir_.file("r.json"));
     EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
     return report;
   }

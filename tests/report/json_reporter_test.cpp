@@ -69,7 +69,7 @@ TEST(JsonReporterTest, StreamsEachResultThenWritesASchemaValidReport) {
   }
   reporter->on_run_end(summary);
   EXPECT_FALSE(std::filesystem::exists(partial));
-  const auto report = json::parse(testing::read_text(path));
+  const auto report = testing::read_report_file(path);
   EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
   EXPECT_EQ(report["results"].size(), 2u);
   EXPECT_EQ(report["summary"]["skipped"], 1);
@@ -97,7 +97,7 @@ TEST(JsonReporterTest, ReportsFromRealRunsAreSchemaValid) {
   o.path = path;
   auto reporter = ReporterRegistry::global().make("json", o);
   testing::run_suite(suite, "auto", 0, "", reporter.get());
-  const auto report = json::parse(testing::read_text(path));
+  const auto report = testing::read_report_file(path);
   EXPECT_EQ(testing::report_schema_errors(report), std::vector<std::string>{});
   std::set<std::string> statuses;
   for (const auto& r : report["results"]) statuses.insert(r["status"].get<std::string>());

@@ -1,5 +1,9 @@
 #include "tests/support/schema.h"
 
+#include "harness/report/report_file.h"
+
+#include <gtest/gtest.h>
+
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
@@ -11,6 +15,14 @@
 #include <stdexcept>
 
 namespace devparity::testing {
+
+nlohmann::json read_report_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open the report " + path);
+  const auto written = nlohmann::json::parse(in);
+  EXPECT_EQ(report_schema_errors(written), std::vector<std::string>{}) << path;
+  return load_report(path);
+}
 
 std::string source_path(const std::string& relative) {
   return std::string(DEVPARITY_SOURCE_DIR) + "/" + relative;

@@ -18,6 +18,11 @@ inline std::vector<std::string> report_schema_errors(const nlohmann::json& repor
   return schema_errors(report, "reports/schema/report.schema.json");
 }
 
+/// The report file at `path` as devparity reads it back (every result in
+/// full), after checking the file as written (packed) against the report
+/// schema: a schema error fails the calling test.
+nlohmann::json read_report_file(const std::string& path);
+
 /// A path inside the source tree.
 std::string source_path(const std::string& relative);
 

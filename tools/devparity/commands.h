@@ -28,6 +28,8 @@ int cmd_diff(const Options& options);
 int cmd_merge(const Options& options);
 /// `devparity html`.
 int cmd_html(const Options& options);
+/// `devparity unpack`.
+int cmd_unpack(const Options& options);
 
 /// Adds `devparity run` and its options to `app`.
 CLI::App* add_run_command(CLI::App& app, Options& options);
@@ -43,6 +45,8 @@ CLI::App* add_diff_command(CLI::App& app, Options& options);
 CLI::App* add_merge_command(CLI::App& app, Options& options);
 /// Adds `devparity html` and its options to `app`.
 CLI::App* add_html_command(CLI::App& app, Options& options);
+/// Adds `devparity unpack` and its options to `app`.
+CLI::App* add_unpack_command(CLI::App& app, Options& options);
 /// The --plugin option of run, list and apply.
 void add_plugin_option(CLI::App& command, Options& options);
 

@@ -34,10 +34,10 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "devparity: error: {}\n", e.what());
     return 2;
   } catch (const nlohmann::json::exception& e) {
-    // Reports read back (diff, merge, html) pass load_report()'s checks of
+    // Reports read back (diff, merge, html, unpack) pass read_report()'s checks of
     // the fields every command relies on; a field deeper down of an
     // unexpected type is still the input's fault.
-    if (command == "diff" || command == "merge" || command == "html") {
+    if (command == "diff" || command == "merge" || command == "html" || command == "unpack") {
       fmt::print(stderr, "devparity: error: a report field has an unexpected type or value: {}\n", e.what());
       return 2;
     }

@@ -67,7 +67,7 @@ const std::vector<Command>& commands() {
       {"run", add_run_command, cmd_run},          {"list", add_list_command, cmd_list},
       {"apply", add_apply_command, cmd_apply},    {"jpeg-check", add_jpeg_check_command, cmd_jpeg_check},
       {"diff", add_diff_command, cmd_diff},       {"merge", add_merge_command, cmd_merge},
-      {"html", add_html_command, cmd_html}};
+      {"html", add_html_command, cmd_html},       {"unpack", add_unpack_command, cmd_unpack}};
   return table;
 }
 

@@ -75,6 +75,13 @@ struct HtmlOptionsCli {
   std::string output;
 };
 
+/// `devparity unpack`.
+struct UnpackOptions {
+  std::string report;
+  std::string output;      ///< "-": standard output
+  int schema_version = 2;  ///< 1 for readers of schema 1
+};
+
 /// `devparity merge`.
 struct MergeOptions {
   std::string output;
@@ -95,7 +102,7 @@ struct JpegCheckOptions {
 
 /// Everything the command line said.
 struct Options {
-  std::string command;  ///< run | list | apply | jpeg-check | diff | merge | html
+  std::string command;  ///< run | list | apply | jpeg-check | diff | merge | html | unpack
   RunOptions run;
   ListOptions list;
   ApplyOptions apply;
@@ -103,6 +110,7 @@ struct Options {
   DiffOptions diff;
   MergeOptions merge;
   HtmlOptionsCli html;
+  UnpackOptions unpack;
   std::vector<std::string> plugins;  ///< --plugin libraries, loaded before anything else
   std::vector<std::string> argv;
 };
