@@ -220,17 +220,6 @@ nlohmann::json RunSummary::to_json() const {
   return j;
 }
 
-std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report) {
-  std::map<std::string, std::set<std::string>> out;
-  for (const auto& r : report.at("results")) {
-    const auto status = r.at("status").get<std::string>();
-    if (status != "fail" && status != "error") continue;
-    const auto names = deciding_checks(r);
-    out[r.at("id").get<std::string>()].insert(names.begin(), names.end());
-  }
-  return out;
-}
-
 std::vector<std::string> deciding_checks(const nlohmann::json& result) {
   std::vector<std::string> out;
   const auto status = result.value("status", "");

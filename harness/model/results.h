@@ -145,10 +145,6 @@ struct CaseInfo {
   int64_t planned_trials = 0;
 };
 
-/// The ids of a report's failing (fail or error) results -> the names of
-/// their failing checks.
-std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report);
-
 /// The names of a result's checks whose status is the result's own (those
 /// that decided it), in report order.
 std::vector<std::string> deciding_checks(const nlohmann::json& result);

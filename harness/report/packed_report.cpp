@@ -428,6 +428,17 @@ void for_each_result(const nlohmann::json& report,
   }
 }
 
+std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report) {
+  std::map<std::string, std::set<std::string>> out;
+  for_each_result(report, [&](const nlohmann::json& r, const std::string&) {
+    const auto status = r.at("status").get<std::string>();
+    if (status != "fail" && status != "error") return;
+    const auto names = deciding_checks(r);
+    out[r.at("id").get<std::string>()].insert(names.begin(), names.end());
+  });
+  return out;
+}
+
 size_t result_count(const nlohmann::json& report) {
   size_t n = report.contains("results") && report["results"].is_array() ? report["results"].size() : 0;
   if (report.contains("skipped") && report["skipped"].is_array()) {

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -35,6 +37,10 @@ std::string report_text(const nlohmann::json& packed);
 /// then the trials that never ran, group by group. Throws PackedReportError.
 void for_each_result(const nlohmann::json& report,
                      const std::function<void(nlohmann::json result, const std::string& pointer)>& fn);
+
+/// The ids of the failing (fail or error) results of `report`, packed or not,
+/// -> the names of their failing checks (what --baseline compares).
+std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report);
 
 /// How many results `report` holds, packed or not.
 size_t result_count(const nlohmann::json& report);

@@ -2,8 +2,8 @@
 
 namespace devparity {
 
-BaselineListener::BaselineListener(RunListener& next, const nlohmann::json& baseline, std::string path)
-    : next_(next), failures_(failing_checks(baseline)), path_(std::move(path)) {}
+BaselineListener::BaselineListener(RunListener& next, BaselineFailures baseline, std::string path)
+    : next_(next), failures_(std::move(baseline)), path_(std::move(path)) {}
 
 void BaselineListener::on_trial_end(const TrialResult& result) {
   TrialResult r = result;

@@ -12,10 +12,13 @@
 
 namespace devparity {
 
+/// A baseline's failing (fail or error) results by id -> the names of their failing checks.
+using BaselineFailures = std::map<std::string, std::set<std::string>>;
+
 class BaselineListener final : public RunListener {
  public:
-  /// `baseline`: a report as load_report() returns it, read from `path`.
-  BaselineListener(RunListener& next, const nlohmann::json& baseline, std::string path);
+  /// `baseline`: the failures of the report at `path` (failing_checks()).
+  BaselineListener(RunListener& next, BaselineFailures baseline, std::string path);
 
   void on_run_start(const RunInfo& info) override { next_.on_run_start(info); }
   void on_case_start(const CaseInfo& info) override { next_.on_case_start(info); }
@@ -26,7 +29,7 @@ class BaselineListener final : public RunListener {
 
  private:
   RunListener& next_;
-  std::map<std::string, std::set<std::string>> failures_;  // baseline id -> failing checks
+  BaselineFailures failures_;
   std::string path_;
   std::map<std::string, Status> statuses_;
   BaselineSummary seen_;

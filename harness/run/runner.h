@@ -11,6 +11,7 @@
 /// are skipped with the reason, exceptions become verdicts, never crashes.
 
 #include "harness/model/run_listener.h"
+#include "harness/run/baseline_listener.h"
 #include "harness/run/run_modes.h"
 #include "harness/suite/plan.h"
 
@@ -29,9 +30,9 @@ class IsolatedExecutor;
 struct RunnerOptions {
   /// --placement: each case's setting (warn), strict everywhere, or no tracing.
   Placement placement = Placement::kWarn;
-  /// --baseline: a previous report (load_report()); its failures that recur
-  /// with the same failing checks are "known" and do not fail the run.
-  std::optional<nlohmann::json> baseline;
+  /// --baseline: a previous report's failures (failing_checks()); those that recur with the
+  /// same failing checks are "known" and do not fail the run.
+  std::optional<BaselineFailures> baseline;
   std::string baseline_path;  ///< for messages and the report
   /// Failing checks save their evidence here; null keeps none.
   ArtifactStore* artifacts = nullptr;

@@ -19,6 +19,7 @@
 #include "harness/vdev/perturb.h"
 #include "harness/model/artifacts.h"
 #include "harness/report/environment.h"
+#include "harness/report/packed_report.h"
 #include "harness/report/report_file.h"
 #include "harness/report/reporter_registry.h"
 #include "harness/run/result_tally.h"
@@ -245,7 +246,7 @@ RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites
   auto options = trial_options(config, artifacts.get());
   options.timeout_s = config.timeout_s;
   if (!config.baseline.empty()) {
-    options.baseline = load_report(config.baseline);
+    options.baseline = failing_checks(read_report(config.baseline));
     options.baseline_path = config.baseline;
   }
   const auto isolate = isolated_executor(config);

@@ -218,6 +218,39 @@ TEST_F(GateFlow, DiffNamesTheRegressedTrialAndExitsOne) {
   EXPECT_NE(bad.err.find("junk.json:1:1: /schema_version"), std::string::npos) << bad.err;
 }
 
+TEST_F(GateFlow, UnpackWritesEveryResultInFullForScriptsAndOlderReaders) {
+  write_suites();
+  ASSERT_EQ(cli("run --suite clean.json --devices cpu,vdev:1,cuda:0 --report r.json -q").exit_code, 0);
+  const auto written = json::parse(testing::read_text(dir_.file("r.json")));
+  ASSERT_TRUE(written.contains("shared") && written.contains("skipped")) << "the file is packed";
+  const auto full = report("r.json");  // read back by devparity
+  const auto unpacked = cli("unpack r.json full.json");
+  ASSERT_EQ(unpacked.exit_code, 0) << describe(unpacked);
+  const auto file = json::parse(testing::read_text(dir_.file("full.json")));
+  EXPECT_EQ(file, full);
+  EXPECT_EQ(testing::report_schema_errors(file), std::vector<std::string>{});
+  for (const auto& r : file["results"]) {
+    for (const char* key : {"id", "case", "subject", "device", "dtype", "status", "message", "suite"}) {
+      EXPECT_TRUE(r.contains(key)) << r["id"] << " " << key;
+    }
+  }
+  // To standard output; for a reader of schema 1, which the same diff reads against the packed file.
+  const auto out = cli("unpack r.json - --schema-version 1");
+  ASSERT_EQ(out.exit_code, 0) << describe(out);
+  const auto old = json::parse(out.out);
+  EXPECT_EQ(old["schema_version"], 1);
+  EXPECT_EQ(old["results"], full["results"]);
+  dir_.write("old.json", out.out);
+  const auto same = cli("diff old.json r.json --format json");
+  EXPECT_EQ(same.exit_code, 0) << describe(same);
+  EXPECT_EQ(json::parse(same.out)["paired"], full["results"].size());
+  const auto bad = cli("unpack r.json - --schema-version 3");
+  EXPECT_EQ(bad.exit_code, 2) << describe(bad);
+  const auto missing = cli("unpack nothing.json -");
+  EXPECT_EQ(missing.exit_code, 2) << describe(missing);
+  EXPECT_NE(missing.err.find("nothing.json"), std::string::npos) << missing.err;
+}
+
 TEST_F(GateFlow, DiffReportsStatisticsThatMoved) {
   write_suites();
   ASSERT_EQ(cli("run --suite regressed.json --devices cpu --report a.json -q").exit_code, 1);

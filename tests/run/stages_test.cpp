@@ -1,6 +1,7 @@
 // The runner's stages alone, driven by hand: the baseline decorator (known,
 // new, fixed), the tally (run and case totals), the device health record
 // (poisoned CUDA devices) and the in-process watchdog.
+#include "harness/report/packed_report.h"
 #include "harness/run/baseline_listener.h"
 #include "harness/run/device_health.h"
 #include "harness/run/result_tally.h"
@@ -30,10 +31,10 @@ TrialResult row(const std::string& id, Status status, const std::string& check =
   return r;
 }
 
-json baseline_with(const std::vector<TrialResult>& rows) {
+BaselineFailures baseline_with(const std::vector<TrialResult>& rows) {
   json results = json::array();
   for (const auto& r : rows) results.push_back(r.to_json());
-  return {{"schema_version", 1}, {"results", results}};
+  return failing_checks(json{{"schema_version", 1}, {"results", results}});
 }
 
 TEST(BaselineStage, FailuresAreKnownOnlyWithTheSameFailingChecks) {
