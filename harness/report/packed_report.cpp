@@ -31,6 +31,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -173,7 +174,7 @@ class SharedValues {
     }
   }
   size_t seen(const nlohmann::json& v) const {
-    const auto* e = cheaper_inline(v) ? nullptr : const_cast<SharedValues*>(this)->find(v);
+    const auto* e = cheaper_inline(v) ? nullptr : find(v);
     return e ? e->count : 0;
   }
   // The value as written: its index where it repeats (`packed` is what the
@@ -200,12 +201,15 @@ class SharedValues {
     size_t count;
     size_t index;
   };
-  Entry* find(const nlohmann::json& v) {
+  const Entry* find(const nlohmann::json& v) const {
     const auto [first, last] = entries_.equal_range(std::hash<nlohmann::json>{}(v));
     for (auto it = first; it != last; ++it) {
       if (*it->second.value == v) return &it->second;
     }
     return nullptr;
+  }
+  Entry* find(const nlohmann::json& v) {
+    return const_cast<Entry*>(static_cast<const SharedValues*>(this)->find(v));
   }
   std::unordered_multimap<size_t, Entry> entries_;
   nlohmann::json& table_;
@@ -452,7 +456,9 @@ size_t result_count(const nlohmann::json& report) {
 nlohmann::json unpack_report(const nlohmann::json& report) {
   auto out = nlohmann::json::object();
   for (const auto& [key, value] : report.items()) {
-    if (key != "results" && key != "shared" && key != "skipped" && key != "result_defaults") out[key] = value;
+    const bool packed = key == "result_defaults" || std::find(std::begin(kPackedArrays), std::end(kPackedArrays), key) !=
+                                                        std::end(kPackedArrays);
+    if (!packed) out[key] = value;
   }
   auto results = nlohmann::json::array();
   for_each_result(report, [&](nlohmann::json r, const std::string&) { results.push_back(std::move(r)); });
