@@ -3,6 +3,7 @@
 #include "harness/base/text.h"
 #include "harness/model/results.h"
 #include "harness/report/packed_report.h"
+#include "harness/report/report_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -117,13 +118,21 @@ void compare_stats(ReportDiff& d, const ReportDigest::Result& o, const ReportDig
 
 }  // namespace
 
+void ReportDigest::add(const nlohmann::json& result) {
+  auto r = digest_result(result);
+  index.emplace(r.id, results.size());  // read_report() refused a repeated id
+  results.push_back(std::move(r));
+}
+
 ReportDigest digest_report(const nlohmann::json& report) {
   ReportDigest out;
-  for_each_result(report, [&](const nlohmann::json& r, const std::string&) {
-    auto result = digest_result(r);
-    out.index.emplace(result.id, out.results.size());  // read_report() refused a repeated id
-    out.results.push_back(std::move(result));
-  });
+  for_each_result(report, [&](const nlohmann::json& r, const std::string&) { out.add(r); });
+  return out;
+}
+
+ReportDigest read_report_digest(const std::string& path) {
+  ReportDigest out;
+  (void)read_report(path, [&](const nlohmann::json& r, const TrialResult&) { out.add(r); });
   return out;
 }
 

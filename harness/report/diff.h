@@ -55,10 +55,17 @@ struct ReportDigest {
   };
   std::vector<Result> results;                   ///< in the report's order
   std::unordered_map<std::string, size_t> index; ///< id -> position in results
+
+  /// Adds one result in full.
+  void add(const nlohmann::json& result);
 };
 
 /// The digest of a report as read (read_report()), packed or not.
 ReportDigest digest_report(const nlohmann::json& report);
+
+/// Reads and checks the report at `path` (read_report()) into its digest, in
+/// one pass over its results.
+ReportDigest read_report_digest(const std::string& path);
 
 /// The comparison.
 struct ReportDiff {

@@ -1,8 +1,8 @@
 #include "harness/report/html.h"
 
 #include "harness/base/atomic_file.h"
-#include "harness/base/npy.h"
-#include "harness/base/png.h"
+#include "harness/base/npy_array.h"
+#include "harness/base/png_codec.h"
 #include "harness/base/rng.h"
 #include "harness/report/document.h"
 #include "harness/report/html_overview.h"
@@ -11,7 +11,6 @@
 #include "harness/report/report_file.h"
 #include "harness/report/reporter_registry.h"
 
-#include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -50,46 +49,93 @@ std::string base64(const std::string& bytes) {
   return out;
 }
 
-// The first image of an NCHW (CHW, HW) tensor, as CHW uint8 with 1 or 3
-// channels: uint8 as stored, floats clamped to [0, 1].
-at::Tensor display_image(at::Tensor x) {
-  if (x.dim() == 4) x = x[0];
-  if (x.dim() == 2) x = x.unsqueeze(0);
-  if (x.dim() != 3 || x.numel() == 0) return {};
-  if (x.size(0) != 3 && x.size(0) != 1) x = x.narrow(0, 0, 1);
-  if (x.scalar_type() == at::kByte) return x.contiguous();
-  return (x.to(at::kDouble).nan_to_num(0.0).clamp(0.0, 1.0) * 255.0).round().to(at::kByte).contiguous();
+// The first image of an NCHW (CHW, HW) array: its channels of height x width
+// elements from the array's start.
+struct FirstImage {
+  int64_t channels = 0, height = 0, width = 0;
+  bool empty() const { return channels * height * width == 0; }
+};
+
+FirstImage first_image(const NpyArray& a) {
+  const auto& s = a.shape;
+  FirstImage f;
+  if (s.size() == 2) {
+    f = {1, s[0], s[1]};
+  } else if (s.size() == 3 || s.size() == 4) {
+    f = {s[s.size() - 3], s[s.size() - 2], s[s.size() - 1]};
+  }
+  if (s.size() == 4 && s[0] == 0) return {};
+  return f;
+}
+
+// As 8-bit pixels with 1 or 3 channels (of any other count, the first):
+// uint8 as stored, other types clamped to [0, 1] (NaN as 0).
+PngPixels display_image(const NpyArray& a) {
+  auto f = first_image(a);
+  PngPixels p;
+  if (f.empty()) return p;
+  if (f.channels != 3) f.channels = 1;
+  p.height = f.height;
+  p.width = f.width;
+  p.channels = static_cast<int>(f.channels);
+  const size_t plane = static_cast<size_t>(f.height * f.width);
+  p.samples.resize(plane * p.channels);
+  for (size_t c = 0; c < static_cast<size_t>(p.channels); ++c) {
+    for (size_t i = 0; i < plane; ++i) {
+      const double v = a.value(c * plane + i);
+      const bool stored = a.kind == 'u' && a.itemsize == 1;
+      const double shown = stored ? v : std::nearbyint(std::clamp(std::isnan(v) ? 0.0 : v, 0.0, 1.0) * 255.0);
+      p.samples[i * p.channels + c] = static_cast<uint8_t>(shown);
+    }
+  }
+  return p;
 }
 
 // |diff| of the first image, largest over channels, scaled to its finite
 // maximum and coloured black -> red -> yellow -> white; a pixel whose
 // |diff| is NaN or Inf (NaN or Inf against a number) is magenta, the one
 // colour the scale never reaches. `special_out` counts those pixels.
-at::Tensor heatmap(at::Tensor diff, double* max_out, int64_t* special_out) {
-  if (diff.dim() == 4) diff = diff[0];
-  if (diff.dim() == 2) diff = diff.unsqueeze(0);
-  if (diff.dim() != 3 || diff.numel() == 0) return {};
-  const auto all = diff.to(at::kDouble);
-  const auto special = all.isfinite().logical_not().any(0);
-  *special_out = special.sum().item<int64_t>();
-  auto d = at::where(all.isfinite(), all, at::zeros_like(all)).amax(0);
-  const double max = d.max().item<double>();
+PngPixels heatmap(const NpyArray& diff, double* max_out, int64_t* special_out) {
+  const auto f = first_image(diff);
+  PngPixels p;
+  if (f.empty()) return p;
+  const size_t plane = static_cast<size_t>(f.height * f.width);
+  std::vector<double> largest(plane, 0.0);
+  std::vector<bool> special(plane, false);
+  for (size_t c = 0; c < static_cast<size_t>(f.channels); ++c) {
+    for (size_t i = 0; i < plane; ++i) {
+      const double v = diff.value(c * plane + i);
+      if (std::isfinite(v)) {
+        largest[i] = std::max(largest[i], v);
+      } else {
+        special[i] = true;
+      }
+    }
+  }
+  const double max = *std::max_element(largest.begin(), largest.end());
   *max_out = max;
-  const auto t = max > 0 ? d / max : at::zeros_like(d);
-  auto r = (t * 3.0).clamp(0.0, 1.0), g = (t * 3.0 - 1.0).clamp(0.0, 1.0), b = (t * 3.0 - 2.0).clamp(0.0, 1.0);
-  r = at::where(special, at::ones_like(r), r);
-  g = at::where(special, at::zeros_like(g), g);
-  b = at::where(special, at::ones_like(b), b);
-  return (at::stack({r, g, b}) * 255.0).round().to(at::kByte).contiguous();
+  *special_out = std::count(special.begin(), special.end(), true);
+  p.height = f.height;
+  p.width = f.width;
+  p.channels = 3;
+  p.samples.resize(plane * 3);
+  auto byte = [](double x) { return static_cast<uint8_t>(std::nearbyint(std::clamp(x, 0.0, 1.0) * 255.0)); };
+  for (size_t i = 0; i < plane; ++i) {
+    const double t = max > 0 ? largest[i] / max : 0.0;
+    p.samples[3 * i] = special[i] ? 255 : byte(t * 3.0);
+    p.samples[3 * i + 1] = special[i] ? 0 : byte(t * 3.0 - 1.0);
+    p.samples[3 * i + 2] = special[i] ? 255 : byte(t * 3.0 - 2.0);
+  }
+  return p;
 }
 
-std::string image_tag(const at::Tensor& chw, const std::string& alt) {
-  if (!chw.defined()) return "<p class=\"missing\">no image</p>";
+std::string image_tag(const PngPixels& image, const std::string& alt) {
+  if (image.samples.empty()) return "<p class=\"missing\">no image</p>";
   // Small images are drawn larger, pixel for pixel.
-  const auto h = chw.size(1), w = chw.size(2);
+  const auto h = image.height, w = image.width;
   const int64_t scale = std::max<int64_t>(1, std::min<int64_t>(16, 192 / std::max<int64_t>(1, std::max(h, w))));
   return fmt::format("<img class=\"shot\" alt=\"{}\" width=\"{}\" height=\"{}\" src=\"data:image/png;base64,{}\">",
-                     esc(alt), w * scale, h * scale, base64(encode_png(chw)));
+                     esc(alt), w * scale, h * scale, base64(encode_png(image)));
 }
 
 const nlohmann::json* artifact(const nlohmann::json& check, const char* kind) {
@@ -105,26 +151,26 @@ std::string figures(const nlohmann::json& check, const std::string& base_dir) {
   const auto* out = artifact(check, "output");
   const auto* diff = artifact(check, "abs_diff");
   if (ref == nullptr || out == nullptr || diff == nullptr) return "";
-  auto load = [&](const nlohmann::json* a) -> at::Tensor {
+  auto load = [&](const nlohmann::json* a) -> std::optional<NpyArray> {
     namespace fs = std::filesystem;
     const fs::path p(a->value("path", ""));
     try {
-      return read_npy((p.is_absolute() || base_dir.empty() ? p : fs::path(base_dir) / p).string());
+      return read_npy_array((p.is_absolute() || base_dir.empty() ? p : fs::path(base_dir) / p).string());
     } catch (const std::exception&) {
-      return {};
+      return std::nullopt;
     }
   };
   const auto r = load(ref), o = load(out), d = load(diff);
-  if (!r.defined() || !o.defined() || !d.defined()) {
+  if (!r || !o || !d) {
     return "<p class=\"missing\">artifacts not found next to the report (" + esc(ref->value("path", "")) + ")</p>";
   }
   double max = 0.0;
   int64_t special = 0;
-  const auto heat = heatmap(d, &max, &special);
+  const auto heat = heatmap(*d, &max, &special);
   std::ostringstream s;
   s << "<div class=\"figures\">"
-    << "<figure>" << image_tag(display_image(r), "reference") << "<figcaption>reference</figcaption></figure>"
-    << "<figure>" << image_tag(display_image(o), "device output") << "<figcaption>device output</figcaption></figure>"
+    << "<figure>" << image_tag(display_image(*r), "reference") << "<figcaption>reference</figcaption></figure>"
+    << "<figure>" << image_tag(display_image(*o), "device output") << "<figcaption>device output</figcaption></figure>"
     << "<figure class=\"heat\">" << image_tag(heat, "|diff| heatmap")
     << fmt::format("<figcaption>|diff| (black 0, white {:g}{})</figcaption></figure>", max,
                    special == 0 ? std::string()

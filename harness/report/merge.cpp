@@ -4,6 +4,7 @@
 #include "harness/model/results.h"
 #include "harness/report/document.h"
 #include "harness/report/packed_report.h"
+#include "harness/report/report_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -47,11 +48,11 @@ void require_same_writer(const std::string& first_path, const nlohmann::json& fi
 }
 
 // What keeps the inputs from being a whole run, one line each.
-std::vector<std::string> merge_gaps(const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
+std::vector<std::string> merge_gaps(const std::vector<MergeInput>& reports) {
   std::vector<std::string> gaps;
   std::set<int> shards;
   std::optional<std::pair<std::string, int>> split;  // (first path, N)
-  for (const auto& [path, report] : reports) {
+  for (const auto& [path, report, results, parsed] : reports) {
     if (const auto interruption = interruption_of(report)) {
       gaps.push_back(fmt::format("{} is of a run that did not finish ({}{}{})", path, interruption->describe(),
                                  interruption->message.empty() ? "" : "; ", interruption->message));
@@ -76,8 +77,32 @@ std::vector<std::string> merge_gaps(const std::vector<std::pair<std::string, nlo
 }  // namespace
 
 nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
+  std::vector<MergeInput> inputs;
+  for (const auto& [path, report] : reports) {
+    MergeInput in{path, report, {}, {}};
+    for_each_result(report, [&](nlohmann::json r, const std::string&) {
+      in.parsed.push_back(TrialResult::from_json(r));
+      in.results.push_back(std::move(r));
+    });
+    inputs.push_back(std::move(in));
+  }
+  return merge_inputs(std::move(inputs));
+}
+
+MergeInput read_merge_input(const std::string& path) {
+  MergeInput in;
+  in.path = path;
+  in.report = read_report(path, [&](nlohmann::json r, const TrialResult& parsed) {
+    in.results.push_back(std::move(r));
+    in.parsed.push_back(parsed);
+  });
+  return in;
+}
+
+nlohmann::json merge_inputs(std::vector<MergeInput> reports) {
   if (reports.empty()) throw InputError("merge: no reports given");
-  const auto& [first_path, first] = reports.front();
+  const auto& first_path = reports.front().path;
+  const auto& first = reports.front().report;
   std::map<std::string, std::string> owner;  // id -> path
   RunSummary summary;
   nlohmann::json results = nlohmann::json::array();
@@ -85,24 +110,22 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
   nlohmann::json environments = nlohmann::json::array();
   bool environments_differ = false;
   std::optional<BaselineSummary> baseline;
-  for (const auto& [path, report] : reports) {
+  for (auto& [path, report, in_results, parsed] : reports) {
     require_same_writer(first_path, first, path, report);
     merged_from.push_back({{"path", path}, {"shard", report.at("run").value("shard", nlohmann::json())},
                            {"started_at", report.at("run").value("started_at", "")}});
     environments.push_back(report.at("environment"));
     environments_differ = environments_differ || report.at("environment") != first.at("environment");
-    const auto& input = path;  // a lambda does not capture a structured binding in C++17
-    for_each_result(report, [&](nlohmann::json r, const std::string&) {
-      const auto id = r.at("id").get<std::string>();
-      const auto [it, inserted] = owner.emplace(id, input);
+    for (size_t i = 0; i < in_results.size(); ++i) {
+      const auto [it, inserted] = owner.emplace(parsed[i].id, path);
       if (!inserted) {
         throw InputError(fmt::format("merge: result '{}' is in both {} and {}: shards must not "
                                      "overlap (same suites, filter and dtypes, different --shard I/N)",
-                                     id, it->second, input));
+                                     parsed[i].id, it->second, path));
       }
-      summary.add(TrialResult::from_json(r));
-      results.push_back(std::move(r));
-    });
+      summary.add(parsed[i]);
+      results.push_back(std::move(in_results[i]));
+    }
     const auto& s = report.at("summary");
     summary.duration_s += s.value("duration_s", 0.0);
     const auto ops_by_device = s.value("unsupported_ops", nlohmann::json::object());
@@ -128,15 +151,15 @@ nlohmann::json merge_reports(const std::vector<std::pair<std::string, nlohmann::
   info.run["merged_from"] = merged_from;
   if (environments_differ) info.run["merged_environments"] = environments;
   int64_t planned = 0;
-  for (const auto& [path, report] : reports) planned += report.at("run").value("planned_trials", int64_t{0});
+  for (const auto& in : reports) planned += in.report.at("run").value("planned_trials", int64_t{0});
   info.planned_trials = planned;
   auto out = assemble_report(info, summary, std::move(results));
   out["run"]["duration_s"] = summary.duration_s;
   if (const auto gaps = merge_gaps(reports); !gaps.empty()) {
     // The first input's cause, else the merge's own: a shard is missing.
     nlohmann::json interrupted = {{"signal", "incomplete"}};
-    for (const auto& [path, report] : reports) {
-      if (const auto interruption = interruption_of(report)) {
+    for (const auto& in : reports) {
+      if (const auto interruption = interruption_of(in.report)) {
         interrupted["signal"] = interruption->cause;
         break;
       }

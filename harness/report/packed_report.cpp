@@ -454,14 +454,18 @@ size_t result_count(const nlohmann::json& report) {
 }
 
 nlohmann::json unpack_report(const nlohmann::json& report) {
+  auto results = nlohmann::json::array();
+  for_each_result(report, [&](nlohmann::json r, const std::string&) { results.push_back(std::move(r)); });
+  return with_results(report, std::move(results));
+}
+
+nlohmann::json with_results(const nlohmann::json& report, nlohmann::json results) {
   auto out = nlohmann::json::object();
   for (const auto& [key, value] : report.items()) {
     const bool packed = key == "result_defaults" || std::find(std::begin(kPackedArrays), std::end(kPackedArrays), key) !=
                                                         std::end(kPackedArrays);
-    if (!packed) out[key] = value;
+    if (!packed && key != "results") out[key] = value;
   }
-  auto results = nlohmann::json::array();
-  for_each_result(report, [&](nlohmann::json r, const std::string&) { results.push_back(std::move(r)); });
   out["results"] = std::move(results);
   return out;
 }

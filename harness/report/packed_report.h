@@ -48,4 +48,8 @@ size_t result_count(const nlohmann::json& report);
 /// The document with every result written in full under "results".
 nlohmann::json unpack_report(const nlohmann::json& report);
 
+/// `report`'s header (all but its results, shared values, defaults and
+/// skipped groups) with `results`, each in full, under "results".
+nlohmann::json with_results(const nlohmann::json& report, nlohmann::json results);
+
 }  // namespace devparity

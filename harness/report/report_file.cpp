@@ -86,7 +86,8 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
 }
 
 // The fields every reader relies on, of each result in full; `fail` throws.
-void validate_report(const nlohmann::json& v, const std::function<void(const std::string&, const std::string&)>& fail) {
+void validate_report(const nlohmann::json& v, const std::function<void(const std::string&, const std::string&)>& fail,
+                     const CheckedResultSink& sink) {
   if (!v.is_object()) fail("", "expected a report object, got " + describe_json(v));
   const auto version = v.value("schema_version", nlohmann::json());
   if (version != kReportSchemaVersion && version != kOldestReportSchemaVersion) {
@@ -103,7 +104,7 @@ void validate_report(const nlohmann::json& v, const std::function<void(const std
     }
   }
   std::unordered_map<std::string, std::string> first_of;  // id -> where: diff and baselines pair results by id
-  auto check = [&](const nlohmann::json& r, const std::string& p) {
+  auto check = [&](nlohmann::json r, const std::string& p) {
     if (!r.is_object()) fail(p, "expected a result object");
     for (const char* key : {"id", "status", "case", "device", "dtype"}) {
       if (!r.contains(key) || !r[key].is_string()) fail(p + "/" + key, "expected a string");
@@ -124,11 +125,13 @@ void validate_report(const nlohmann::json& v, const std::function<void(const std
       }
       if (c.contains("stats") && !c["stats"].is_object()) fail(cp + "/stats", "expected an object");
     }
+    TrialResult parsed;
     try {
-      (void)TrialResult::from_json(r);
+      parsed = TrialResult::from_json(r);
     } catch (const std::exception& e) {
       fail(p, std::string("not a devparity result: ") + e.what());
     }
+    if (sink) sink(std::move(r), parsed);
   };
   try {
     for_each_result(v, check);
@@ -139,24 +142,36 @@ void validate_report(const nlohmann::json& v, const std::function<void(const std
 
 }  // namespace
 
-nlohmann::json read_report(const std::string& path) {
-  return parse_report(path, read_input_file(path));
+nlohmann::json read_report(const std::string& path) { return parse_report(path, read_input_file(path)); }
+
+nlohmann::json read_report(const std::string& path, const CheckedResultSink& sink) {
+  return parse_report(path, read_input_file(path), sink);
 }
 
-nlohmann::json load_report(const std::string& path) { return unpack_report(read_report(path)); }
+nlohmann::json load_report(const std::string& path) {
+  auto results = nlohmann::json::array();
+  auto report = read_report(path, [&](nlohmann::json r, const TrialResult&) { results.push_back(std::move(r)); });
+  return with_results(report, std::move(results));
+}
 
-nlohmann::json parse_report(const std::string& path, const std::string& text) {
+nlohmann::json parse_report(const std::string& path, const std::string& text, const CheckedResultSink& sink) {
   if (auto rebuilt = from_partial(path, text)) {
-    validate_report(*rebuilt, [&](const std::string& pointer, const std::string& what) {
-      throw InputError(fmt::format("{}: {}: {} (rebuilt from a .partial log)", path, pointer, what));
-    });
+    validate_report(
+        *rebuilt,
+        [&](const std::string& pointer, const std::string& what) {
+          throw InputError(fmt::format("{}: {}: {} (rebuilt from a .partial log)", path, pointer, what));
+        },
+        sink);
     return std::move(*rebuilt);
   }
   // A report runs to millions of values: positions are indexed only to name a bad one.
   auto value = parse_json_value(path, text);
-  validate_report(value, [&](const std::string& pointer, const std::string& what) {
-    throw InputError(parse_json_text(path, text).error(pointer, what + " (is this a devparity report?)"));
-  });
+  validate_report(
+      value,
+      [&](const std::string& pointer, const std::string& what) {
+        throw InputError(parse_json_text(path, text).error(pointer, what + " (is this a devparity report?)"));
+      },
+      sink);
   return value;
 }
 

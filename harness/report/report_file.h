@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -22,10 +23,18 @@ namespace devparity {
 /// version, or a result lacks its id, status or checks.
 nlohmann::json read_report(const std::string& path);
 
+/// Each result in full as the reader checks it, with what it says parsed.
+using CheckedResultSink = std::function<void(nlohmann::json result, const TrialResult& parsed)>;
+
+/// read_report() that also hands each result to `sink` as it is checked: the
+/// check unpacks every result anyway, so a reader that wants them all in full
+/// (diff's digest, merge) gets them in the same pass.
+nlohmann::json read_report(const std::string& path, const CheckedResultSink& sink);
+
 /// read_report() with every result in full under "results" (unpack_report()).
 nlohmann::json load_report(const std::string& path);
 
 /// read_report() for the text of a report (or of a .partial log) named `path`.
-nlohmann::json parse_report(const std::string& path, const std::string& text);
+nlohmann::json parse_report(const std::string& path, const std::string& text, const CheckedResultSink& sink = {});
 
 }  // namespace devparity

@@ -1,7 +1,6 @@
 #include "harness/base/atomic_file.h"
 #include "harness/report/diff.h"
 #include "harness/report/diff_html.h"
-#include "harness/report/report_file.h"
 #include "tools/devparity/commands.h"
 
 #include <CLI/CLI.hpp>
@@ -37,8 +36,8 @@ int cmd_diff(const Options& options) {
   thresholds.max_abs_growth = o.max_abs_growth;
   thresholds.psnr_drop_db = o.psnr_drop;
   // One report at a time is held whole: the other is its digest.
-  const auto older = digest_report(read_report(o.old_report));
-  auto d = diff_reports(older, digest_report(read_report(o.new_report)), thresholds);
+  const auto older = read_report_digest(o.old_report);
+  auto d = diff_reports(older, read_report_digest(o.new_report), thresholds);
   d.old_path = o.old_report;
   d.new_path = o.new_report;
   if (!o.html.empty()) write_file_atomic(o.html, diff_html(d));

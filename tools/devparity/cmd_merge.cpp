@@ -40,11 +40,12 @@ int cmd_merge(const Options& options) {
   for (const auto& output : outputs) check_not_an_input(output, o.inputs);
   check_output_paths(outputs);
   // The shards are read side by side: reading is most of a merge's time.
-  std::vector<std::future<nlohmann::json>> reading;
-  for (const auto& path : o.inputs) reading.push_back(std::async(std::launch::async, [&path] { return read_report(path); }));
-  std::vector<std::pair<std::string, nlohmann::json>> inputs;
-  for (size_t i = 0; i < reading.size(); ++i) inputs.emplace_back(o.inputs[i], reading[i].get());
-  const auto merged = merge_reports(inputs);
+  std::vector<std::future<MergeInput>> reading;
+  for (const auto& path : o.inputs) reading.push_back(std::async(std::launch::async, [&path] { return read_merge_input(path); }));
+  std::vector<MergeInput> inputs;
+  for (auto& r : reading) inputs.push_back(r.get());
+  const auto count = inputs.size();
+  auto merged = merge_inputs(std::move(inputs));
   // A merge that looks whole but is not would turn a killed shard green.
   const auto gaps = merged.at("summary").value("interrupted", nlohmann::json::object()).value("gaps", std::vector<std::string>{});
   if (!gaps.empty() && !o.allow_partial) {
@@ -68,7 +69,7 @@ int cmd_merge(const Options& options) {
   ensure_parent_directory(o.output);
   write_file_atomic(o.output, report_text(pack_report(std::move(merged))));
   std::cout << fmt::format("merged {} report(s), {} results: {} passed, {} failed, {} errors, {} skipped -> {}\n",
-                           inputs.size(), s.value("total", 0), s.value("passed", 0), s.value("failed", 0),
+                           count, s.value("total", 0), s.value("passed", 0), s.value("failed", 0),
                            s.value("errored", 0), s.value("skipped", 0), o.output);
   if (s.contains("baseline")) return s["baseline"].value("new_failures", nlohmann::json::array()).empty() ? 0 : 1;
   return s.value("failed", 0) + s.value("errored", 0) > 0 ? 1 : 0;

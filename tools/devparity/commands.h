@@ -61,7 +61,17 @@ struct Command {
   CLI::App* (*add)(CLI::App& app, Options& options);  ///< the subcommand and its options
   int (*run)(const Options& options);            ///< runs it; returns the exit code
 };
-/// Every subcommand, in --help order.
+/// Every subcommand, in --help order (devparity-torch's table).
 const std::vector<Command>& commands();
+/// The subcommands that only read and write reports (diff, merge, html,
+/// unpack): the devparity executable runs them without LibTorch
+/// (Note [Report commands without LibTorch]).
+const std::vector<Command>& report_commands();
+
+/// Parses the command line for `table`'s subcommands and runs the one named,
+/// mapping errors to DESIGN.md's exit codes (2: bad usage or input, 3:
+/// internal). `prepare`, if given, runs between parsing and the command
+/// (devparity-torch loads --plugin libraries there).
+int run_command_line(int argc, char** argv, const std::vector<Command>& table, void (*prepare)(const Options&));
 
 }  // namespace devparity::cli

@@ -1,50 +1,65 @@
-// devparity: command-line entry point. Maps errors to the exit codes of
-// DESIGN.md: 2 for bad usage or bad input, 3 for internal errors.
+// Note [Report commands without LibTorch]
+// diff, merge, html and unpack only read and write reports, yet loading
+// LibTorch (and registering its thousands of operators) cost each of them
+// 0.5 s and 160 MB before its first byte of work: most of diff's time on the
+// default audit's report, and most of its memory (issue 41). So the command
+// users type is two executables:
+// - devparity (this file) links the report code compiled without LibTorch
+//   (harness/CMakeLists.txt: devparity_reports) and runs those four commands;
+// - every other command line (run, list, apply, jpeg-check, --help,
+//   --version, and any mistake) goes to devparity-torch with the same
+//   arguments, by execv: the same process id, signals, standard streams and
+//   exit status, so callers and the Robustness tests see one program.
+// devparity-torch has every command, report ones too, and the same table
+// gives both their options (commands.h). The report layer's sources build in
+// both; the DevparityWithoutLibTorch test keeps LibTorch out of devparity.
 
-#include "harness/base/error.h"
-#include "harness/builtins.h"
-#include "harness/device/host_memory.h"
-#include "harness/run/plugin.h"
 #include "tools/devparity/commands.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace {
+
+// Beside this executable in the build tree; installed, under libexec (the
+// same relative path from the bin folder as at configure time).
+std::vector<std::filesystem::path> torch_executable_places() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const auto dir = self.parent_path();
+  return {dir / "devparity-torch", dir / DEVPARITY_LIBEXEC_FROM_BIN / "devparity-torch"};
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  using namespace devparity;
-  retain_freed_host_memory();  // Note [Host allocator]
-  std::string command;
-  try {
-    register_builtins();
-    cli::Options options;
-    if (const auto code = cli::parse_command_line(argc, argv, options)) return *code;
-    command = options.command;
-    for (const auto& plugin : options.plugins) load_plugin(plugin);
-    for (const auto& c : cli::commands()) {
-      if (options.command == c.name) return c.run(options);
+  using namespace devparity::cli;
+  if (argc > 1) {
+    for (const auto& c : report_commands()) {
+      if (c.name == std::string(argv[1])) return run_command_line(argc, argv, report_commands(), nullptr);
     }
-    fmt::print(stderr, "devparity: error: no command given (run, list, apply, jpeg-check, diff, merge, html; see --help)\n");
-    return 2;
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "devparity: error: {}\n", e.what());
-    return 2;
-  } catch (const InputError& e) {
-    fmt::print(stderr, "devparity: error: {}\n", e.what());
-    return 2;
-  } catch (const nlohmann::json::exception& e) {
-    // Reports read back (diff, merge, html, unpack) pass read_report()'s checks of
-    // the fields every command relies on; a field deeper down of an
-    // unexpected type is still the input's fault.
-    if (command == "diff" || command == "merge" || command == "html" || command == "unpack") {
-      fmt::print(stderr, "devparity: error: a report field has an unexpected type or value: {}\n", e.what());
-      return 2;
-    }
-    fmt::print(stderr, "devparity: internal error: {}\n", e.what());
-    return 3;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "devparity: internal error: {}\n", torch_message(e));
-    return 3;
   }
+  const auto places = torch_executable_places();
+  std::string tried;
+  for (const auto& path : places) {
+    if (access(path.c_str(), X_OK) != 0) {
+      tried += "\n  " + path.string() + ": " + std::strerror(errno);
+      continue;
+    }
+    execv(path.c_str(), argv);  // returns only on failure
+    tried += "\n  " + path.string() + ": " + std::strerror(errno);
+  }
+  fmt::print(stderr, "devparity: internal error: cannot start devparity-torch, which runs every command but "
+                     "diff, merge, html and unpack:{}\n",
+             tried.empty() ? std::string(" /proc/self/exe is unreadable") : tried);
+  return 3;
 }

@@ -62,16 +62,7 @@ CLI::Validator seed_check() {
       "SEED");
 }
 
-const std::vector<Command>& commands() {
-  static const std::vector<Command> table = {
-      {"run", add_run_command, cmd_run},          {"list", add_list_command, cmd_list},
-      {"apply", add_apply_command, cmd_apply},    {"jpeg-check", add_jpeg_check_command, cmd_jpeg_check},
-      {"diff", add_diff_command, cmd_diff},       {"merge", add_merge_command, cmd_merge},
-      {"html", add_html_command, cmd_html},       {"unpack", add_unpack_command, cmd_unpack}};
-  return table;
-}
-
-std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
+std::optional<int> parse_command_line(int argc, char** argv, const std::vector<Command>& table, Options& o) {
   for (int i = 0; i < argc; ++i) o.argv.emplace_back(argv[i]);
 
   CLI::App app{"devparity: proves image transforms give the same answer on every device, and "
@@ -82,7 +73,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Options& o) {
   app.require_subcommand(1);
 
   std::vector<std::pair<CLI::App*, const Command*>> subcommands;
-  for (const auto& command : commands()) subcommands.emplace_back(command.add(app, o), &command);
+  for (const auto& command : table) subcommands.emplace_back(command.add(app, o), &command);
 
   try {
     app.parse(argc, argv);

@@ -115,10 +115,12 @@ struct Options {
   std::vector<std::string> argv;
 };
 
-/// Parses the command line. Returns an exit code when the program should stop
-/// (0 after --help or --version, 2 after a usage error, already printed), or
-/// nullopt to go on with options.command.
-std::optional<int> parse_command_line(int argc, char** argv, Options& options);
+struct Command;
+
+/// Parses the command line for the subcommands of `table`. Returns an exit
+/// code when the program should stop (0 after --help or --version, 2 after a
+/// usage error, already printed), or nullopt to go on with options.command.
+std::optional<int> parse_command_line(int argc, char** argv, const std::vector<Command>& table, Options& options);
 
 /// The suite used when no --suite is given: cases/default.json under the
 /// current folder, else under the source tree devparity was built from.
