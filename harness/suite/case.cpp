@@ -3,6 +3,7 @@
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/interrupt.h"
+#include "harness/base/phase_progress.h"
 #include "harness/base/json_reader.h"
 #include "harness/base/text.h"
 #include "harness/checks/registry.h"
@@ -297,8 +298,12 @@ void validate_params(const JsonDocument& doc, const CaseSpec& c) {
   const Transform& reference = c.reference.subject.empty()
                                    ? subject
                                    : *TransformRegistry::global().find(c.reference.subject);
-  for (const auto& variant : case_variants(c)) {
+  const auto variants = case_variants(c);
+  PhaseProgress progress(fmt::format("checking {}, case {}", doc.path, c.name), variants.size() * c.inputs.size(),
+                         "variant-inputs");
+  for (const auto& variant : variants) {
     if (interrupt::signal() != 0) return;  // a huge grid: the run stops with an empty, marked report
+    progress.advance(c.inputs.size());
     // Named, not structured bindings: lambdas below capture them (C++17).
     const auto& label = variant.first;
     const auto& given = variant.second;

@@ -3,6 +3,7 @@
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/interrupt.h"
+#include "harness/base/phase_progress.h"
 #include "harness/base/rng.h"
 #include "harness/base/text.h"
 #include "harness/model/results.h"
@@ -49,8 +50,12 @@ Plan make_plan(const std::vector<Suite>& suites, const PlanOptions& options,
       for (const auto& token : spec.devices) {
         for (const auto& t : parse_device_list(token, inventory)) allowed.push_back(t.name);
       }
-      for (const auto& [variant, given] : case_variants(spec)) {
+      const auto variants = case_variants(spec);
+      PhaseProgress progress(fmt::format("making the plan, case {}", spec.name), variants.size() * spec.inputs.size(),
+                             "variant-inputs");
+      for (const auto& [variant, given] : variants) {
         if (interrupt::signal() != 0) return Plan{};  // nothing runs; the report says so
+        progress.advance(spec.inputs.size());
         for (const auto& input : spec.inputs) {
           for (auto dtype : spec.dtypes) {
             if (options.dtypes && std::find(options.dtypes->begin(), options.dtypes->end(),

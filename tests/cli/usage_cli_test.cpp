@@ -80,6 +80,26 @@ TEST_F(CliUsage, OtherUsageErrors) {
             std::string::npos);
 }
 
+// A grid that takes seconds to check and plan says how far it is before the
+// first trial, off a terminal (issue 41: one printed nothing for 90 s); -q
+// and a small suite print no such line.
+TEST_F(CliUsage, AHugeGridShowsProgressWhileItIsCheckedAndPlanned) {
+  json sizes = json::array(), inputs = json::array();
+  for (int w = 1; w <= 100; ++w) sizes.push_back({4, w});
+  for (int w = 0; w < 400; ++w) inputs.push_back({{"pattern", "noise"}, {"shape", {1, 3, 8, 8 + w}}});
+  dir_.write("grid.json", json({{"cases", {{{"name", "grid"}, {"subject", "resize"},
+                                            {"grid", {{"size", sizes}, {"interpolation", {"nearest", "bilinear"}}}},
+                                            {"inputs", inputs}, {"dtypes", {"float32"}}}}}})
+                              .dump());
+  const std::string run = "run --suite grid.json --devices cpu --max-trials 1 --report r.json --progress-s 0.05";
+  const auto r = cli(run);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.out.find("progress: checking grid.json, case grid: "), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find(" of 80000 variant-inputs ("), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("progress: making the plan, case grid: "), std::string::npos) << describe(r);
+  EXPECT_EQ(cli(run + " -q").out.find("progress:"), std::string::npos);
+}
+
 TEST_F(CliUsage, FailingRunExitsOne) {
   // Nearest against bilinear: the parity check fails.
   dir_.write("fail.json", json({{"cases",

@@ -1,6 +1,7 @@
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/interrupt.h"
+#include "harness/base/phase_progress.h"
 #include "harness/base/text.h"
 #include "harness/device/device.h"
 #include "harness/vdev/perturb.h"
@@ -294,6 +295,8 @@ int cmd_run(const Options& options) {
   const auto& o = options.run;
   // From the start, so that a signal while suites load still leaves a report (empty, marked).
   if (o.worker.empty()) interrupt::install();
+  // A huge grid takes a while to check and plan before the console reports anything.
+  if (o.worker.empty() && !o.quiet) PhaseProgress::configure(o.progress_s, &std::cout);
   vdev::install(o.vdev_count);
   const auto inventory = DeviceInventory::probe();
   auto config = run_config(options, inventory);
