@@ -66,6 +66,17 @@ function(dp_target_defaults target)
   target_precompile_headers(${target} PRIVATE ${DEVPARITY_PCH_HEADERS})
 endfunction()
 
+# dp_torch_free(<files>...): sources of the current layer that need nothing
+# of LibTorch. They are compiled once, into devparity_reports
+# (harness/CMakeLists.txt), whose objects go into libdevparity.so and into the
+# devparity executable, which runs the report commands without LibTorch
+# (Note [Report commands without LibTorch]).
+function(dp_torch_free)
+  foreach(f ${ARGN})
+    set_property(GLOBAL APPEND PROPERTY DP_TORCH_FREE_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${f})
+  endforeach()
+endfunction()
+
 # dp_layer(<name> [BELOW <layers>...] SOURCES <files>...): one layer of
 # harness/ (docs/architecture.md), an OBJECT library devparity_<name> that
 # links the layers it builds on. Its sources see only the headers of their own

@@ -11,8 +11,10 @@
 //   arguments, by execv: the same process id, signals, standard streams and
 //   exit status, so callers and the Robustness tests see one program.
 // devparity-torch has every command, report ones too, and the same table
-// gives both their options (commands.h). The report layer's sources build in
-// both; the DevparityWithoutLibTorch test keeps LibTorch out of devparity.
+// gives both their options (commands.h). The code they share is compiled once,
+// without LibTorch (the layers' dp_torch_free sources, devparity_reports),
+// into libdevparity.so and into devparity. Structure.ReportCommandsWithoutLibTorch
+// keeps LibTorch out of devparity's process.
 
 #include "tools/devparity/commands.h"
 
