@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <vector>
 
 namespace devparity {
@@ -43,6 +44,16 @@ void write_matrix(std::ostringstream& s, const nlohmann::json& report) {
     cell.bad += status == Status::kFail || status == Status::kError;
   }
   if (cases.empty()) return;
+  // Columns in the run's device order: read back, trials that never ran come last.
+  std::vector<std::string> run_order;
+  const auto run = report.value("run", nlohmann::json::object());
+  for (const auto& d : run.is_object() ? run.value("devices", nlohmann::json::array()) : nlohmann::json::array()) {
+    if (d.is_object() && d.contains("name") && d["name"].is_string()) run_order.push_back(d["name"].get<std::string>());
+  }
+  auto rank = [&](const std::string& device) {
+    return std::find(run_order.begin(), run_order.end(), device) - run_order.begin();
+  };
+  std::stable_sort(devices.begin(), devices.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
   s << "<h2>Devices x cases</h2>\n";
   write_case_device_table(s, "class=\"matrix\" id=\"matrix\"", cases, devices, [&](const auto& c, const auto& d) {
     const auto it = cells.find({c, d});
