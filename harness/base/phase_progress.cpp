@@ -36,7 +36,7 @@ PhaseProgress::PhaseProgress(std::string what, uint64_t total, std::string unit)
   const double every_s = g_every_s;
   auto* out = g_out.load();
   if (every_s <= 0 || out == nullptr) return;
-  state_ = std::make_shared<State>();
+  state_ = std::make_unique<State>();
   state_->what = std::move(what);
   state_->unit = std::move(unit);
   state_->total = total;

@@ -30,7 +30,7 @@ class PhaseProgress {
 
  private:
   struct State;
-  std::shared_ptr<State> state_;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace devparity

@@ -80,10 +80,10 @@ PngPixels display_image(const NpyArray& a) {
   p.channels = static_cast<int>(f.channels);
   const size_t plane = static_cast<size_t>(f.height * f.width);
   p.samples.resize(plane * p.channels);
+  const bool stored = a.kind == 'u' && a.itemsize == 1;
   for (size_t c = 0; c < static_cast<size_t>(p.channels); ++c) {
     for (size_t i = 0; i < plane; ++i) {
       const double v = a.value(c * plane + i);
-      const bool stored = a.kind == 'u' && a.itemsize == 1;
       const double shown = stored ? v : std::nearbyint(std::clamp(std::isnan(v) ? 0.0 : v, 0.0, 1.0) * 255.0);
       p.samples[i * p.channels + c] = static_cast<uint8_t>(shown);
     }

@@ -142,8 +142,6 @@ void validate_report(const nlohmann::json& v, const std::function<void(const std
 
 }  // namespace
 
-nlohmann::json read_report(const std::string& path) { return parse_report(path, read_input_file(path)); }
-
 nlohmann::json read_report(const std::string& path, const CheckedResultSink& sink) {
   return parse_report(path, read_input_file(path), sink);
 }

@@ -15,21 +15,18 @@
 
 namespace devparity {
 
+/// Each result in full as the reader checks it, with what it says parsed.
+using CheckedResultSink = std::function<void(nlohmann::json result, const TrialResult& parsed)>;
+
 /// Reads a report written by devparity, in the form it was written (schema 1,
 /// or 2 packed: Note [Packed report]; for_each_result() reads either), or
 /// rebuilds one from the REPORT.partial log of a run that never finished (its
 /// summary marked interrupted). Throws InputError naming the file, the
 /// position and the field when it is unreadable, not JSON, of another schema
-/// version, or a result lacks its id, status or checks.
-nlohmann::json read_report(const std::string& path);
-
-/// Each result in full as the reader checks it, with what it says parsed.
-using CheckedResultSink = std::function<void(nlohmann::json result, const TrialResult& parsed)>;
-
-/// read_report() that also hands each result to `sink` as it is checked: the
-/// check unpacks every result anyway, so a reader that wants them all in full
-/// (diff's digest, merge) gets them in the same pass.
-nlohmann::json read_report(const std::string& path, const CheckedResultSink& sink);
+/// version, or a result lacks its id, status or checks. Each result, checked,
+/// goes to `sink` if given: the check unpacks every result anyway, so a reader
+/// that wants them all in full (diff's digest, merge) gets them in that pass.
+nlohmann::json read_report(const std::string& path, const CheckedResultSink& sink = {});
 
 /// read_report() with every result in full under "results" (unpack_report()).
 nlohmann::json load_report(const std::string& path);
