@@ -2,6 +2,8 @@
 #include "harness/device/cuda_support.h"
 
 #include <ATen/ATen.h>
+#include <ATen/EmptyTensor.h>
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -41,8 +43,13 @@ void seed_default_generator(int index, uint64_t seed) {
 
 void synchronize(int index) { torch::cuda::synchronize(index); }
 
+// CUDA's own pinned pool, named: at::empty(pin_memory) asks whichever backend
+// LibTorch 2.x takes for the process's accelerator (Note [One accelerator per
+// process]), and CUDA's non-blocking copy records its event on the block as
+// one of CUDA's caching host allocator.
 at::Tensor pinned_empty(at::IntArrayRef sizes, at::ScalarType dtype) {
-  return at::empty(sizes, at::TensorOptions().dtype(dtype).pinned_memory(true));
+  return at::detail::empty_generic(sizes, at::detail::getCUDAHooks().getPinnedMemoryAllocator(),
+                                   c10::DispatchKeySet(c10::DispatchKey::CPU), dtype, {});
 }
 
 std::shared_ptr<void> use_pool_stream(int index) {

@@ -52,11 +52,14 @@ DeviceTarget target_of(const DeviceKind& kind, const std::string& name, int inde
 
 }  // namespace
 
-DeviceInventory DeviceInventory::probe() {
+DeviceInventory DeviceInventory::probe() { return probe(vdev::device_count()); }
+
+DeviceInventory DeviceInventory::probe(int vdev_count) {
   DeviceInventory inv;
   inv.cuda_compiled = cuda::compiled();
   inv.cuda_count = cuda::device_count();
-  inv.vdev_count = vdev::device_count();
+  inv.vdev_compiled = vdev::compiled();
+  inv.vdev_count = inv.vdev_compiled ? vdev_count : 0;
   return inv;
 }
 

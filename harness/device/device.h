@@ -26,10 +26,15 @@ struct DeviceKind;
 struct DeviceInventory {
   int cuda_count = 0;          ///< CUDA devices visible to LibTorch
   bool cuda_compiled = false;  ///< this build has the CUDA support file
-  int vdev_count = 0;          ///< virtual device indices installed (vdev/vdev.h)
+  bool vdev_compiled = false;  ///< this build has the virtual device (vdev/vdev.h)
+  int vdev_count = 0;          ///< virtual device indices the run has (installed here or in a worker)
 
-  /// Probes the machine.
+  /// Probes the machine; the virtual device's indices are those installed in
+  /// this process.
   static DeviceInventory probe();
+  /// Probes the machine for a run that has `vdev_count` virtual device
+  /// indices, installed in this process or not yet (`devparity run`).
+  static DeviceInventory probe(int vdev_count);
 };
 
 /// One entry of the device matrix.

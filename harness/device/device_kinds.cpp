@@ -34,7 +34,8 @@ std::string cuda_absent(const std::string& name, int index, const DeviceInventor
 std::string vdev_absent(const std::string& name, int index, const DeviceInventory& inv) {
   if (index < 0 && inv.vdev_count >= 2) return "";
   if (index < 0) return fmt::format("vdev:N needs two or more virtual device indices; there are {}", inv.vdev_count);
-  if (inv.vdev_count == 0) return "this build has no virtual device (DEVPARITY_WITH_VDEV)";
+  if (!inv.vdev_compiled) return "this build has no virtual device (DEVPARITY_WITH_VDEV)";
+  if (inv.vdev_count == 0) return "the virtual device is not installed in this process (devparity.install())";
   if (index >= inv.vdev_count) {
     return fmt::format("{} not present: the virtual device has {} index(es) (--vdev-count)", name, inv.vdev_count);
   }
@@ -42,28 +43,30 @@ std::string vdev_absent(const std::string& name, int index, const DeviceInventor
 }
 
 std::string meta_model(int) { return "placement only: shapes and dtypes, no values"; }
+void install_vdev(const DeviceInventory& inv) { vdev::install(inv.vdev_count); }
 std::string vdev_model(int) { return vdev::description(); }
 std::string cpu_model(int) { return host_cpu_model(); }
 
 const std::vector<DeviceKind> kKinds = {
-    {"cpu", c10::DeviceType::CPU, false, true, false, true, false, one, never_absent,
+    {"cpu", c10::DeviceType::CPU, false, true, false, true, false, false, one, never_absent,
      [](const DeviceInventory&) { return std::vector<std::string>{"cpu"}; }, cpu_model, nullptr, nullptr, nullptr,
-     nullptr, nullptr},
-    {"cuda", c10::DeviceType::CUDA, true, true, false, false, true,
+     nullptr, nullptr, nullptr, nullptr},
+    {"cuda", c10::DeviceType::CUDA, true, true, false, false, true, true,
      [](const DeviceInventory& inv) { return inv.cuda_count; }, cuda_absent,
      // Kept, as absent, on machines without CUDA: every device gets a result.
      [](const DeviceInventory&) { return std::vector<std::string>{"cuda:0", "cuda:N"}; }, cuda::device_model, nullptr,
-     cuda::synchronize, cuda::seed_default_generator, cuda::pinned_empty, cuda::use_pool_stream},
-    {"vdev", c10::DeviceType::PrivateUse1, true, true, true, true, false,
+     cuda::synchronize, cuda::seed_default_generator, cuda::pinned_empty, cuda::use_pool_stream, nullptr, nullptr},
+    {"vdev", c10::DeviceType::PrivateUse1, true, true, true, true, false, true,
      [](const DeviceInventory& inv) { return inv.vdev_count; }, vdev_absent,
      // Without CUDA, the simulated accelerator covers the non-zero-index path.
      [](const DeviceInventory& inv) {
        return inv.cuda_count == 0 ? std::vector<std::string>{"vdev:0", "vdev:1"} : std::vector<std::string>{};
      },
-     vdev_model, vdev::async::enabled, nullptr, nullptr, vdev::async::pinned_empty, nullptr},
-    {"meta", c10::DeviceType::Meta, false, false, true, false, false, one, never_absent,
+     vdev_model, vdev::async::enabled, nullptr, nullptr, vdev::async::pinned_empty, nullptr, install_vdev,
+     vdev::installed},
+    {"meta", c10::DeviceType::Meta, false, false, true, false, false, false, one, never_absent,
      [](const DeviceInventory&) { return std::vector<std::string>{"meta"}; }, meta_model, nullptr, nullptr, nullptr,
-     nullptr, nullptr},
+     nullptr, nullptr, nullptr, nullptr},
 };
 
 }  // namespace

@@ -4,8 +4,9 @@
 /// (device_kinds.cpp): how it is named and counted, what `auto` takes of it,
 /// whether it has values, whether devparity simulates it, whether it runs the
 /// CPU's kernels, whether devparity interleaves its streams, what a device error does to it,
-/// and the few actions that differ per kind (synchronise, seed, pinned memory,
-/// a stream per thread). Device parsing, the environment block, `devparity
+/// whether LibTorch may take it for the process's accelerator, and the few
+/// actions that differ per kind (synchronise, seed, pinned memory, a stream per
+/// thread, installing it). Device parsing, the environment block, `devparity
 /// list`, execution, the run verdict, the check dispatch and the device
 /// health read the row; none of them tests a device type. A new kind is a new
 /// row (and its support file).
@@ -30,6 +31,9 @@ struct DeviceKind {
   bool simulated;          ///< devparity simulates it (meta, vdev)
   bool runs_cpu_kernels;   ///< computes with the CPU's kernels, so equals the CPU exactly (vdev)
   bool poisoned_by_device_errors;  ///< a device error leaves the process's context unusable (CUDA)
+  /// LibTorch may take it for the process's accelerator: rows of two such
+  /// kinds never run in one process (Note [One accelerator per process]).
+  bool accelerator;
 
   /// Indices this machine has, as probed into `inventory` (1 for unindexed kinds).
   int (*count)(const DeviceInventory& inventory);
@@ -52,6 +56,13 @@ struct DeviceKind {
   /// Makes a stream of the device's pool current on this thread until the
   /// result is destroyed; null: the kind has one stream per thread already.
   std::shared_ptr<void> (*use_pool_stream)(int index);
+  /// Readies this process for the kind's rows, before the first runs (the
+  /// virtual device: installs it with the inventory's indices); null: the
+  /// kind needs nothing of devparity's. A kind with it is the one that
+  /// leaves for a worker when two accelerators are asked for.
+  void (*install)(const DeviceInventory& inventory);
+  /// Whether install() ran in this process; null with install.
+  bool (*installed)();
 };
 
 /// Every kind, in the order `auto` and the environment list them.

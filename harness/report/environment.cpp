@@ -4,6 +4,7 @@
 #include "harness/device/device.h"
 #include "harness/device/device_kinds.h"
 #include "harness/run/plugin.h"
+#include "harness/vdev/vdev.h"
 
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
@@ -69,6 +70,10 @@ nlohmann::json describe_environment(const DeviceInventory& inventory) {
       {"cuda_version", cuda_version.empty() ? nlohmann::json(nullptr) : nlohmann::json(cuda_version)},
       {"cuda_device_count", inventory.cuda_count},
       {"vdev_count", inventory.vdev_count},
+      // Note [One accelerator per process]: what this process registered, as the run starts.
+      {"vdev_installed", vdev::installed()},
+      {"accelerator", vdev::process_accelerator().empty() ? nlohmann::json(nullptr)
+                                                          : nlohmann::json(vdev::process_accelerator())},
       {"tf32", {{"cublas", ctx.allowTF32CuBLAS()}, {"cudnn", ctx.allowTF32CuDNN()}}},
       {"deterministic_algorithms", ctx.deterministicAlgorithms()},
       {"plugins", plugins_json()},

@@ -2,6 +2,7 @@
 
 #include "harness/base/interrupt.h"
 #include "harness/checks/registry.h"
+#include "harness/run/accelerator_split.h"
 #include "harness/run/baseline_listener.h"
 #include "harness/run/check_dispatch.h"
 #include "harness/run/device_health.h"
@@ -92,9 +93,18 @@ class RunPass {
     };
     if (options_.isolate_unit == Isolation::kCase) {
       if (g > 0 && plan_.groups[g - 1].spec == group.spec) return;
-      std::vector<WorkerItem> items;
-      for (size_t k = g; k < plan_.groups.size() && plan_.groups[k].spec == group.spec; ++k) items.push_back({k, -1});
-      options_.isolate->run(plan_, items, emit);
+      // One worker for the case; two when it spans two accelerators (Note [One accelerator per process]).
+      std::vector<WorkerItem> items[2];
+      for (size_t k = g; k < plan_.groups.size() && plan_.groups[k].spec == group.spec; ++k) {
+        const auto& trials = plan_.groups[k].trials;
+        if (!options_.split) items[0].push_back({k, -1});
+        for (size_t t = 0; options_.split && t < trials.size(); ++t) {
+          items[leaves_for_worker(trials[t]) ? 1 : 0].push_back({k, static_cast<int>(t)});
+        }
+      }
+      for (const auto& part : items) {
+        if (!part.empty() && interrupt::signal() == 0) options_.isolate->run(plan_, part, emit);
+      }
       return;
     }
     for (size_t t = 0; t < group.trials.size() && interrupt::signal() == 0; ++t) {
@@ -107,6 +117,12 @@ class RunPass {
     const auto& trials = plan_.groups[g].trials;
     for (size_t t = 0; t < trials.size() && interrupt::signal() == 0; ++t) {
       out().on_trial_start(trials[t].id);
+      if (options_.split_worker != nullptr && leaves_for_worker(trials[t])) {
+        auto r = options_.split_worker->take(trials[t]);
+        if (!r) break;  // interrupted before the worker reported it
+        finish(*r);
+        continue;
+      }
       watchdog_.started(g, t);
       auto r = run_trial(group, trials[t]);
       if (interrupt::abandoned()) {  // stopped inside the subject: no verdict of its own

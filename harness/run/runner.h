@@ -25,6 +25,7 @@ namespace devparity {
 class ArtifactStore;
 class CheckRegistry;
 class IsolatedExecutor;
+class SplitWorker;
 
 /// How the runner runs.
 struct RunnerOptions {
@@ -40,6 +41,11 @@ struct RunnerOptions {
   /// in this process.
   const IsolatedExecutor* isolate = nullptr;
   Isolation isolate_unit = Isolation::kTrial;  ///< what one worker runs
+  /// The plan spans two accelerators (Note [One accelerator per process]):
+  /// the trials that leave (leaves_for_worker) come from `split`, or, under
+  /// --isolate, from workers of their own.
+  bool split = false;
+  SplitWorker* split_worker = nullptr;
   /// In this process: a trial running longer than this ends the run (the
   /// trial is reported as a timeout error and the reports are written; a
   /// stuck thread cannot be stopped). 0: no limit. Workers have their own.

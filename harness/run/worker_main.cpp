@@ -34,10 +34,9 @@ class WorkerListener final : public RunListener {
 
 }  // namespace
 
-void serve_worker(const Plan& plan, const std::string& spec, const RunnerOptions& options) {
+void serve_worker(const Plan& selected, const RunnerOptions& options) {
   const char* fd = std::getenv(kWorkerFdVariable);
   if (fd == nullptr) throw UsageError("--worker is internal to --isolate");
-  const auto selected = select_items(plan, parse_worker_spec(spec));
   WorkerListener listener(std::atoi(fd));
   listener.write_line(worker_ready_line());  // Note [Worker start]
   Runner(listener, options).run(selected, RunInfo{});

@@ -8,9 +8,10 @@ namespace devparity {
 struct Plan;
 struct RunnerOptions;
 
-/// Runs the items `spec` names of `plan` and writes the ready line, then
-/// each result as one JSON line, to the descriptor in DEVPARITY_WORKER_FD.
-/// Throws UsageError when not started by IsolatedExecutor.
-void serve_worker(const Plan& plan, const std::string& spec, const RunnerOptions& options);
+/// Runs `selected` (the plan restricted to the items the worker's spec names:
+/// select_items(plan, worker_items(plan, spec))) and writes the ready line,
+/// then each result as one JSON line, to the descriptor in
+/// DEVPARITY_WORKER_FD. Throws UsageError when not started by IsolatedExecutor.
+void serve_worker(const Plan& selected, const RunnerOptions& options);
 
 }  // namespace devparity

@@ -1,5 +1,7 @@
 #include "harness/run/worker_protocol.h"
 
+#include "harness/run/accelerator_split.h"
+
 #include "harness/base/error.h"
 #include "harness/base/text.h"
 #include "harness/suite/plan.h"
@@ -41,6 +43,10 @@ std::vector<WorkerItem> parse_worker_spec(const std::string& spec) {
   }
   if (out.empty()) throw UsageError("--worker: nothing to run");
   return out;
+}
+
+std::vector<WorkerItem> worker_items(const Plan& plan, const std::string& spec) {
+  return spec == kSplitSpec ? split_items(plan) : parse_worker_spec(spec);
 }
 
 Plan select_items(const Plan& plan, const std::vector<WorkerItem>& items) {

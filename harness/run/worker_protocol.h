@@ -35,6 +35,13 @@ struct WorkerItem {
 std::string worker_spec(const std::vector<WorkerItem>& items);
 std::vector<WorkerItem> parse_worker_spec(const std::string& spec);
 
+/// The spec of the worker that runs the trials leaving a process with two
+/// accelerators (accelerator_split.h): a word, not a list, as a plan may have
+/// more of them than a command line holds.
+inline constexpr const char* kSplitSpec = "split";
+/// The items `spec` names in `plan`: kSplitSpec's, or parse_worker_spec's.
+std::vector<WorkerItem> worker_items(const Plan& plan, const std::string& spec);
+
 /// The plan restricted to `items` (groups and trials in their plan order).
 /// Throws UsageError for a group or trial the plan lacks.
 Plan select_items(const Plan& plan, const std::vector<WorkerItem>& items);

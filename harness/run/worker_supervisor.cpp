@@ -174,12 +174,12 @@ std::string worker_failure(const WorkerWatch& watch, int status, const Isolation
   return "the worker exited without reporting the trial";
 }
 
-WorkerLaunch launch_of(const IsolationOptions& options, const std::vector<WorkerItem>& items) {
+WorkerLaunch launch_of(const IsolationOptions& options, const std::string& spec) {
   WorkerLaunch launch;
   launch.argv = {options.executable};
   launch.argv.insert(launch.argv.end(), options.arguments.begin(), options.arguments.end());
   launch.argv.push_back("--worker");
-  launch.argv.push_back(worker_spec(items));
+  launch.argv.push_back(spec);
   launch.memory_limit_mb = options.memory_limit_mb;
   return launch;
 }
@@ -203,9 +203,9 @@ void IsolatedExecutor::kill_current() {
 }
 
 bool IsolatedExecutor::run(const Plan& plan, const std::vector<WorkerItem>& items,
-                           const std::function<void(TrialResult&)>& emit) const {
+                           const std::function<void(TrialResult&)>& emit, const std::string& spec) const {
   OwedTrials owed(plan, items);
-  const WorkerProcess worker(launch_of(options_, items));
+  const WorkerProcess worker(launch_of(options_, spec.empty() ? worker_spec(items) : spec));
   g_worker.store(worker.pid());
   const auto watch = WorkerReader(worker, options_.timeout_s, owed, emit).watch();
   if (watch.timed_out || watch.interrupted) worker.kill_group();

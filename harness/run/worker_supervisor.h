@@ -31,8 +31,9 @@ class IsolatedExecutor {
   /// Runs `items` of `plan` in one worker. `emit` receives every result, the
   /// worker's as they arrive and then one error result per planned trial it
   /// did not report. Returns false when the worker did not finish cleanly.
+  /// `spec`: what the worker is told to run, when not the list of `items`.
   bool run(const Plan& plan, const std::vector<WorkerItem>& items,
-           const std::function<void(TrialResult&)>& emit) const;
+           const std::function<void(TrialResult&)>& emit, const std::string& spec = "") const;
 
   /// Kills the running worker, if any (from a signal handler's aftermath).
   static void kill_current();

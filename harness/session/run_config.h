@@ -44,9 +44,13 @@ struct ReporterSpec {
   std::string path;    ///< its file; empty: standard output
 };
 
-/// Worker processes (--isolate).
+/// Worker processes (--isolate, and the rows that leave a process with two
+/// accelerators: Note [One accelerator per process]).
 struct IsolationSpec {
   Isolation unit = Isolation::kNone;
+  /// The front end can start workers of itself (the CLI); Python's audit()
+  /// cannot, and its rows of a second accelerator are skipped instead.
+  bool workers = false;
   /// The executable a worker runs and its arguments (Note [Workers]: the
   /// parent's command line; --worker takes precedence). Empty: this executable.
   std::string executable;
@@ -79,6 +83,9 @@ struct RunConfig {
   /// This process is a worker (--worker SPEC, Note [Workers]): it runs the
   /// trials SPEC names and writes their results to its parent, nothing else.
   std::string worker;
+  /// --vdev-worker: the vdev rows run in a worker of their own even when no
+  /// CUDA row runs here (Note [One accelerator per process]).
+  bool vdev_worker = false;
 
   // Outputs.
   std::string report;  ///< the JSON report's path; empty: none

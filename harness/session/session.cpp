@@ -22,6 +22,7 @@
 #include "harness/report/packed_report.h"
 #include "harness/report/report_file.h"
 #include "harness/report/reporter_registry.h"
+#include "harness/run/accelerator_split.h"
 #include "harness/run/result_tally.h"
 #include "harness/run/runner.h"
 #include "harness/run/worker_main.h"
@@ -41,6 +42,8 @@
 
 namespace devparity {
 namespace {
+
+constexpr double kNoTimeoutS = 1e7;  // a worker's limit where trials have none
 
 bool on_terminal(const ConsoleSpec& c) {
   return (c.stream == nullptr || c.stream == &std::cout) && ::isatty(STDOUT_FILENO) != 0;
@@ -142,19 +145,32 @@ std::unique_ptr<ArtifactStore> artifact_store(const RunConfig& c) {
 }
 
 // Workers started from `executable` (default: this one) with the parent's arguments.
-std::unique_ptr<IsolatedExecutor> isolated_executor(const RunConfig& c) {
-  if (c.isolation.unit == Isolation::kNone) return nullptr;
+IsolationOptions isolation_options(const RunConfig& c) {
   IsolationOptions iso;
   iso.executable = c.isolation.executable;
   if (iso.executable.empty()) {
     std::error_code ec;
     iso.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-    if (ec) throw std::runtime_error("--isolate: cannot find this executable: " + ec.message());
+    if (ec) throw std::runtime_error("workers: cannot find this executable: " + ec.message());
   }
   iso.arguments = c.isolation.arguments;
   iso.timeout_s = c.timeout_s;
   iso.memory_limit_mb = c.isolation.memory_limit_mb;
-  return std::make_unique<IsolatedExecutor>(std::move(iso));
+  return iso;
+}
+
+std::unique_ptr<IsolatedExecutor> isolated_executor(const RunConfig& c) {
+  if (c.isolation.unit == Isolation::kNone) return nullptr;
+  return std::make_unique<IsolatedExecutor>(isolation_options(c));
+}
+
+// Note [One accelerator per process]: the trials that leave, in one worker
+// started now; null when none leave or --isolate gives every trial a worker.
+std::unique_ptr<SplitWorker> split_worker(const RunConfig& c, const Plan& plan, bool split) {
+  if (!split || c.isolation.unit != Isolation::kNone) return nullptr;
+  auto iso = isolation_options(c);
+  if (iso.timeout_s <= 0) iso.timeout_s = kNoTimeoutS;  // as a trial in this process: no limit
+  return std::make_unique<SplitWorker>(plan, std::move(iso));
 }
 
 // vdev's modes for one session (asynchronous, pinned release, perturbed
@@ -230,7 +246,7 @@ RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites
   check_config(config);
   if (config.placement != Placement::kOff) Tracer::self_test();
   const AsyncMode async(config);
-  const auto plan = make_plan(suites, config.plan, inventory);
+  auto plan = make_plan(suites, config.plan, inventory);
   if (plan.trial_count() == 0 && interrupt::signal() == 0) throw UsageError(no_trials_message(config));
   if (config.max_trials > 0 && plan.trial_count() > config.max_trials) {
     throw UsageError(fmt::format("the plan has {} trials, more than --max-trials {}: narrow it with --filter, "
@@ -240,9 +256,12 @@ RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites
   const auto artifacts = artifact_store(config);
   if (!config.worker.empty()) {
     if (artifacts) artifacts->keep_existing();
-    serve_worker(plan, config.worker, trial_options(config, artifacts.get()));
+    const auto selected = select_items(plan, worker_items(plan, config.worker));
+    install_kinds(selected, inventory, /*split=*/false);  // the parent never sends two accelerators
+    serve_worker(selected, trial_options(config, artifacts.get()));
     return {};
   }
+  const auto split = decide_split(plan, config.vdev_worker, config.isolation.workers);
   auto options = trial_options(config, artifacts.get());
   options.timeout_s = config.timeout_s;
   if (!config.baseline.empty()) {
@@ -251,12 +270,19 @@ RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites
   }
   const auto isolate = isolated_executor(config);
   SessionOutputs outputs(config);
+  options.split = split == Split::kWorker;
   if (isolate) {
     options.isolate = isolate.get();
     options.isolate_unit = config.isolation.unit;
     if (artifacts) artifacts->clear_stale();
+  } else {
+    install_kinds(plan, inventory, options.split);
   }
-  return Runner(outputs.listeners(), options).run(plan, session_run_info(config, inventory));
+  const auto leaving = split_worker(config, plan, options.split);
+  options.split_worker = leaving.get();
+  auto info = session_run_info(config, inventory);
+  if (options.split) info.run["worker_devices"] = leaving_families(plan);
+  return Runner(outputs.listeners(), options).run(plan, info);
 }
 
 RunSummary report_session(const RunConfig& config, const std::vector<TrialResult>& results, double duration_s,

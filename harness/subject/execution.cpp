@@ -7,6 +7,7 @@
 #include "harness/device/device_kinds.h"
 #include "harness/rules/half_gaps.h"
 #include "harness/subject/layout.h"
+#include "harness/subject/op_subject.h"
 #include "harness/subject/interleaving_sweep.h"
 #include "harness/subject/state.h"
 #include "harness/subject/transform.h"
@@ -26,6 +27,20 @@
 
 namespace devparity {
 namespace {
+
+// A backward that failed on a device's autograd thread: that thread lets go of
+// the failed graph (and of a Python exception it holds, whose release takes the
+// interpreter lock) only at the end of its loop, which may come after this
+// thread moved on - under load, after the interpreter began to finalize, which
+// ends a thread taking the lock through C++ frames (std::terminate). A trivial
+// backward on the same device runs on the same thread after that end.
+void settle_device_thread(const c10::Device& device) {
+  if (device.is_cpu() || device.is_meta()) return;
+  try {
+    at::zeros({1}, at::TensorOptions().device(device)).requires_grad_(true).sum().backward();
+  } catch (const std::exception&) {  // the device itself is what failed: nothing to wait for
+  }
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -218,9 +233,14 @@ class Run {
     in_backward_ = true;
     const auto loss = options_.loss(y);
     if (options_.trace_backward) backward_tracer_ = std::make_unique<Tracer>(device_);
-    {
+    try {
       DEVPARITY_TRACE_SCOPE("backward");
       loss.backward();
+    } catch (const std::exception&) {
+      stop_backward_tracing();
+      settle_device_thread(device_);
+      if (const auto message = op_error_message()) throw std::runtime_error(*message);
+      throw;
     }
     stop_backward_tracing();
     const auto grad = x.grad();

@@ -25,9 +25,7 @@ void call(const c10::OperatorHandle& op, std::vector<c10::IValue>& stack) {
   try {
     op.callBoxed(stack);
   } catch (const std::exception&) {
-    const auto hook = g_error_message.load();
-    const auto message = hook == nullptr ? std::nullopt : hook();
-    if (message) throw std::runtime_error(*message);
+    if (const auto message = op_error_message()) throw std::runtime_error(*message);
     throw;
   }
 }
@@ -199,5 +197,10 @@ class OpKind final : public SubjectKind {
 void register_op_subjects(SubjectKindRegistry& registry) { registry.add(std::make_unique<OpKind>()); }
 
 void set_op_error_message(OpErrorMessage hook) { g_error_message.store(hook); }
+
+std::optional<std::string> op_error_message() {
+  const auto hook = g_error_message.load();
+  return hook == nullptr ? std::nullopt : hook();
+}
 
 }  // namespace devparity

@@ -32,4 +32,10 @@ void register_op_subjects(SubjectKindRegistry& registry);
 using OpErrorMessage = std::optional<std::string> (*)();
 void set_op_error_message(OpErrorMessage hook);
 
+/// The hook's message for an exception just caught from an operator, or from
+/// a backward that ran one's Python code (a custom autograd Function's
+/// backward raised on an engine thread, and the engine set the error again on
+/// the caller's); nothing without a hook or a pending error.
+std::optional<std::string> op_error_message();
+
 }  // namespace devparity

@@ -624,6 +624,7 @@ c10::DeviceIndex platform::current_index() { return tls_current; }
 void platform::free_memory(void* p) { runtime::release_block(p); }
 
 c10::DataPtr platform::allocate_memory(size_t bytes) {
+  autograd_threads::renew_after_fork();
   void* p = bytes != 0 ? c10::alloc_cpu(bytes) : nullptr;
   if (p != nullptr) {
     runtime::register_block(p, bytes, /*pinned=*/false, runtime::actor_of(runtime::current_stream(tls_current)));
@@ -669,15 +670,20 @@ void install(int count) {
     register_host_buffer_composites();
   });
   g_count.store(count);
+  autograd_threads::serve(count);
 }
 
 int device_count() { return g_count.load(); }
+
+bool installed() { return g_count.load() > 0; }
 
 c10::Device device(int index) {
   return c10::Device(kType, static_cast<c10::DeviceIndex>(index));
 }
 
 bool named_in_libtorch() { return platform::names_backend(); }
+
+std::string process_accelerator() { return platform::accelerator_name(); }
 
 std::string description() {
   return async::enabled()
@@ -688,23 +694,5 @@ std::string description() {
                "placement enforced like CUDA; synchronous (--vdev-sync), so stream and event ordering "
                "bugs are not modelled (the default, asynchronous mode models them)";
 }
-
-namespace {
-// Loading libdevparity is enough to use the device: a process that loads
-// it for its kernels alone gets the default two indices; devparity run sets
-// --vdev-count after. After the kernel registrations above, in this file's
-// order of initialisation. DEVPARITY_VDEV_ON_LOAD=0 leaves it to an explicit
-// install(): Python's devparity package, where installing names the backend
-// and so takes over the process's accelerator (docs/python.md).
-const bool g_installed_on_load = [] {
-  try {
-    const char* on_load = std::getenv("DEVPARITY_VDEV_ON_LOAD");
-    if (on_load != nullptr && std::string(on_load) == "0") return true;
-    if (g_count.load() == 0) install(2);
-  } catch (...) {
-  }
-  return true;
-}();
-}  // namespace
 
 }  // namespace devparity::vdev

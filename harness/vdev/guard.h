@@ -6,6 +6,7 @@
 // what its interface has beyond 1.13's (getNewStream, synchronizeEvent,
 // synchronizeDevice on 2.x).
 
+#include "harness/vdev/autograd_threads.h"
 #include "harness/vdev/runtime.h"
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
@@ -51,8 +52,10 @@ struct GuardBase : public c10::impl::DeviceGuardImplInterface {
     runtime::set_current_stream(s);
     return old;
   }
+  // None while the autograd engine sizes its pool: devparity serves vdev's
+  // indices there itself (Note [Autograd device threads]).
   c10::DeviceIndex deviceCount() const noexcept override {
-    return static_cast<c10::DeviceIndex>(installed_count());
+    return autograd_threads::sizing_pool() ? 0 : static_cast<c10::DeviceIndex>(installed_count());
   }
   void record(void** event, const c10::Stream& stream, const c10::DeviceIndex, const c10::EventFlag) const override {
     runtime::record_event(event, stream);

@@ -7,6 +7,8 @@
 #include <c10/core/Allocator.h>
 #include <c10/core/Device.h>
 
+#include <string>
+
 namespace devparity::vdev::platform {
 
 /// The device index new memory belongs to (the backend's current index).
@@ -26,11 +28,16 @@ c10::Allocator* allocator();
 /// Allocator interface.
 c10::Allocator* pinned_allocator();
 
-/// Registration beyond the kernels, once per process: on 2.x the backend's
-/// name ("vdev", so LibTorch itself prints and parses vdev:K) and its hooks.
+/// Registration beyond the kernels, once per process, by install() alone
+/// (Note [One accelerator per process]): the device guard; on 2.x also the
+/// backend's name ("vdev", so LibTorch itself prints and parses vdev:K) and
+/// its hooks.
 void register_backend();
 
 /// Whether register_backend() gives the backend its name in LibTorch.
 bool names_backend();
+
+/// vdev::process_accelerator() for this series.
+std::string accelerator_name();
 
 }  // namespace devparity::vdev::platform

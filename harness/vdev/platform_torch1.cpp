@@ -1,6 +1,6 @@
 // LibTorch 1.x: a const allocate(), no backend name (LibTorch prints
 // "privateuseone:K"; devparity's own labels and error text say vdev:K) and
-// no hooks interface to fill.
+// no hooks interface to fill: installing registers the device guard alone.
 #include "harness/vdev/platform.h"
 
 #include "harness/vdev/guard.h"
@@ -25,7 +25,6 @@ PinnedAllocator g_pinned_allocator;
 // 1.13's interface has no new streams, event or device synchronize.
 struct GuardImpl final : public GuardBase {};
 
-C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
 
 }  // namespace
 
@@ -33,8 +32,13 @@ c10::Allocator* allocator() { return &g_allocator; }
 
 c10::Allocator* pinned_allocator() { return &g_pinned_allocator; }
 
-void register_backend() {}
+void register_backend() {
+  static GuardImpl guard;
+  static c10::impl::DeviceGuardImplRegistrar registrar(c10::DeviceType::PrivateUse1, &guard);
+}
 
 bool names_backend() { return false; }
+
+std::string accelerator_name() { return ""; }
 
 }  // namespace devparity::vdev::platform

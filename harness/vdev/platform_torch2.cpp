@@ -7,6 +7,7 @@
 #include "harness/vdev/guard.h"
 #include "harness/vdev/runtime.h"
 
+#include <ATen/DeviceAccelerator.h>
 #include <ATen/core/Generator.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -49,7 +50,6 @@ struct GuardImpl final : public GuardBase {
   void synchronizeDevice(const c10::DeviceIndex index) const override { runtime::synchronize_device(index); }
 };
 
-C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
 
 // Pinned memory is the runtime's (Note [Stream-ordered release]); random draws on the
 // device use the CPU generator, as the device's kernels are the CPU's.
@@ -72,11 +72,18 @@ struct Hooks final : public at::PrivateUse1HooksInterface {
 
 bool names_backend() { return true; }
 
+std::string accelerator_name() {
+  const auto type = at::getAccelerator(false);
+  return type ? c10::DeviceTypeName(*type, /*lower_case=*/true) : "none";
+}
+
 c10::Allocator* allocator() { return &g_allocator; }
 
 c10::Allocator* pinned_allocator() { return &g_pinned_allocator; }
 
 void register_backend() {
+  static GuardImpl guard;
+  static c10::impl::DeviceGuardImplRegistrar registrar(c10::DeviceType::PrivateUse1, &guard);
   c10::register_privateuse1_backend("vdev");
   static Hooks hooks;
   at::RegisterPrivateUse1HooksInterface(&hooks);

@@ -2,6 +2,7 @@
 // (DEVPARITY_WITH_VDEV): every vdev:K is then absent, with that reason.
 #include "harness/vdev/vdev.h"
 #include "harness/vdev/async.h"
+#include "harness/vdev/autograd_threads.h"
 
 #include <ATen/ATen.h>
 
@@ -14,11 +15,15 @@ void install(int) {}
 
 int device_count() { return 0; }
 
+bool installed() { return false; }
+
 c10::Device device(int index) {
   return c10::Device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(index));
 }
 
 bool named_in_libtorch() { return false; }
+
+std::string process_accelerator() { return ""; }
 
 std::string description() { return "devparity was built without the virtual device"; }
 
@@ -47,3 +52,12 @@ void set_pending_error_reset(PendingErrorReset) {}
 Counters counters() { return {}; }
 
 }  // namespace devparity::vdev::async
+
+namespace devparity::vdev::autograd_threads {
+
+void serve(int) {}
+void renew_after_fork() {}
+bool sizing_pool() { return false; }
+int pool_size() { return 0; }
+
+}  // namespace devparity::vdev::autograd_threads

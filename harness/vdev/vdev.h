@@ -22,9 +22,36 @@ namespace devparity::vdev {
 /// True when this build has the virtual device (vdev/backend.cpp).
 bool compiled();
 
-/// Installs the backend with `count` device indices (1..16). Call before
-/// making tensors on it; calling again changes the count.
+/// Note [One accelerator per process]
+/// LibTorch 2.x makes a named PrivateUse1 backend the process's accelerator
+/// ("Whenever a PrivateUse1 device is registered, use it first",
+/// ATen/DeviceAccelerator.cpp), and the autograd engine asks the accelerator
+/// for the streams of every node (Node::stream() in 2.6 and 2.11): with vdev
+/// installed, a CUDA node has no stream, so 2.6 runs CUDA's backward on the
+/// thread's current stream instead of its forward's, and 2.11 asserts
+/// ("opt_ready_stream && opt_parent_stream", engine.cpp's evaluate_function,
+/// seen on an H100). LibTorch 1.13's engine names CUDA's streams outright
+/// (DeviceType::CUDA in engine.cpp) and has no accelerator, but one rule holds
+/// for every series: nothing of the virtual device - its guard, name, hooks,
+/// allocator, kernels' checks - is registered in a process until install(),
+/// and a process that runs CUDA rows never installs it. `devparity run` runs
+/// the vdev rows of a run with CUDA rows in a worker process of their own
+/// (run/vdev_worker.h); Python's audit() and the pytest plugin skip, with the
+/// reason, the rows of whichever kind this process cannot host.
+
+/// Installs the backend with `count` device indices (1..16): registers it
+/// (above) and has the autograd engine serve its indices (Note [Autograd
+/// device threads]). Call before making tensors on it; calling again changes
+/// the count.
 void install(int count);
+
+/// True once install() ran in this process.
+bool installed();
+
+/// The device type LibTorch takes for this process's accelerator
+/// (at::getAccelerator on 2.x: "vdev" once installed there), "none" when it
+/// finds none, or "" on LibTorch 1.x, which has no such notion.
+std::string process_accelerator();
 
 /// Number of device indices installed (0 before install() or without support).
 int device_count();

@@ -10,6 +10,7 @@
 #include "harness/base/json_source.h"
 #include "harness/base/tolerance.h"
 #include "harness/device/device.h"
+#include "harness/vdev/vdev.h"
 #include "harness/model/results.h"
 #include "harness/report/document.h"
 #include "harness/report/environment.h"
@@ -106,7 +107,10 @@ std::string audit(const std::string& suite_json, const std::string& options_json
     const auto o = nlohmann::json::parse(options_json);
     devparity::interrupt::reset();  // an earlier audit's KeyboardInterrupt is not this one's
     devparity::python::locate_python_sources(o.value("skip", std::vector<std::string>{}));
-    const auto inventory = devparity::DeviceInventory::probe();
+    // vdev's rows count where the device is not installed here (Note [One accelerator per process]: the
+    // session then says why they do not run in this process).
+    const auto inventory = devparity::DeviceInventory::probe(
+        devparity::vdev::installed() ? devparity::vdev::device_count() : o.value("vdev_count", 0));
     std::vector<devparity::Suite> suites;
     suites.push_back(devparity::load_suite(devparity::parse_json_text("devparity.audit", suite_json), ".", inventory));
     // The report comes back from memory; a file only where one was asked for.

@@ -4,11 +4,13 @@
 // any Python that runs the torch it was built against. This file: the
 // simulated device; trace.cpp and audit.cpp add their fragments.
 #include "harness/device/device.h"
+#include "harness/vdev/autograd_threads.h"
 #include "harness/vdev/vdev.h"
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
 
+#include <optional>
 #include <string>
 
 namespace {
@@ -16,6 +18,9 @@ namespace {
 void install(int64_t count) { devparity::vdev::install(static_cast<int>(count)); }
 
 int64_t device_count() { return devparity::vdev::device_count(); }
+
+// The autograd engine's device threads, one per index (Note [Autograd device threads]).
+int64_t autograd_pool_size() { return devparity::vdev::autograd_threads::pool_size(); }
 
 bool named_in_libtorch() { return devparity::vdev::named_in_libtorch(); }
 
@@ -40,13 +45,38 @@ int64_t other_current_index(int64_t index) {
   return other ? other->index() : index;
 }
 
+// Why `name` is not a device of this process ("" when it is): its type has no
+// device guard here (a CPU build's cuda, mps off a Mac, vdev before install())
+// or fewer indices. Asks the guard alone, so nothing of the device starts.
+std::string device_absent(const std::string& name) {
+  std::optional<c10::Device> device;
+  try {
+    device.emplace(name);
+  } catch (const std::exception&) {
+    return name + " is not a device LibTorch knows";
+  }
+  if (device->is_cpu() || device->is_meta()) return "";
+  if (!c10::impl::hasDeviceGuardImpl(device->type())) {
+    return name + " is not available in this process (this LibTorch has no " + c10::DeviceTypeName(device->type(), true) +
+           " support, or the device is not installed)";
+  }
+  const int count = c10::impl::getDeviceGuardImpl(device->type())->deviceCount();
+  if (count == 0) return name + " is not available in this process (no such device on this machine)";
+  if (device->has_index() && device->index() >= count) {
+    return name + " is not available in this process (this machine has " + std::to_string(count) + ")";
+  }
+  return "";
+}
+
 }  // namespace
 
 TORCH_LIBRARY(devparity, m) {
   m.def("install(int count) -> ()", &install);
   m.def("device_count() -> int", &device_count);
+  m.def("autograd_pool_size() -> int", &autograd_pool_size);
   m.def("named_in_libtorch() -> bool", &named_in_libtorch);
   m.def("current_device() -> int", &current_device);
   m.def("set_device(int index) -> ()", &set_device);
   m.def("other_current_index(int index) -> int", &other_current_index);
+  m.def("device_absent(str device) -> str", &device_absent);
 }

@@ -259,6 +259,14 @@ def _perturb_text(perturb):
                          perturb, (str, list))
 
 
+def _runs_cuda(device_list):
+    # The audit has CUDA rows that run here ("auto" names cuda:0 too).
+    import torch
+
+    names = device_list.split(",")
+    return torch.cuda.is_available() and any(n == "auto" or n.startswith("cuda") for n in names)
+
+
 def _run_audit(suite, options):
     try:
         report = json.loads(_ops().audit(json.dumps(suite), json.dumps(options)))
@@ -339,13 +347,8 @@ def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, di
     case's "autocast" dtype name, or None."""
     vdev_async, interleavings, pinned_release, perturb = streams
     device_list = _device_list(devices)
-    if "vdev" in device_list and installed_count() == 0:
-        install()
-    elif device_list == "auto" and installed_count() == 0:
-        import torch
-
-        if not torch.cuda.is_available():
-            install()
+    if installed_count() == 0 and ("vdev" in device_list or device_list == "auto") and not _runs_cuda(device_list):
+        install()  # Note [One accelerator per process]: never in a process that runs CUDA rows
     name = _identifier(name or getattr(fn, "__name__", None) or type(fn).__name__)
     sweep = _Sweep()
     op, state = _register_subject(fn, name, sweep)
@@ -369,7 +372,7 @@ def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, di
     options = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
                "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": list(_sources.skipped_folders()),
                "vdev_async": bool(vdev_async), "interleavings": interleavings, "pinned_release": pinned_release,
-               "perturb": perturb}
+               "perturb": perturb, "vdev_count": installed_count() or 2}
     if isolation:
         options["isolation"] = isolation
     with _sources.scaffolding_file(caller):

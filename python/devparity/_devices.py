@@ -83,19 +83,11 @@ def _ops():
             f"torch {torch.__version__} from {os.path.dirname(torch.__file__)}: rebuild devparity "
             f"against this torch (loading it would crash on a mismatched ABI)")
     library = pathlib.Path(__file__).parent / "_lib" / info["library"]
-    # Loading libdevparity would install the simulated device at once (the CLI's
-    # convenience); here only install() does (docs/python.md).
-    previous = os.environ.get("DEVPARITY_VDEV_ON_LOAD")
-    os.environ["DEVPARITY_VDEV_ON_LOAD"] = "0"
+    # Loading it registers nothing a process meets; install() does (Note [One accelerator per process]).
     try:
         torch.ops.load_library(str(library))
     except OSError as e:
         raise DevparityError(f"cannot load devparity's op library {library}: {e}") from e
-    finally:
-        if previous is None:
-            del os.environ["DEVPARITY_VDEV_ON_LOAD"]
-        else:
-            os.environ["DEVPARITY_VDEV_ON_LOAD"] = previous
     _state["ops"] = torch.ops.devparity
     return _state["ops"]
 
@@ -104,16 +96,14 @@ def install(count: int = 2) -> None:
     """Installs the simulated device with `count` indices (1..16) and returns its type name.
 
     On torch 2.x this names the PrivateUse1 backend "vdev", which makes it the process's
-    accelerator (torch.accelerator, default streams, pin_memory()): install it in test
-    processes only, and before the first backward (autograd counts devices then).
+    accelerator (torch.accelerator, default streams, pin_memory(), and the streams autograd gives
+    CUDA's backward): install it in processes that run no CUDA work (Note [One accelerator per
+    process]). Whatever the process ran before, backward passes on vdev work after it (Note
+    [Autograd device threads]).
     """
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 16:
         raise argument_error(f"install(count): expected an integer in [1, 16], got {count!r}", count, int)
     ops = _ops()
-    if _state["count"] and _state["count"] != count and _autograd_started():
-        raise DevparityError(
-            f"install({count}): the simulated device already has {_state['count']} indices and autograd "
-            f"has run, which fixes its device threads: install the final count before any backward")
     ops.install(count)
     _state["count"] = count
     _register_device_module(ops)
@@ -127,12 +117,6 @@ def install(count: int = 2) -> None:
     # Index 1 by default, so that code assuming index 0 shows (docs/python.md).
     ops.set_device(1 if count > 1 else 0)
     return device_type()
-
-
-def _autograd_started():
-    import threading
-
-    return any(t.name.startswith("pt_autograd") for t in threading.enumerate())
 
 
 def _register_device_module(ops):

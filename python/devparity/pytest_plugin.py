@@ -323,8 +323,41 @@ def _row(item):
         yield
 
 
+def _absent(device):
+    # Why the test's device is not in this process (None when it is), from its device guard alone, so
+    # that asking starts nothing: a "cuda" row on a machine without CUDA skips as it would without
+    # devparity, untouched by the trace.
+    if device is None:
+        return None
+    from devparity._devices import ops
+
+    return ops().device_absent(str(device)) or None
+
+
+def _held_back(item):
+    # Note [One accelerator per process]: with the simulated device installed here, torch 2.x takes it
+    # for the process's accelerator and gives CUDA's backward its streams, so a row on another real
+    # accelerator would fail here where it passes in a process of its own.
+    target = _test_target(item)
+    if target is None or target.type in ("cpu", "meta", "vdev", "privateuseone") or _absent(target):
+        return None
+    from devparity import installed_count
+
+    if not installed_count():
+        return None
+    return (f"devparity: the {target} row does not run in this process: the simulated device is installed here "
+            f"(--devparity-devices), and torch 2.x takes it for the process's accelerator, whose streams it then gives "
+            f"{target.type}'s backward; run the {target} rows in a pytest process without devparity's devices")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item):
+    if _state(item.config).enabled:
+        held = _held_back(item)
+        if held:
+            if item.config.getoption("devparity_trace"):
+                _record_untraced(item, _test_target(item), held)
+            pytest.skip(held)
     with _row(item):
         yield
 
@@ -433,6 +466,17 @@ def pytest_runtest_call(item):
         _fail_on_races(item, run, failed=outcome.excinfo is not None)
 
 
+def _untraced_call(item, target, absent):
+    # The test's device is not in this process: the test runs as it would without devparity (it skips
+    # itself, or fails as it would), and its row of --devparity-report is a skip with the reason.
+    started = time.perf_counter()
+    with _row(item):
+        outcome = yield
+    reason = _skip_reason(outcome.excinfo) or f"not traced: {absent}"
+    _record_untraced(item, target, reason, (time.perf_counter() - started) * 1000.0)
+    return outcome
+
+
 def _traced_call(item):
     import torch
 
@@ -441,6 +485,9 @@ def _traced_call(item):
 
     strict = item.config.getoption("devparity_placement") == "strict"
     target = _test_target(item)
+    absent = _absent(target)
+    if absent:
+        return (yield from _untraced_call(item, target, absent))
     tracer = devparity.trace(target, strict=strict)
     started = time.perf_counter()
     with _row(item):
@@ -452,15 +499,14 @@ def _traced_call(item):
         with Received():
             outcome = yield
         exc = outcome.excinfo
+        skipped_because = _skip_reason(exc)
         try:  # the trace ends whatever a rerun raises: the next test opens its own
-            skipped = exc is not None and issubclass(exc[0], pytest.skip.Exception)
-            if drawn is not None and not skipped and not torch.equal(drawn, _draws_state()):
+            if drawn is not None and skipped_because is None and not torch.equal(drawn, _draws_state()):
                 _random_sweep(item, tracer, sweep)
         finally:
             tracer.__exit__(*(exc if exc else (None, None, None)))
     test_file = os.path.abspath(str(item.fspath))
     tracer.findings = [f for f in tracer.findings if not _scaffolding(test_file, f)]
-    skipped_because = str(exc[1].msg if hasattr(exc[1], "msg") else exc[1]) if skipped else None
     _record(item, tracer, (time.perf_counter() - started) * 1000.0, skipped_because)
     failing = tracer.errors
     once = item.config.getoption("devparity_warnings") == "once"
@@ -568,10 +614,26 @@ def _record(item, tracer, duration_ms, skipped_because=None):
         item.add_report_section("call", "devparity", text)
     status = "skip" if skipped_because is not None else "fail" if tracer.errors else "pass"
     seeds = dict(item.user_properties).get("devparity_random_sweep")
-    _state(item.config).results.append({"id": item.nodeid, "target": tracer.target_name, "status": status,
-                                "ops": tracer.ops, "findings": findings, "duration_ms": duration_ms,
-                                "mode": "strict" if tracer.strict else "warn", "random_sweep": seeds,
-                                "skipped_because": skipped_because})
+    _append_row(item, tracer.target_name, status, tracer.ops, findings, duration_ms, seeds, skipped_because)
+
+
+def _record_untraced(item, target, reason, duration_ms=0.0):
+    # A row the trace did not run: a skip with its reason.
+    _append_row(item, str(target), "skip", 0, [], duration_ms, None, reason)
+
+
+def _append_row(item, target, status, ops, findings, duration_ms, seeds, skipped_because):
+    _state(item.config).results.append({"id": item.nodeid, "target": target, "status": status, "ops": ops,
+                                        "findings": findings, "duration_ms": duration_ms,
+                                        "mode": item.config.getoption("devparity_placement"), "random_sweep": seeds,
+                                        "skipped_because": skipped_because})
+
+
+def _skip_reason(exc):
+    # The reason a test gave pytest.skip(), or None when it did not skip.
+    if exc is None or not issubclass(exc[0], pytest.skip.Exception):
+        return None
+    return str(exc[1].msg if hasattr(exc[1], "msg") else exc[1])
 
 
 def pytest_sessionfinish(session, exitstatus):

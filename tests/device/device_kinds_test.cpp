@@ -18,6 +18,7 @@ DeviceInventory machine(int cuda, int vdev) {
   DeviceInventory inv;
   inv.cuda_count = cuda;
   inv.cuda_compiled = cuda > 0;
+  inv.vdev_compiled = true;
   inv.vdev_count = vdev;
   return inv;
 }

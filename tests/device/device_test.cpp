@@ -89,6 +89,7 @@ TEST(DeviceTest, AutoExpandsToTheWholeMatrixInOrder) {
 
 TEST(DeviceTest, VirtualDevices) {
   DeviceInventory inv;
+  inv.vdev_compiled = true;
   inv.vdev_count = 3;
   const auto v1 = resolve_device("vdev:1", inv);
   ASSERT_TRUE(v1.available());
@@ -106,6 +107,8 @@ TEST(DeviceTest, VirtualDevices) {
   inv.vdev_count = 1;
   EXPECT_FALSE(resolve_device("vdev:N", inv).available());
   inv.vdev_count = 0;
+  EXPECT_NE(resolve_device("vdev:0", inv).absent_reason.find("not installed"), std::string::npos);
+  inv.vdev_compiled = false;
   EXPECT_NE(resolve_device("vdev:0", inv).absent_reason.find("no virtual device"), std::string::npos);
   EXPECT_THROW(resolve_device("vdev:x", inv), UsageError);
 }

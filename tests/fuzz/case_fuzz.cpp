@@ -24,6 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace devparity;
   static const DeviceInventory inventory = [] {
     DeviceInventory i;
+    i.vdev_compiled = true;
     i.vdev_count = 2;
     return i;
   }();

@@ -235,6 +235,75 @@ def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace(pytest_ru
     assert by_id["test_sample.py::test_ramp[vdev:1]"]["status"] == "pass"
 
 
+OTHER_DEVICES_MODULE = """
+import pytest
+import torch
+
+
+def present(device):
+    kind, _, index = device.partition(":")
+    if kind == "cuda":
+        return torch.cuda.is_available() and torch.cuda.device_count() > int(index or 0)
+    if kind == "mps":
+        return getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
+    return True
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda", "cuda:1", "mps"])
+def test_skips_where_the_device_is_missing(device):
+    if not present(device):
+        pytest.skip(f"no {device} here")
+    assert torch.ones(2, device=device).sum().item() == 2
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_uses_the_device_without_asking(device):
+    assert torch.ones(2, device=device).sum().item() == 2
+"""
+
+
+def test_a_row_on_a_device_this_process_lacks_runs_as_without_devparity(pytest_run, pytester, tmp_path):
+    # issue 55: the trace's setup touched "cuda" on a machine without it, so the test failed with
+    # "not linked with support for cuda devices" instead of skipping, and its row was lost.
+    pytester.makepyfile(test_other_devices=OTHER_DEVICES_MODULE)
+    report = tmp_path / "session.json"
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--devparity-trace", f"--devparity-report={report}",
+                               "test_other_devices.py")
+    rows = {r["id"]: r for r in load_report(report)["results"]}
+    name = "test_other_devices.py::test_skips_where_the_device_is_missing"
+    assert outcomes[f"{name}[cpu]"] == outcomes[f"{name}[vdev:1]"] == "PASSED", run.stdout[-3000:]
+    assert rows[f"{name}[vdev:1]"]["status"] == "pass"
+    present = devices_present()
+    missing = [d for d in ("cuda", "cuda:1", "mps") if d not in present]
+    for device in ("cuda", "cuda:1", "mps"):
+        row = rows[f"{name}[{device}]"]
+        assert f"{name}[{device}]" not in outcomes, (device, run.stdout[-3000:])  # -rA names no skipped test
+        assert row["status"] == "skip", row
+        if device in missing:  # the test's own skip, with its own reason
+            assert row["message"].startswith(f"skipped: no {device} here"), row
+            assert re.search(rf"^SKIPPED \[1\] test_other_devices.py:\d+: no {device} here$", run.stdout, re.M)
+        else:  # a real GPU beside the simulated device: held back, with the reason
+            assert "does not run in this process" in row["message"], row
+    # The twin: a test that uses a missing device without asking fails as it would without devparity,
+    # and is no pass in the report.
+    if "cuda" in missing:
+        twin = "test_other_devices.py::test_uses_the_device_without_asking[cuda]"
+        assert outcomes[twin] == "FAILED", run.stdout[-3000:]
+        assert rows[twin]["status"] == "skip" and "not traced" in rows[twin]["message"], rows[twin]
+    assert "already active" not in run.stdout
+
+
+def devices_present():
+    """Which of cuda, cuda:1 and mps this machine has, asked in a process of its own (importing torch
+    here would break pytester's inline runs, which import it afresh)."""
+    code = ("import json, torch; mps = getattr(torch.backends, 'mps', None); print(json.dumps("
+            "{'cuda': torch.cuda.is_available(), 'cuda:1': torch.cuda.device_count() > 1, "
+            "'mps': mps is not None and mps.is_available()}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return {name for name, here in json.loads(done.stdout).items() if here}
+
+
 def test_the_session_report_names_the_placement_mode(pytest_run, tmp_path):
     # issue 37: it said "warn" whatever --devparity-placement was.
     report = tmp_path / "session.json"

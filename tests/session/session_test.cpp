@@ -28,7 +28,7 @@ class SessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     register_builtins();
-    inventory_.vdev_count = vdev::device_count();
+    inventory_ = DeviceInventory::probe();
     suites_ = {load_suite(dir_.write("suite.json", kSuite.dump()), inventory_)};
     config_.argv = {"session_test"};
     config_.suites = {"suite.json"};

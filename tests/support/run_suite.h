@@ -38,9 +38,8 @@ inline EventRecorder run_suite(const nlohmann::json& suite, const std::string& d
   register_builtins();
   TempDir dir;
   const auto path = dir.write("suite.json", suite.dump(2));
-  DeviceInventory inventory;
+  auto inventory = DeviceInventory::probe();
   inventory.cuda_count = cuda_count;
-  inventory.vdev_count = vdev::device_count();
   const std::vector<Suite> suites = {load_suite(path, inventory)};
   config.argv = {"devparity_tests"};
   config.suites = {path};

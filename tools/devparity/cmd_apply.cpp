@@ -6,6 +6,7 @@
 #include "harness/base/npy.h"
 #include "harness/base/text.h"
 #include "harness/device/device.h"
+#include "harness/device/device_kinds.h"
 #include "harness/jpeg/validator.h"
 #include "harness/subject/execution.h"
 #include "harness/subject/transform_registry.h"
@@ -90,10 +91,12 @@ int cmd_apply(const Options& options) {
   }
   check_output_name(o.output, *subject);
   check_not_an_input({"--output", o.output}, {o.input});
-  const auto target = resolve_device(o.device, DeviceInventory::probe());
+  const auto inventory = DeviceInventory::probe(RunOptions{}.vdev_count);
+  const auto target = resolve_device(o.device, inventory);
   if (!target.available()) {
     throw UsageError(fmt::format("--device {}: {}", o.device, target.absent_reason));
   }
+  if (const auto install = target.kind().install) install(inventory);
   if (!target.has_values()) {
     throw UsageError("--device meta: meta outputs carry no values to write; use a device with values");
   }

@@ -78,6 +78,10 @@ void add_vdev_options(CLI::App& run_app, Options& o) {
       ->check(CLI::Range(1, 16))
       ->envname("DEVPARITY_VDEV_COUNT")
       ->capture_default_str();
+  run->add_flag("--vdev-worker", o.run.vdev_worker,
+                "Run the vdev rows in a worker process of their own, as a run with CUDA rows does by itself: "
+                "the simulated device is then never installed in this process (docs/simulated-devices.md)")
+      ->envname("DEVPARITY_VDEV_WORKER");
   run->add_flag("--vdev-async,!--vdev-sync", o.run.vdev_async,
                 "vdev streams run later, in an interleaving drawn from each trial's seed, with a race "
                 "detector: stream and event ordering bugs show without a GPU (the default; --vdev-sync "
@@ -265,6 +269,7 @@ RunConfig run_config(const Options& options, const DeviceInventory& inventory) {
   c.isolation.unit = parse_isolation(o.isolate, "--isolate");
   // Note [Workers]: a worker runs this command line; --worker takes precedence.
   c.isolation.arguments.assign(options.argv.begin() + 1, options.argv.end());
+  c.isolation.workers = true;
   c.isolation.memory_limit_mb = static_cast<double>(o.memory_limit_mb);
   c.timeout_s = o.timeout_s;
   c.vdev_async = o.vdev_async;
@@ -276,6 +281,7 @@ RunConfig run_config(const Options& options, const DeviceInventory& inventory) {
     throw UsageError(e.what());
   }
   c.worker = o.worker;
+  c.vdev_worker = o.vdev_worker;
   c.report = o.report;
   c.console.quiet = o.quiet;
   c.console.verbose = o.verbose;
@@ -297,8 +303,8 @@ int cmd_run(const Options& options) {
   if (o.worker.empty()) interrupt::install();
   // A huge grid takes a while to check and plan before the console reports anything.
   if (o.worker.empty() && !o.quiet) PhaseProgress::configure(o.progress_s, &std::cout);
-  vdev::install(o.vdev_count);
-  const auto inventory = DeviceInventory::probe();
+  // The run's vdev rows count whichever process installs the device (Note [One accelerator per process]).
+  const auto inventory = DeviceInventory::probe(o.vdev_count);
   auto config = run_config(options, inventory);
   std::vector<Suite> suites;
   if (!o.torchscript.empty()) {

@@ -37,6 +37,7 @@ struct RunOptions {
   int64_t max_trials = 0;                            ///< a larger plan is refused; 0: no cap
   std::string placement = "warn";                    ///< warn | strict | off
   int vdev_count = 2;                                ///< virtual device indices
+  bool vdev_worker = false;                          ///< vdev rows in a worker process (--vdev-worker)
   bool vdev_async = true;                            ///< vdev streams run later (vdev/async.h)
   int interleavings = 1;                             ///< with vdev_async: interleavings per trial
   std::string pinned_release = "pooled";             ///< with vdev_async: pooled or eager
