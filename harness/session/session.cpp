@@ -271,10 +271,10 @@ RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites
   const auto isolate = isolated_executor(config);
   SessionOutputs outputs(config);
   options.split = split == Split::kWorker;
+  if (artifacts && (isolate || options.split)) artifacts->clear_stale();  // before a worker saves any
   if (isolate) {
     options.isolate = isolate.get();
     options.isolate_unit = config.isolation.unit;
-    if (artifacts) artifacts->clear_stale();
   } else {
     install_kinds(plan, inventory, options.split);
   }

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -59,6 +60,38 @@ TEST_F(AcceleratorSplitCli, VdevRowsInAWorkerGiveTheVerdictsOfOneProcess) {
     EXPECT_EQ(here["environment"]["accelerator"], "vdev");
     EXPECT_NE(apart["environment"]["accelerator"], "vdev");
   }
+}
+
+TEST_F(AcceleratorSplitCli, TheWorkersFailingTrialsKeepTheirEvidenceAndWhatMovedThem) {
+  // Parity failures on vdev:1 alone: a float32 matmul under TF32 (--vdev-perturb tf32).
+  const json suite = {{"cases",
+                       {{{"name", "tf32"}, {"subject", "fault_perturb_tf32_color_matrix"},
+                         {"inputs", {{{"pattern", "noise"}, {"shape", {2, 3, 29, 37}}}}}, {"dtypes", {"float32"}}}}}};
+  const auto path = dir_.write("perturb.json", suite.dump());
+  std::map<std::string, std::string> found[2];
+  for (int apart = 0; apart < 2; ++apart) {
+    const auto name = apart ? "apart.json" : "here.json";
+    const auto r = run_cli("run --suite " + shell_quote(path) + " --devices cpu,vdev:1 --vdev-perturb tf32 --report " +
+                               name + (apart ? " --vdev-worker" : ""),
+                           dir_.path(), DEVPARITY_FAULTS_BINARY);
+    EXPECT_EQ(r.exit_code, 1) << describe(r);
+    const auto rep = report(name);
+    found[apart] = verdicts(rep);
+    int kept = 0;
+    for (const auto& res : rep["results"]) {
+      if (res["device"] != "vdev:1") continue;
+      EXPECT_EQ(res["status"], "fail") << res["id"];
+      EXPECT_EQ(res["perturbed"]["blamed"], json::array({"tf32"})) << res["id"];
+      for (const auto& c : res["checks"]) {
+        for (const auto& a : c.value("artifacts", json::array())) {
+          EXPECT_TRUE(std::filesystem::exists(dir_.file(a["path"].get<std::string>()))) << a["path"];
+          ++kept;
+        }
+      }
+    }
+    EXPECT_GT(kept, 0) << name;
+  }
+  EXPECT_EQ(found[1], found[0]);
 }
 
 TEST_F(AcceleratorSplitCli, ARunWithoutVdevRowsNeverInstallsTheSimulatedDevice) {

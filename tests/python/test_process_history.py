@@ -157,3 +157,24 @@ def test_a_fork_runs_vdev_backward_after_the_parent_did():
                 break
             time.sleep(0.05)
         """) == 0
+
+
+def test_loading_devparity_registers_no_device_and_installing_makes_vdev_the_accelerator():
+    # The H100's CUDA gradient rows asserted because libdevparity installed the simulated device when
+    # it loaded, and torch 2.x then takes it for the process's accelerator, whose streams autograd asks
+    # for every node (Note [One accelerator per process]). What a CPU can see of that: loading
+    # registers nothing a process meets; installing registers the device and, on 2.x, the accelerator.
+    found = run("""
+        ops = devparity._devices.ops()
+        api = getattr(getattr(torch, "accelerator", None), "current_accelerator", None)
+        def state():
+            current = api() if api else None
+            return {"guard": not ops.device_absent("privateuseone:0"), "accelerator": current and current.type}
+        loaded = state()
+        devparity.install()
+        print(json.dumps({"loaded": loaded, "installed": state(), "api": api is not None,
+                          "name": devparity.device_type()}))""")
+    assert not found["loaded"]["guard"] and found["installed"]["guard"], found
+    assert found["loaded"]["accelerator"] not in ("vdev", "privateuseone"), found
+    if found["api"]:  # torch 2.6+: the named backend is the process's accelerator once installed
+        assert found["installed"]["accelerator"] == found["name"] == "vdev", found
