@@ -15,6 +15,8 @@
 #             the archive and stub carried in .gpu-carry/, as tools/gpu/half_precision.sh says)
 #   tools/gpu/check.sh [OUT]      OUT: $OUT (the device tool's) or build/gpu-check
 #   DEVPARITY_GPU_STEPS="audit split" tools/gpu/check.sh [OUT]   the steps named, in this order
+#   DEVPARITY_GPU_BUILT=1 DEVPARITY_GPU_BUILD=build/release ...   no configure or build: the
+#                                 steps against a build made already (a rehearsal on the CPU)
 #   DEVPARITY_GPU_AUDIT_ONLY=1 tools/gpu/check.sh [OUT]
 #                                 the command-line tool alone built, and the audit
 # Works on a machine without a GPU too (the CUDA rows are then skipped, each
@@ -42,7 +44,8 @@ step() {  # step NAME LOG COMMAND...: runs, logs, notes the exit code
   return $rc
 }
 
-if [ ! -d "$deps/usr" ]; then
+built=${DEVPARITY_GPU_BUILT:-0}  # 1: $build is built already (a rehearsal against build/release)
+if [ "$built" != 1 ] && [ ! -d "$deps/usr" ]; then
   note "no dependency folder at $deps: run tools/gpu/bundle.sh here and carry it"
   exit 2
 fi
@@ -56,13 +59,16 @@ command -v nvidia-smi > /dev/null && note "gpu: $(nvidia-smi --query-gpu=name,dr
 audit_only=${DEVPARITY_GPU_AUDIT_ONLY:-0}
 steps=${DEVPARITY_GPU_STEPS:-audit split jpeg tests kornia}
 carry=${DEVPARITY_GPU_CARRY:-$root/.gpu-carry}
+kornia=${DEVPARITY_GPU_KORNIA:-0.8.1}  # the release of the GPU machine's torch series
 tests=ON target=()
 if [ "$audit_only" = 1 ]; then tests=OFF target=(--target devparity) steps=audit; fi
-step configure configure.log cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$deps/usr;$torch_prefix" -DDEVPARITY_BUILD_BENCH=OFF -DDEVPARITY_BUILD_TESTS=$tests \
-  -DDEVPARITY_PYTHON="$(command -v "$python")" || { tail -30 "$out/configure.log"; exit 1; }
-grep -E "devparity:|Found (fmt|nlohmann|CLI11|GTest|valijson|libjpeg)" "$out/configure.log" >> "$summary"
-step build build.log cmake --build "$build" -j "$jobs" "${target[@]}" || { tail -40 "$out/build.log"; exit 1; }
+if [ "$built" != 1 ]; then
+  step configure configure.log cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$deps/usr;$torch_prefix" -DDEVPARITY_BUILD_BENCH=OFF -DDEVPARITY_BUILD_TESTS=$tests \
+    -DDEVPARITY_PYTHON="$(command -v "$python")" || { tail -30 "$out/configure.log"; exit 1; }
+  grep -E "devparity:|Found (fmt|nlohmann|CLI11|GTest|valijson|libjpeg)" "$out/configure.log" >> "$summary"
+  step build build.log cmake --build "$build" -j "$jobs" "${target[@]}" || { tail -40 "$out/build.log"; exit 1; }
+fi
 
 cli=$build/tools/devparity
 # An audit's totals by device, from its report (devparity.load_report).
@@ -100,14 +106,14 @@ for s in $steps; do
         > "$out/device-tests.txt"
       note "device-facing tests: $(grep -c Passed "$out/device-tests.txt") passed, $(grep -c Failed "$out/device-tests.txt") failed, $(grep -c Skipped "$out/device-tests.txt") skipped (device-tests.txt)" ;;
     kornia)
-      if [ ! -f "$carry/kornia-v0.8.1.tar.xz" ]; then
-        note "kornia: no $carry/kornia-v0.8.1.tar.xz (carry it: tools/gpu/half_precision.sh says how)"
+      if [ ! -f "$carry/kornia-v$kornia.tar.xz" ]; then
+        note "kornia: no $carry/kornia-v$kornia.tar.xz (carry it: tools/gpu/half_precision.sh says how)"
         continue
       fi
       step kornia kornia.log env PYTHONPATH="$build/python" "$python" tools/gpu/trace_compare.py \
-        "$carry/kornia-v0.8.1.tar.xz" "$out/kornia" --stub "$carry/kornia_rs_stub"
+        "$carry/kornia-v$kornia.tar.xz" "$out/kornia" --stub "$carry/kornia_rs_stub"
       cat "$out/kornia/compare.txt" >> "$summary"
-      rm -rf "$out/kornia/kornia-v0.8.1" ;;
+      rm -rf "$out/kornia/kornia-v$kornia" ;;
     *) note "unknown step '$s' (audit split jpeg tests kornia)" ;;
   esac
 done
