@@ -133,6 +133,12 @@ void renew_after_fork() {
   renew_locked();
 }
 
+bool forks_refuse_autograd() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto made = EngineInternals::queues(ag::Engine::get_default_engine()).size();
+  return (g_first_ours < 0 ? made : static_cast<size_t>(g_first_ours)) > 0;
+}
+
 int pool_size() {
   std::lock_guard<std::mutex> lock(g_mutex);
   return static_cast<int>(EngineInternals::queues(ag::Engine::get_default_engine()).size());

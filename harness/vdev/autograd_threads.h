@@ -24,4 +24,10 @@ bool sizing_pool();
 /// Device threads the engine has: one per index, shared by every device type.
 int pool_size();
 
+/// True when PyTorch itself started device threads in this process (a
+/// device guard counted devices at the engine's first backward: CUDA's, or
+/// Debian's LibTorch 2.6's Vulkan): it then refuses autograd in every fork,
+/// and a worker that must run backward has to be a fresh process.
+bool forks_refuse_autograd();
+
 }  // namespace devparity::vdev::autograd_threads

@@ -59,5 +59,6 @@ void serve(int) {}
 void renew_after_fork() {}
 bool sizing_pool() { return false; }
 int pool_size() { return 0; }
+bool forks_refuse_autograd() { return false; }
 
 }  // namespace devparity::vdev::autograd_threads

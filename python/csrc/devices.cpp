@@ -74,6 +74,7 @@ TORCH_LIBRARY(devparity, m) {
   m.def("install(int count) -> ()", &install);
   m.def("device_count() -> int", &device_count);
   m.def("autograd_pool_size() -> int", &autograd_pool_size);
+  m.def("forks_refuse_autograd() -> bool", &devparity::vdev::autograd_threads::forks_refuse_autograd);
   m.def("named_in_libtorch() -> bool", &named_in_libtorch);
   m.def("current_device() -> int", &current_device);
   m.def("set_device(int index) -> ()", &set_device);

@@ -336,8 +336,18 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
 
         options = {"report": report, "junit": junit, "html": html, "devices": _device_list(devices),
                    "placement": placement}
-        return AuditResult.from_report(_isolation.run_isolated(in_worker, options, timeout_s))
+        arguments = dict(fn=fn, inputs=inputs, devices=devices, dtypes=dtypes, seed=seed, junit=junit, html=html,
+                         name=name, differentiable=differentiable, random=random, checks=checks, tolerance=tolerance,
+                         placement=placement, quiet=quiet, streams=(vdev_async, interleavings, pinned_release, perturb),
+                         seeds=seeds, caller=caller, autocast=autocast)
+        spawn = (_audit_spawned, arguments) if _isolation.pickles((_audit_spawned, arguments)) else None
+        return AuditResult.from_report(_isolation.run_isolated(in_worker, options, timeout_s, spawn))
     return AuditResult.from_report(here(report))
+
+
+def _audit_spawned(arguments, report_path):
+    # audit(isolate=True)'s worker when it is a fresh interpreter (_isolation.run_isolated).
+    return _audit_here(report=report_path, isolation={"worker": "spawn"}, **arguments)
 
 
 def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, differentiable, random, checks,

@@ -1,7 +1,12 @@
 """audit(isolate=True, timeout_s=...): the audit in a worker process of its own.
 
 The worker is a fork of this process, so the callable needs no pickling: a lambda or a closure
-audits as it would in place. The worker runs the whole audit (the random-gate sweep too) and
+audits as it would in place. Where PyTorch refuses autograd in forks of this process (it started
+device threads of its own: a backward ran here while a device guard counted devices, CUDA's or
+Debian's LibTorch 2.6's Vulkan), the worker is a fresh interpreter instead, given the audit
+pickled, so that gradients are checked whatever the process did before; a callable that does not
+pickle (a lambda, a closure, one defined in __main__) is audited in a fork then, and its report
+says why its gradients were not checked. The worker runs the whole audit (the random-gate sweep too) and
 streams its results to REPORT.partial as `devparity run` does; this process waits for it. What the
 audited code does to its process (os._exit, a crash, a hang past timeout_s, Ctrl-C) ends the
 worker only: the report is then rebuilt from the results it finished, marked interrupted with the
@@ -12,8 +17,10 @@ code is slower; docs/python.md says when to isolate.
 
 import json
 import os
+import pickle
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +45,7 @@ def check_arguments(isolate, timeout_s):
 
 def autograd_refused():
     """Why backward cannot run in this (forked) process, or None: PyTorch refuses autograd in a fork of a
-    process whose autograd device threads had started (a backward on an accelerator, vdev included)."""
+    process whose engine had started device threads of its own (forks_refuse_autograd())."""
     import torch
 
     try:
@@ -46,25 +53,41 @@ def autograd_refused():
     except RuntimeError as e:
         if "fork" not in str(e).lower():
             raise
-        return ("not checked: this process had run a backward on a device before the audit's worker was "
-                "forked, and PyTorch refuses autograd in such a fork (https://github.com/pytorch/pytorch/wiki/"
-                "Autograd-and-Fork); isolate before any backward on an accelerator, or audit in a fresh process, "
-                "to check gradients")
+        return ("not checked: PyTorch refuses autograd in a fork of this process, whose autograd engine had "
+                "started device threads (https://github.com/pytorch/pytorch/wiki/Autograd-and-Fork), and the "
+                "audited callable does not pickle for a fresh worker (a lambda, a closure, or defined in "
+                "__main__): define it at module level, isolate before any backward, or audit in place to check "
+                "gradients")
     return None
 
 
-def run_isolated(run, options, timeout_s):
+def pickles(payload):
+    """True when `payload` can be rebuilt in a fresh interpreter: it pickles, and names nothing of
+    __main__ (a fresh interpreter's __main__ is not this one's)."""
+    try:
+        data = pickle.dumps(payload)
+    except Exception:  # noqa: BLE001 -- PicklingError, AttributeError and TypeError all mean "no"
+        return False
+    return b"__main__" not in data
+
+
+def run_isolated(run, options, timeout_s, spawn=None):
     """Runs `run(report_path)` (the in-process audit, returning its report) in a forked worker; returns
     the report, rebuilt and marked when the worker did not finish. `options`: the audit's options
-    (report, junit, html, devices), for the rebuilt report."""
+    (report, junit, html, devices), for the rebuilt report. `spawn`: (function, arguments), both
+    picklable, that make the same report in a fresh interpreter (`function(arguments, report_path)`),
+    used where PyTorch refuses autograd in forks of this process."""
     folder = tempfile.mkdtemp(prefix="devparity-audit-")
     report = options.get("report") or os.path.join(folder, "report.json")
     result = os.path.join(folder, "result.json")
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the worker: never returns
-        _worker(run, report, result)
+    if spawn is not None and _ops().forks_refuse_autograd():
+        pid = _spawn(spawn, folder, report, result)
+    else:
+        pid = os.fork()
+        if pid == 0:  # the worker: never returns
+            _worker(run, report, result)
     try:
         status = _wait(pid, timeout_s)
         if status is None:
@@ -79,6 +102,23 @@ def run_isolated(run, options, timeout_s):
         raise
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _spawn(spawn, folder, report, result):
+    # A fresh interpreter with this one's module path, given the audit pickled.
+    payload = os.path.join(folder, "audit.pickle")
+    with open(payload, "wb") as f:
+        pickle.dump(spawn, f)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    code = "import sys; from devparity._isolation import spawned_worker; spawned_worker(*sys.argv[1:])"
+    return subprocess.Popen([sys.executable, "-c", code, payload, report, result], env=env).pid
+
+
+def spawned_worker(payload, report, result):
+    """The fresh interpreter's end of _spawn: runs the pickled audit and never returns."""
+    with open(payload, "rb") as f:
+        function, arguments = pickle.load(f)
+    _worker(lambda path: function(arguments, path), report, result)
 
 
 def _worker(run, report, result):

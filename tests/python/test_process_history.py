@@ -18,21 +18,7 @@ import pytest
 
 SUBJECTS = '''
 import json, os, torch, devparity
-
-class CpuGradScale(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x * 0.5
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * torch.full(grad.shape, 0.5)  # a device-less factory in backward
-
-def clean(x):
-    return x * 0.5
-
-def faulty(x):
-    return CpuGradScale.apply(x)
+from history_twins import clean, faulty
 
 def verdicts(**options):
     found = {}
@@ -60,7 +46,7 @@ AUDITS = {"in place": "", "isolated": "isolate=True", "with a time limit": "time
 
 
 def run(code):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # conftest put the twins there
     out = subprocess.run([sys.executable, "-c", SUBJECTS + textwrap.dedent(code)], capture_output=True, text=True,
                          timeout=600, env=env)
     assert out.returncode == 0, out.stderr[-3000:]
@@ -178,3 +164,26 @@ def test_loading_devparity_registers_no_device_and_installing_makes_vdev_the_acc
     assert found["loaded"]["accelerator"] not in ("vdev", "privateuseone"), found
     if found["api"]:  # torch 2.6+: the named backend is the process's accelerator once installed
         assert found["installed"]["accelerator"] == found["name"] == "vdev", found
+
+
+def test_where_forks_refuse_autograd_an_isolated_audit_runs_in_a_fresh_interpreter():
+    # PyTorch refuses autograd in forks of a process whose engine started device threads of its own
+    # (Debian's LibTorch 2.6 counts a Vulkan device, so any backward does; CUDA on a GPU machine): the
+    # worker is then a fresh interpreter given the audit pickled. A lambda cannot be, and its report
+    # says why its gradients were not checked.
+    found = run("""
+        w = torch.ones(3, requires_grad=True); (w * 2).sum().backward()
+        devparity.install()
+        refused = devparity._devices.ops().forks_refuse_autograd()
+        out = [refused]
+        for fn in (clean, lambda x: x * 0.5):
+            r = devparity.audit(fn, [torch.rand(1, 3, 8, 8)], devices="cpu,vdev:1", isolate=True)
+            out.append([r.passed, r.report["run"]["isolation"],
+                        sorted(c["status"] for x in r.results for c in x["checks"] if c["name"] == "gradient")])
+        print(json.dumps(out))""")
+    refused, module_level, lam = found
+    assert module_level == [True, {"worker": "spawn" if refused else "fork"}, ["pass", "pass"]], found
+    if refused:
+        assert lam[0] and "does not pickle" in lam[1]["gradient"] and lam[2] == ["skip", "skip"], found
+    else:
+        assert lam == [True, {"worker": "fork"}, ["pass", "pass"]], found
