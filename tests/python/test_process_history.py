@@ -88,14 +88,17 @@ def test_the_issues_snippets():
 def test_a_backward_before_install_left_no_thread_for_vdev_and_install_serves_it():
     # The cause, seen directly: PyTorch's pool after a CPU-only backward has no device thread at all,
     # so every later vdev backward met engine.cpp's assertion; install() serves vdev's indices.
-    assert run("""
+    before, after, grad = run("""
         w = torch.ones(3, requires_grad=True); w.sum().backward()
         before = devparity._devices.ops().autograd_pool_size()
         devparity.install(3)
         after = devparity._devices.ops().autograd_pool_size()
         v = torch.ones(2, device=devparity.device("vdev:2"), requires_grad=True)
         (v * 4).sum().backward()
-        print(json.dumps([before, after, v.grad.sum().item()]))""") == [0, 3, 8.0]
+        print(json.dumps([before, after, v.grad.sum().item()]))""")
+    # 0 threads on LibTorch 1.13; 1 on Debian's 2.6, whose Vulkan guard counts one device. Either way
+    # none for vdev:2.
+    assert before < 3 and after == 3 and grad == 8.0, (before, after, grad)
 
 
 def test_an_audit_then_backward_passes_of_the_process_own():
@@ -120,15 +123,21 @@ def test_a_traced_backward_after_a_backward_finds_nothing_on_clean_code():
 
 def test_a_fork_runs_vdev_backward_after_the_parent_did():
     # The threads devparity starts do not survive fork(): the child's first vdev tensor starts them again.
+    # Where PyTorch started device threads of its own it refuses autograd in any fork (its rule, for
+    # CUDA's sake): the child then gets PyTorch's error at once, not a backward that waits forever.
     assert run("""
         devparity.install()
         v = torch.ones(3, device=devparity.device("vdev:1"), requires_grad=True)
         (v * 2).sum().backward()
+        refused = devparity._devices.ops().forks_refuse_autograd()
         pid = os.fork()
         if pid == 0:
             u = torch.ones(3, device=devparity.device("vdev:1"), requires_grad=True)
-            (u * 5).sum().backward()
-            os._exit(0 if u.grad.sum().item() == 15 else 1)
+            try:
+                (u * 5).sum().backward()
+            except RuntimeError as e:
+                os._exit(0 if refused and "fork" in str(e) else 2)
+            os._exit(0 if u.grad.sum().item() == 15 and not refused else 1)
         import time
         deadline = time.time() + 120
         while True:
@@ -154,7 +163,10 @@ def test_loading_devparity_registers_no_device_and_installing_makes_vdev_the_acc
         ops = devparity._devices.ops()
         api = getattr(getattr(torch, "accelerator", None), "current_accelerator", None)
         def state():
-            current = api() if api else None
+            try:
+                current = api() if api else None
+            except RuntimeError:  # 2.6: "Cannot access accelerator device when none is available"
+                current = None
             return {"guard": not ops.device_absent("privateuseone:0"), "accelerator": current and current.type}
         loaded = state()
         devparity.install()
@@ -183,7 +195,7 @@ def test_where_forks_refuse_autograd_an_isolated_audit_runs_in_a_fresh_interpret
         print(json.dumps(out))""")
     refused, module_level, lam = found
     assert module_level == [True, {"worker": "spawn" if refused else "fork"}, ["pass", "pass"]], found
-    if refused:
-        assert lam[0] and "does not pickle" in lam[1]["gradient"] and lam[2] == ["skip", "skip"], found
+    if refused:  # the gradient check is off in that fork, and the report says why
+        assert lam[0] and "does not pickle" in lam[1]["gradient"] and lam[2] == [], found
     else:
         assert lam == [True, {"worker": "fork"}, ["pass", "pass"]], found
