@@ -100,7 +100,9 @@ TEST_F(AcceleratorSplitCli, ARunWithoutVdevRowsNeverInstallsTheSimulatedDevice) 
     EXPECT_EQ(r.exit_code, 0) << describe(r);
     const auto rep = report("r.json");
     EXPECT_FALSE(rep["environment"]["vdev_installed"].get<bool>()) << devices;
-    if (!rep["environment"]["accelerator"].is_null()) EXPECT_NE(rep["environment"]["accelerator"], "vdev") << devices;
+    if (!rep["environment"]["accelerator"].is_null()) {
+      EXPECT_NE(rep["environment"]["accelerator"], "vdev") << devices;
+    }
   }
 }
 
