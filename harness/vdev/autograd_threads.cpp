@@ -38,7 +38,9 @@ namespace devparity::vdev::autograd_threads {
 // forked worker refuse gradients after any earlier audit. The threads devparity
 // starts are not marked; in a fork they are started again instead, at its
 // first vdev allocation (renew_after_fork()). A pool PyTorch made with device
-// threads of its own (CUDA's) keeps PyTorch's rule.
+// threads of its own (CUDA's; the Vulkan guard of Debian's LibTorch 2.6 counts a
+// device too) keeps PyTorch's rule: forks_refuse_autograd() says so, and
+// audit(isolate=True) then starts a fresh interpreter instead of a fork.
 namespace {
 
 namespace ag = torch::autograd;
@@ -57,6 +59,14 @@ std::atomic<bool> g_forked{false};
 int g_first_ours = -1;  // the pool's first index devparity added (-1: none)
 
 void forked_child() { g_forked.store(true); }
+
+// While the engine sizes its pool on this thread, the virtual device counts none.
+struct Sizing {
+  Sizing() { t_sizing = true; }
+  ~Sizing() { t_sizing = false; }
+  Sizing(const Sizing&) = delete;
+  Sizing& operator=(const Sizing&) = delete;
+};
 
 // The engine's own thread body, not an override's: Python's engine would first
 // take the interpreter lock to make the thread a Python state, and a thread
@@ -116,14 +126,12 @@ void serve(int count) {
   std::lock_guard<std::mutex> lock(g_mutex);
   renew_locked();
   auto& engine = ag::Engine::get_default_engine();
-  t_sizing = true;
   try {
+    const Sizing sizing;
     engine.initialize_device_threads_pool();
   } catch (const c10::Error&) {
-    t_sizing = false;
     return;  // a fork PyTorch refuses autograd in: no backward runs here at all
   }
-  t_sizing = false;
   if (static_cast<int>(EngineInternals::queues(engine).size()) < count) grow(engine, count);
 }
 
