@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -63,7 +64,12 @@ TEST_F(CliUsage, OtherUsageErrors) {
            // A cap on the plan, refused before anything runs (issue 41).
            {"run --devices cpu --max-trials 10 --report r.json",
             "trials, more than --max-trials 10: narrow it with --filter"},
-           {"run --progress-s -1", "--progress-s"}}) {
+           {"run --progress-s -1", "--progress-s"},
+           // Issue 56: nan or 1e300 made the progress thread spin, deaf to SIGTERM, writing 40 GB.
+           {"run --progress-s nan", "--progress-s: expected 0 (no progress lines) or a number of seconds up to"},
+           {"run --progress-s inf", "--progress-s: expected 0"},
+           {"run --progress-s 1e300", "got '1e300'"},
+           {"run --progress-s 86401", "up to 86400 (a day)"}}) {
     const auto r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
     EXPECT_NE(r.err.find(said), std::string::npos) << args << "\n" << describe(r);
@@ -98,6 +104,25 @@ TEST_F(CliUsage, AHugeGridShowsProgressWhileItIsCheckedAndPlanned) {
   EXPECT_NE(r.out.find(" of 80000 variant-inputs ("), std::string::npos) << describe(r);
   EXPECT_NE(r.out.find("progress: making the plan, case grid: "), std::string::npos) << describe(r);
   EXPECT_EQ(cli(run + " -q").out.find("progress:"), std::string::npos);
+}
+
+// Issue 56: a tiny period is the floor (0.05 s), not a line per microsecond; the twin, the floor
+// itself, is taken as given.
+TEST_F(CliUsage, ATinyProgressPeriodIsTheFloor) {
+  json sizes = json::array();
+  for (int w = 1; w <= 100; ++w) sizes.push_back({4, w});
+  dir_.write("grid.json", json({{"cases", {{{"name", "grid"}, {"subject", "resize"}, {"grid", {{"size", sizes}}},
+                                            {"dtypes", {"float32"}}}}}})
+                              .dump());
+  for (const char* period : {"1e-300", "0.05"}) {
+    const auto started = std::chrono::steady_clock::now();
+    const auto r = cli(std::string("run --suite grid.json --devices cpu --report r.json --progress-s ") + period);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    EXPECT_EQ(r.exit_code, 0) << period << "\n" << describe(r);
+    size_t lines = 0;
+    for (size_t at = r.out.find("progress:"); at != std::string::npos; at = r.out.find("progress:", at + 1)) ++lines;
+    EXPECT_LE(static_cast<double>(lines), seconds / 0.05 + 10) << period << ": " << lines << " lines in " << seconds << " s";
+  }
 }
 
 TEST_F(CliUsage, FailingRunExitsOne) {

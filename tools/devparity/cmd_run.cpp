@@ -152,8 +152,9 @@ void add_execution_options(CLI::App& run_app, Options& o) {
       ->capture_default_str();
   run->add_option("--progress-s", o.run.progress_s,
                   "When the output is not a terminal (a CI log): a progress line at least this often, with "
-                  "done/planned, an estimate of what is left and the trial running; 0: none")
-      ->check(CLI::NonNegativeNumber)
+                  "done/planned, an estimate of what is left and the trial running; 0: none (at most a day; "
+                  "shorter than 0.05 s is 0.05 s)")
+      ->transform(progress_period_check())
       ->capture_default_str();
   run->add_option("--max-trials", o.run.max_trials,
                   "Refuse to start a run whose plan has more trials (0: no cap); plans of 100000 or more "

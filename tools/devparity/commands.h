@@ -52,6 +52,10 @@ void add_plugin_option(CLI::App& command, Options& options);
 
 /// A number of seconds: finite and above zero ("nan", "inf" and 0 are refused in words).
 CLI::Validator seconds_check();
+/// --progress-s: 0, or finite seconds up to a day; below the floor, the floor.
+inline constexpr double kMinProgressPeriodS = 0.05;
+inline constexpr double kMaxProgressPeriodS = 86400.0;
+CLI::Validator progress_period_check();
 /// A seed: a whole number from 0 to 2^64-1, refused rather than saturated past it.
 CLI::Validator seed_check();
 

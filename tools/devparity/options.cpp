@@ -49,6 +49,22 @@ CLI::Validator seconds_check() {
       "SECONDS");
 }
 
+CLI::Validator progress_period_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(value) || value < 0 || value > kMaxProgressPeriodS) {
+          return fmt::format("expected 0 (no progress lines) or a number of seconds up to {:g} (a day), got '{}'",
+                             kMaxProgressPeriodS, text);
+        }
+        // A line per microsecond would fill a disk: tiny periods are the floor.
+        if (value > 0 && value < kMinProgressPeriodS) text = fmt::format("{:g}", kMinProgressPeriodS);
+        return "";
+      },
+      "SECONDS");
+}
+
 CLI::Validator seed_check() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
