@@ -2,6 +2,7 @@
 
 #include "harness/base/text.h"
 #include "harness/model/results.h"
+#include "harness/report/markup.h"
 #include "harness/report/packed_report.h"
 #include "harness/report/report_file.h"
 
@@ -38,15 +39,16 @@ std::optional<double> number_at(const nlohmann::json& stats, const char* key) {
 // A number that became NaN or infinite has moved, whatever the thresholds.
 bool became_non_finite(double from, double to) { return std::isfinite(from) && !std::isfinite(to); }
 
-// A table cell: pipes escaped (GitHub's tables take \|), no newlines.
+// A table cell of text from a report, shown as text (markdown_text), cut at 160 characters.
 std::string cell(std::string s) {
   if (s.size() > 160) s = s.substr(0, 157) + "...";
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else out += (c == '\n' || c == '\r') ? ' ' : c;
-  }
-  return out;
+  return markdown_text(s);
+}
+
+// The same inside a code span.
+std::string code(std::string s) {
+  if (s.size() > 160) s = s.substr(0, 157) + "...";
+  return "`" + markdown_code(s) + "`";
 }
 
 // The moves of one transform on one device: how many, and the largest.
@@ -207,16 +209,20 @@ nlohmann::json ReportDiff::to_json() const {
           {"stats_moved", moves}};
 }
 
+// Text from the reports reaches a terminal as text (terminal_text): no escape sequence in a case
+// name or a message recolours a line or prints a fake verdict.
 std::string ReportDiff::to_text() const {
+  const auto& t = terminal_text;
   std::ostringstream out;
-  out << fmt::format("{} -> {}: {} paired result(s), {} only in the old, {} only in the new\n", old_path,
-                     new_path, paired, only_old.size(), only_new.size());
+  out << fmt::format("{} -> {}: {} paired result(s), {} only in the old, {} only in the new\n", t(old_path),
+                     t(new_path), paired, only_old.size(), only_new.size());
   auto list = [&](const char* title, const std::vector<StatusChange>& v) {
     if (v.empty()) return;
     out << fmt::format("\n{} ({}):\n", title, v.size());
     for (const auto& c : v) {
-      out << fmt::format("  {}  {} -> {}{}\n", c.id, c.from, c.to, c.checks.empty() ? "" : " [" + c.checks + "]");
-      if (!c.message.empty()) out << "      " << c.message << "\n";
+      out << fmt::format("  {}  {} -> {}{}\n", t(c.id), t(c.from), t(c.to),
+                         c.checks.empty() ? "" : " [" + t(c.checks) + "]");
+      if (!c.message.empty()) out << "      " << t(c.message) << "\n";
     }
   };
   list("new failures", new_failures);
@@ -225,7 +231,8 @@ std::string ReportDiff::to_text() const {
   if (!moved.empty()) {
     out << fmt::format("\nstatistics that moved ({}):\n", moved.size());
     for (const auto& m : moved) {
-      out << fmt::format("  {}  {}.{}: {} -> {}\n", m.id, m.check, m.stat, number_text(m.from), number_text(m.to));
+      out << fmt::format("  {}  {}.{}: {} -> {}\n", t(m.id), t(m.check), t(m.stat), number_text(m.from),
+                         number_text(m.to));
     }
   }
   out << (regressed() ? "\nREGRESSED\n" : "\nno regression\n");
@@ -235,9 +242,9 @@ std::string ReportDiff::to_text() const {
 std::string ReportDiff::to_markdown() const {
   std::ostringstream out;
   out << "### devparity: " << (regressed() ? "regressions" : "no regression") << "\n\n";
-  out << fmt::format("`{}` → `{}`: {} paired results; **{} new failure(s)**, {} fixed, {} other status "
+  out << fmt::format("{} → {}: {} paired results; **{} new failure(s)**, {} fixed, {} other status "
                      "change(s), {} statistic(s) moved; {} only in the old report, {} only in the new.\n",
-                     cell(old_path), cell(new_path), paired, new_failures.size(), fixed.size(), changed.size(),
+                     code(old_path), code(new_path), paired, new_failures.size(), fixed.size(), changed.size(),
                      moved.size(), only_old.size(), only_new.size());
   auto more = [&](size_t total) {
     if (total > kMarkdownRows) out << fmt::format("\n… and {} more (`devparity diff --format json` lists all)\n", total - kMarkdownRows);
@@ -247,7 +254,8 @@ std::string ReportDiff::to_markdown() const {
     out << "\n#### " << title << "\n\n| result | was | now | checks | message |\n|---|---|---|---|---|\n";
     for (size_t i = 0; i < v.size() && i < kMarkdownRows; ++i) {
       const auto& c = v[i];
-      out << fmt::format("| `{}` | {} | {} | {} | {} |\n", cell(c.id), c.from, c.to, cell(c.checks), cell(c.message));
+      out << fmt::format("| {} | {} | {} | {} | {} |\n", code(c.id), cell(c.from), cell(c.to), cell(c.checks),
+                         cell(c.message));
     }
     more(v.size());
   };
@@ -261,15 +269,16 @@ std::string ReportDiff::to_markdown() const {
     for (size_t i = 0; i < groups.size() && i < kMarkdownRows; ++i) {
       const auto& g = groups[i];
       const auto& m = *g.largest;
-      out << fmt::format("| {} | {} | {} | {}.{} {} | {} | {} | `{}` |\n", cell(g.subject), cell(g.device), g.count,
-                         m.check, m.stat, ratio_text(m.severity()), number_text(m.from), number_text(m.to), cell(m.id));
+      out << fmt::format("| {} | {} | {} | {}.{} {} | {} | {} | {} |\n", cell(g.subject), cell(g.device), g.count,
+                         cell(m.check), cell(m.stat), ratio_text(m.severity()), number_text(m.from),
+                         number_text(m.to), code(m.id));
     }
     more(groups.size());
     out << "\n#### Statistics that moved\n\n| result | check | statistic | was | now |\n|---|---|---|---:|---:|\n";
     for (size_t i = 0; i < moved.size() && i < kMarkdownRows; ++i) {
       const auto& m = moved[i];
-      out << fmt::format("| `{}` | {} | {} | {} | {} |\n", cell(m.id), m.check, m.stat, number_text(m.from),
-                         number_text(m.to));
+      out << fmt::format("| {} | {} | {} | {} | {} |\n", code(m.id), cell(m.check), cell(m.stat),
+                         number_text(m.from), number_text(m.to));
     }
     more(moved.size());
   }

@@ -1,5 +1,6 @@
 #include "harness/report/markup.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -31,7 +32,72 @@ size_t utf8_length(const std::string& text, size_t i) {
   return n;
 }
 
+// Calls `each(character)` for each character of `text` (its UTF-8 bytes), with
+// invalid UTF-8 as U+FFFD.
+template <typename Each>
+void for_each_character(const std::string& text, Each each) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = utf8_length(text, i);
+    each(n == 0 ? std::string(kReplacement) : text.substr(i, n));
+    i += n == 0 ? 1 : n;
+  }
+}
+
+bool is_control(const std::string& c) {
+  const auto b = static_cast<uint8_t>(c[0]);
+  const bool c1 = c.size() == 2 && b == 0xC2 && static_cast<uint8_t>(c[1]) < 0xA0;  // U+0080..U+009F
+  return (c.size() == 1 && (b < 0x20 || b == 0x7F)) || c1;
+}
+
 }  // namespace
+
+std::string markdown_text(const std::string& text) {
+  std::string out;
+  for_each_character(text, [&](const std::string& c) {
+    if (is_control(c)) {
+      out += ' ';
+    } else if (c == "&") {
+      out += "&amp;";
+    } else if (c == "<") {
+      out += "&lt;";
+    } else if (c == ">") {
+      out += "&gt;";
+    } else if (c == "@") {
+      out += "&#64;";
+    } else if (c.size() == 1 && std::string("\\`[]!|").find(c[0]) != std::string::npos) {
+      out += '\\' + c;
+    } else {
+      out += c;
+    }
+  });
+  return out;
+}
+
+std::string markdown_code(const std::string& text) {
+  std::string out;
+  for_each_character(text, [&](const std::string& c) {
+    if (is_control(c)) out += ' ';
+    else if (c == "`") out += '\'';
+    else if (c == "|") out += "\\|";
+    else out += c;
+  });
+  return out;
+}
+
+std::string terminal_text(const std::string& text) {
+  std::string out;
+  for_each_character(text, [&](const std::string& c) {
+    const auto b = static_cast<uint8_t>(c[0]);
+    if (c == "\n" || c == "\t" || !is_control(c)) {
+      out += c;
+    } else if (c.size() == 1) {
+      out += fmt::format("\\x{:02X}", b);
+    } else {
+      out += fmt::format("\\u{:04X}", static_cast<uint8_t>(c[1]));
+    }
+  });
+  return out;
+}
 
 std::string json_text(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();

@@ -88,3 +88,44 @@ TEST(ReportDiffTest, ThePageColoursTheMatrixByChangeAndEscapesEverything) {
 
 }  // namespace
 }  // namespace devparity
+
+namespace devparity {
+namespace {
+
+// Issue 56: a case name, an id or a message reaches a PR comment and a terminal as text.
+ReportDiff hostile_diff() {
+  ReportDiff d;
+  d.old_path = "old.json";
+  d.new_path = "new`.json";
+  d.new_failures = {
+      {"c/t/float32/cpu/x`y|z", "pass", "fail", "parity",
+       "<img src=x onerror=alert(1)> <!-- hidden ![pixel](http://evil.example/p.png) [link](http://evil.example) "
+       "@here \x1b[32mPASSED\x1b[0m"},
+      {"c/t/float32/cpu/clean", "pass", "fail", "parity", "parity: max |diff| 0.25"}};
+  return d;
+}
+
+TEST(ReportDiffTest, AMarkdownCommentShowsHostileTextAsText) {
+  const auto md = hostile_diff().to_markdown();
+  for (const char* raw : {"<img", "<!--", "@here", "![pixel]", "[link](", "\x1b", "`new`"}) {
+    EXPECT_EQ(md.find(raw), std::string::npos) << raw << " reached the comment:\n" << md;
+  }
+  EXPECT_NE(md.find("&lt;img src=x onerror=alert(1)&gt; &lt;\\!-- hidden \\!\\[pixel\\](http://evil.example/p.png) "
+                    "\\[link\\](http://evil.example) &#64;here  \\[32mPASSED \\[0m"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| `c/t/float32/cpu/x'y\\|z` |"), std::string::npos) << md;
+  EXPECT_NE(md.find("`old.json` → `new'.json`"), std::string::npos) << md;
+  // The twin: ordinary text is the text it was (a pipe escaped for the table, as before).
+  EXPECT_NE(md.find("| `c/t/float32/cpu/clean` | pass | fail | parity | parity: max \\|diff\\| 0.25 |"),
+            std::string::npos) << md;
+}
+
+TEST(ReportDiffTest, TheTextDiffShowsEscapeSequencesAsText) {
+  const auto text = hostile_diff().to_text();
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_NE(text.find("@here \\x1B[32mPASSED\\x1B[0m"), std::string::npos) << text;
+  EXPECT_NE(text.find("parity: max |diff| 0.25"), std::string::npos) << text;  // the twin, as it was
+}
+
+}  // namespace
+}  // namespace devparity
