@@ -9,6 +9,7 @@ second operator that also tells the runner what the copy holds: its parameters a
 
 from __future__ import annotations
 
+import collections.abc
 import contextlib
 import copy
 import itertools
@@ -233,6 +234,41 @@ def _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds, pinn
                              seeds, (int, list, tuple))
 
 
+def _output_path(argument, path):
+    # A file to write: None, a str or any os.PathLike (pathlib.Path).
+    if path is None:
+        return None
+    if not isinstance(path, (str, os.PathLike)):
+        raise DevparityTypeError(f"audit({argument}): expected a path (str or os.PathLike), got {path!r}")
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text:
+        raise DevparityValueError(f"audit({argument}): expected a path, got {path!r}")
+    return text
+
+
+def _check_plain_arguments(devices, dtypes, seed, name, checks, tolerance, flags):
+    # Every argument checked where it enters, by name (issue 56): none reaches the runner to fail there
+    # in another's words, or to be taken silently.
+    import torch
+
+    if devices is not None and not isinstance(devices, (str, torch.device)) and not (
+            isinstance(devices, (list, tuple)) and all(isinstance(d, (str, torch.device)) for d in devices)):
+        raise DevparityTypeError(f"audit(devices): expected a device list ('cpu,vdev:1') or a sequence of device "
+                                 f"names or torch devices, got {devices!r}")
+    if dtypes is not None and not isinstance(dtypes, (str, list, tuple)):
+        raise DevparityTypeError(f"audit(dtypes): expected dtype names or torch dtypes, got {dtypes!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 64):
+        raise argument_error(f"audit(seed): expected a whole number from 0 to {2 ** 64 - 1}, got {seed!r}", seed, int)
+    if name is not None and not isinstance(name, str):
+        raise DevparityTypeError(f"audit(name): expected a string, got {name!r}")
+    for argument, value in (("checks", checks), ("tolerance", tolerance)):
+        if value is not None and not isinstance(value, collections.abc.Mapping):
+            raise DevparityTypeError(f"audit({argument}): expected a dict, got {value!r}")
+    for argument, value in flags.items():
+        if not isinstance(value, bool):
+            raise DevparityTypeError(f"audit({argument}): expected True or False, got {value!r}")
+
+
 def _autocast_name(autocast):
     # The case's "autocast": None when off, else the lower precision dtype's name.
     if autocast is None or autocast is False:
@@ -291,8 +327,10 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
 
     inputs: tensors (NCHW), NCHW shapes or recipe dicts (cases/README.md: pattern, shape, ...).
     devices: names ("cpu,vdev:1,meta" or a list); default: every device present.
-    dtypes: dtype names or torch dtypes; default: the tensors' own, else float32.
-    report / junit / html: files to write; the returned AuditResult holds the report either way.
+    dtypes: dtype names or torch dtypes ("float32,uint8" or a list); default: the tensors' own, else float32.
+    report / junit / html: files to write (str or os.PathLike); the returned AuditResult holds the report
+    either way. Every argument is checked as it enters: a wrong type is a DevparityTypeError, a wrong
+    value a DevparityValueError, each naming the argument.
     checks: {"check": false | settings} as a case file gives them; tolerance: the parity check's.
     vdev_async: vdev runs asynchronously (the default; False runs each op at its call, as
     `devparity run --vdev-sync`; docs/vdev-async.md);
@@ -316,6 +354,13 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
     """
     torch_module()
     _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds, pinned_release)
+    report, junit, html = (_output_path(name_, path) for name_, path in (("report", report), ("junit", junit),
+                                                                        ("html", html)))
+    _check_plain_arguments(devices, dtypes, seed, name, checks, tolerance,
+                           {"differentiable": differentiable, "random": random, "quiet": quiet,
+                            "vdev_async": vdev_async})
+    if isinstance(dtypes, str):  # "float32" or "float32,uint8", as the CLI takes them
+        dtypes = [d.strip() for d in dtypes.split(",") if d.strip()]
     perturb = _perturb_text(perturb)
     autocast = _autocast_name(autocast)
     _isolation.check_arguments(isolate, timeout_s)
@@ -373,8 +418,8 @@ def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, di
     if state:
         subject["state"] = state
     case_checks = {"stress": False}  # its threads would wait on this thread's interpreter lock
-    if tolerance is not None:
-        case_checks["parity"] = {"tolerance": tolerance}
+    if tolerance is not None:  # the parity check's setting is its tolerance (docs/checks.md)
+        case_checks["parity"] = dict(tolerance)
     case_checks.update(checks or {})
     case = {"name": name, "subject": subject, "inputs": recipes, "dtypes": dtype_names, "checks": case_checks}
     if autocast:

@@ -111,6 +111,43 @@ def test_audit_errors_are_clear(vdev):
         devparity.audit(lambda x: x, [(1, 3, 4, 4)], devices="cpu,gpu:3")
 
 
+@pytest.mark.parametrize("argument, value, error, words", [
+    ("seed", -1, ValueError, "audit(seed): expected a whole number from 0 to"),
+    ("seed", 2 ** 70, ValueError, "audit(seed): expected a whole number"),
+    ("seed", 1.5, TypeError, "audit(seed)"),
+    ("seed", "7", TypeError, "audit(seed)"),
+    ("seed", True, TypeError, "audit(seed)"),
+    ("junit", 123, TypeError, "audit(junit): expected a path"),
+    ("report", b"r.json", TypeError, "audit(report): expected a path"),
+    ("differentiable", "no", TypeError, "audit(differentiable): expected True or False"),
+    ("random", 1, TypeError, "audit(random)"),
+    ("quiet", "no", TypeError, "audit(quiet)"),
+    ("name", 5, TypeError, "audit(name): expected a string"),
+    ("checks", [1], TypeError, "audit(checks): expected a dict"),
+    ("tolerance", 0.1, TypeError, "audit(tolerance): expected a dict"),
+    ("devices", 5, TypeError, "audit(devices)"),
+    ("dtypes", 5, TypeError, "audit(dtypes)"),
+])
+def test_every_argument_is_checked_where_it_enters(vdev, argument, value, error, words):
+    # Issue 56: accepted silently, or failing later in another's words (nlohmann's, "unknown dtype 'f'").
+    with pytest.raises(error) as raised:
+        devparity.audit(lambda x: x, [(1, 3, 4, 4)], **{"devices": "cpu", argument: value})
+    assert isinstance(raised.value, devparity.DevparityError) and words in str(raised.value), raised.value
+
+
+def test_the_documented_forms_of_the_arguments_work(vdev, tmp_path):
+    # The twins of the above: python.md's own tolerance example, a pathlib.Path, a dtype as a string.
+    r = devparity.audit(lambda x: x * 0.5, [(1, 3, 8, 8)], devices="cpu,vdev:1", dtypes="float32", seed=2 ** 64 - 1,
+                        tolerance={"atol": 1, "reason": "the docs' example"}, report=tmp_path / "r.json",
+                        junit=tmp_path / "r.xml")
+    assert r.passed and (tmp_path / "r.json").exists() and (tmp_path / "r.xml").exists()
+    parity = [c for x in r.results if x["device"] == "vdev:1" for c in x["checks"] if c["name"] == "parity"]
+    assert parity and parity[0]["stats"]["tolerance"]["atol"] == 1, parity
+    assert {x["dtype"] for x in r.results} == {"float32"}
+    both = devparity.audit(lambda x: x, [(1, 3, 4, 4)], devices="cpu", dtypes="float32,uint8", differentiable=False)
+    assert {x["dtype"] for x in both.results} == {"float32", "uint8"}
+
+
 def test_audit_copies_a_module_that_holds_simulated_state(vdev):
     import torch
 
