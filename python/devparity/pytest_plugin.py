@@ -630,8 +630,16 @@ def _append_row(item, target, status, ops, findings, duration_ms, seeds, skipped
 
 
 def _skip_reason(exc):
-    # The reason a test gave pytest.skip(), or None when it did not skip.
-    if exc is None or not issubclass(exc[0], pytest.skip.Exception):
+    # The reason a test skipped, or None when it did not: its own pytest.skip(), or what the simulated
+    # device cannot do by torch's design, which pytest_runtest_makereport reports as a skip (issue 56:
+    # the session report said pass).
+    if exc is None:
+        return None
+    from devparity._python_layer import UnsupportedOnSimulatedDevice
+
+    if issubclass(exc[0], UnsupportedOnSimulatedDevice):
+        return f"devparity: {exc[1]}"
+    if not issubclass(exc[0], pytest.skip.Exception):
         return None
     return str(exc[1].msg if hasattr(exc[1], "msg") else exc[1])
 

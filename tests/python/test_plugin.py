@@ -233,6 +233,12 @@ def test_what_the_device_cannot_do_is_a_skip_and_a_skip_ends_the_trace(pytest_ru
     assert skipped["status"] == "skip" and skipped["checks"][0]["status"] == "skip", skipped
     assert skipped["message"].startswith("skipped: drew, then skipped"), skipped["message"]
     assert by_id["test_sample.py::test_ramp[vdev:1]"]["status"] == "pass"
+    # What the device cannot do by torch's design is a skip in the report too, as pytest says (issue 56),
+    # and the same test on the CPU, its twin, a pass.
+    if outcomes.get("test_sample.py::test_exports_through_dlpack[vdev:1]") != "PASSED":
+        dlpack = by_id["test_sample.py::test_exports_through_dlpack[vdev:1]"]
+        assert dlpack["status"] == "skip" and "devparity: DLPack has no device type" in dlpack["message"], dlpack
+    assert by_id["test_sample.py::test_exports_through_dlpack[cpu]"]["status"] == "pass"
 
 
 OTHER_DEVICES_MODULE = """
