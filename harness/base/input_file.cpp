@@ -16,6 +16,20 @@ namespace {
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kDefaultMaxMiB = 1024;
 constexpr const char* kVariable = "DEVPARITY_MAX_INPUT_MB";
+constexpr const char* kUnpackedVariable = "DEVPARITY_MAX_UNPACKED_MB";
+
+// A bound in MiB that `variable` may set: `fallback` when it is unset or empty.
+uint64_t mib_bound(const char* variable, uint64_t fallback) {
+  const char* text = std::getenv(variable);
+  if (text == nullptr || *text == '\0') return fallback * kMiB;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long mib = std::strtoull(text, &end, 10);
+  if (*end != '\0' || errno != 0 || mib == 0 || mib > (UINT64_MAX / kMiB) || text[0] == '-' || text[0] == '+') {
+    throw UsageError(fmt::format("{}='{}': expected a positive whole number of MiB", variable, text));
+  }
+  return mib * kMiB;
+}
 
 InputError too_large(const std::string& path, const std::string& size) {
   return InputError(fmt::format("{}: {}more than the {} MiB devparity reads as input (set {} to raise it)", path,
@@ -24,17 +38,11 @@ InputError too_large(const std::string& path, const std::string& size) {
 
 }  // namespace
 
-uint64_t max_input_bytes() {
-  const char* text = std::getenv(kVariable);
-  if (text == nullptr || *text == '\0') return kDefaultMaxMiB * kMiB;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long mib = std::strtoull(text, &end, 10);
-  if (*end != '\0' || errno != 0 || mib == 0 || mib > (UINT64_MAX / kMiB) || text[0] == '-' || text[0] == '+') {
-    throw UsageError(fmt::format("{}='{}': expected a positive whole number of MiB", kVariable, text));
-  }
-  return mib * kMiB;
-}
+uint64_t max_input_bytes() { return mib_bound(kVariable, kDefaultMaxMiB); }
+
+uint64_t max_unpacked_bytes() { return mib_bound(kUnpackedVariable, kDefaultMaxMiB); }
+
+const char* max_unpacked_variable() { return kUnpackedVariable; }
 
 std::string read_input_file(const std::string& path) {
   const uint64_t limit = max_input_bytes();

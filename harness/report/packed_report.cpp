@@ -26,6 +26,7 @@
 
 #include "harness/report/packed_report.h"
 
+#include "harness/base/input_file.h"
 #include "harness/model/results.h"
 #include "harness/report/document.h"
 
@@ -238,16 +239,52 @@ nlohmann::json with_refs(const nlohmann::json& r, SharedValues& shared, SharedVa
   return out;
 }
 
+// What a packed report grows by as it unpacks: each shared value every time
+// it is resolved, a skipped group's result once per id. 2 MB that refer to a
+// 200 KB message 50,000 times are 10 GB in full, past any reader's memory
+// (issue 56): past the bound, unpacking stops with the bound and its variable.
+class Expansion {
+ public:
+  Expansion() : limit_(max_unpacked_bytes()) {}
+  void add(uint64_t bytes, const std::string& pointer) {
+    total_ += bytes;
+    if (total_ <= limit_) return;
+    throw UnpackedTooLarge(pointer, fmt::format("the packed report expands past the {} MiB devparity unpacks "
+                                                "(set {} to raise it)",
+                                                limit_ >> 20, max_unpacked_variable()));
+  }
+  // The size of shared value `index` written out, measured once.
+  uint64_t shared_size(const nlohmann::json& table, size_t index) {
+    if (sizes_.size() < table.size()) sizes_.resize(table.size(), kUnmeasured);
+    if (sizes_[index] == kUnmeasured) sizes_[index] = written_size(table[index]);
+    return sizes_[index];
+  }
+  static uint64_t written_size(const nlohmann::json& v) {
+    return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+  }
+
+ private:
+  static constexpr uint64_t kUnmeasured = ~uint64_t{0};
+  uint64_t limit_;
+  uint64_t total_ = 0;
+  std::vector<uint64_t> sizes_;
+};
+
 // What unpacking needs of the document.
 struct Tables {
   const nlohmann::json* shared = nullptr;
   const nlohmann::json* defaults = nullptr;
+  Expansion* expansion = nullptr;
 };
 
 nlohmann::json resolve(const nlohmann::json& v, const Tables& t, const std::string& pointer) {
   if (!v.is_number_integer()) return v;
   const auto size = t.shared ? t.shared->size() : 0;
-  if (v.is_number_unsigned() && v.get<uint64_t>() < size) return (*t.shared)[v.get<size_t>()];
+  if (v.is_number_unsigned() && v.get<uint64_t>() < size) {
+    const auto index = v.get<size_t>();
+    if (t.expansion) t.expansion->add(t.expansion->shared_size(*t.shared, index), pointer);
+    return (*t.shared)[index];
+  }
   throw PackedReportError(pointer, fmt::format("a reference to shared value {}, but the report's \"shared\" table "
                                                "holds {} value(s)", v.dump(), size));
 }
@@ -405,9 +442,11 @@ std::string report_text(const nlohmann::json& packed) {
 
 void for_each_result(const nlohmann::json& report,
                      const std::function<void(nlohmann::json result, const std::string& pointer)>& fn) {
+  Expansion expansion;
   Tables t;
   t.shared = member(report, "shared", &nlohmann::json::is_array);
   t.defaults = member(report, "result_defaults", &nlohmann::json::is_object);
+  t.expansion = &expansion;
   if (const auto* results = member(report, "results", &nlohmann::json::is_array)) {
     for (size_t i = 0; i < results->size(); ++i) {
       const auto p = "/results/" + std::to_string(i);
@@ -422,14 +461,34 @@ void for_each_result(const nlohmann::json& report,
         !group.contains("ids") || !group["ids"].is_array()) {
       throw PackedReportError(p, "expected a group of trials that never ran: {\"result\": {...}, \"ids\": [...]}");
     }
+    const auto group_size = Expansion::written_size(group["result"]);
     for (size_t k = 0; k < group["ids"].size(); ++k) {
       const auto ip = p + "/ids/" + std::to_string(k);
       if (!group["ids"][k].is_string()) throw PackedReportError(ip, "expected a result id");
+      expansion.add(group_size, ip);
       auto r = group["result"];
       r["id"] = group["ids"][k];
       fn(unpack_result(std::move(r), t, p + "/result"), ip);
     }
   }
+}
+
+std::optional<std::map<std::string, std::string>> trial_id_fields(const std::string& id) {
+  auto parts = split_id(id);
+  if (!parts) return std::nullopt;
+  // A test id with five path parts splits too; a trial's names a dtype and a device.
+  static const std::set<std::string> dtypes = {"bool",    "uint8",   "int8",     "int16",     "int32",     "int64",
+                                               "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
+  const auto& device = parts->at("device");
+  const auto colon = device.find(':');
+  const auto type = device.substr(0, colon);
+  const bool device_like =
+      !type.empty() && std::all_of(type.begin(), type.end(), [](char ch) { return (ch >= 'a' && ch <= 'z') || ch == '_'; }) &&
+      (colon == std::string::npos ||
+       (colon + 1 < device.size() &&
+        std::all_of(device.begin() + static_cast<long>(colon) + 1, device.end(), [](char ch) { return ch >= '0' && ch <= '9'; })));
+  if (!dtypes.count(parts->at("dtype")) || !device_like) return std::nullopt;
+  return parts;
 }
 
 std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report) {

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,12 @@ class PackedReportError : public std::runtime_error {
   std::string pointer_;
 };
 
+/// A packed document that would unpack past max_unpacked_bytes().
+class UnpackedTooLarge : public PackedReportError {
+ public:
+  using PackedReportError::PackedReportError;
+};
+
 /// The packed form of a report whose results are written in full (as
 /// assemble_report() makes it; a packed one is unpacked first).
 nlohmann::json pack_report(nlohmann::json report);
@@ -37,6 +44,11 @@ std::string report_text(const nlohmann::json& packed);
 /// then the trials that never ran, group by group. Throws PackedReportError.
 void for_each_result(const nlohmann::json& report,
                      const std::function<void(nlohmann::json result, const std::string& pointer)>& fn);
+
+/// What a run's trial id (case/subject[variant]/dtype/device/input) spells:
+/// case, subject, variant, dtype, device and input; nullopt for an id of
+/// another shape (the pytest plugin's test ids), which spells nothing.
+std::optional<std::map<std::string, std::string>> trial_id_fields(const std::string& id);
 
 /// The ids of the failing (fail or error) results of `report`, packed or not,
 /// -> the names of their failing checks (what --baseline compares).

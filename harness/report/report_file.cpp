@@ -11,6 +11,7 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -85,6 +86,27 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
   return report;
 }
 
+// A result that says what its own checks or id deny: a verdict that would
+// turn failures green (a packed report's defaults saying "pass" over failing
+// checks), or a row filed under another device or dtype than its id's.
+void refuse_contradictions(const nlohmann::json& r, const TrialResult& parsed, const std::string& p,
+                           const std::function<void(const std::string&, const std::string&)>& fail) {
+  auto decided = parsed;
+  decided.finalize();
+  if (decided.status != parsed.status) {
+    fail(p + "/status", fmt::format("the result says '{}' but its checks decide '{}' ({})", status_name(parsed.status),
+                                    status_name(decided.status), decided.message));
+  }
+  const auto spelled = trial_id_fields(parsed.id);
+  if (!spelled) return;
+  for (const auto& [key, value] : *spelled) {
+    if (r.contains(key) && r[key].is_string() && r[key].get<std::string>() != value) {
+      fail(p + "/" + key, fmt::format("'{}' contradicts the result's id '{}', which spells {} '{}'",
+                                      r[key].get<std::string>(), parsed.id, key, value));
+    }
+  }
+}
+
 // The fields every reader relies on, of each result in full; `fail` throws.
 void validate_report(const nlohmann::json& v, const std::function<void(const std::string&, const std::string&)>& fail,
                      const CheckedResultSink& sink) {
@@ -104,6 +126,7 @@ void validate_report(const nlohmann::json& v, const std::function<void(const std
     }
   }
   std::unordered_map<std::string, std::string> first_of;  // id -> where: diff and baselines pair results by id
+  std::map<Status, int64_t> said;                         // the results' statuses, against the summary's counts
   auto check = [&](nlohmann::json r, const std::string& p) {
     if (!r.is_object()) fail(p, "expected a result object");
     for (const char* key : {"id", "status", "case", "device", "dtype"}) {
@@ -131,12 +154,29 @@ void validate_report(const nlohmann::json& v, const std::function<void(const std
     } catch (const std::exception& e) {
       fail(p, std::string("not a devparity result: ") + e.what());
     }
+    refuse_contradictions(r, parsed, p, fail);
+    ++said[parsed.status];
     if (sink) sink(std::move(r), parsed);
   };
   try {
     for_each_result(v, check);
+  } catch (const UnpackedTooLarge&) {
+    throw;  // a bound, not a malformed report: the caller names it as it is
   } catch (const PackedReportError& e) {
     fail(e.pointer(), e.what());
+  }
+  const auto& summary = v["summary"];
+  const std::pair<const char*, Status> counts[] = {
+      {"passed", Status::kPass}, {"failed", Status::kFail}, {"errored", Status::kError}, {"skipped", Status::kSkip}};
+  for (const auto& [key, status] : counts) {
+    if (!summary.contains(key) || !summary[key].is_number_integer()) continue;
+    const auto held = said.count(status) ? said.at(status) : 0;
+    if (summary[key].get<int64_t>() != held) {
+      fail(std::string("/summary/") + key,
+           fmt::format("the summary says {} {}, but the report's results hold {}: a report that contradicts itself "
+                       "is not read",
+                       summary[key].get<int64_t>(), key, held));
+    }
   }
 }
 
@@ -164,12 +204,16 @@ nlohmann::json parse_report(const std::string& path, const std::string& text, co
   }
   // A report runs to millions of values: positions are indexed only to name a bad one.
   auto value = parse_json_value(path, text);
-  validate_report(
-      value,
-      [&](const std::string& pointer, const std::string& what) {
-        throw InputError(parse_json_text(path, text).error(pointer, what + " (is this a devparity report?)"));
-      },
-      sink);
+  try {
+    validate_report(
+        value,
+        [&](const std::string& pointer, const std::string& what) {
+          throw InputError(parse_json_text(path, text).error(pointer, what + " (is this a devparity report?)"));
+        },
+        sink);
+  } catch (const UnpackedTooLarge& e) {
+    throw InputError(parse_json_text(path, text).error(e.pointer(), e.what()));
+  }
   return value;
 }
 

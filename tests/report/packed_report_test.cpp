@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <string>
 #include <vector>
 
@@ -134,9 +136,11 @@ TEST(PackedReportTest, ReadsBackEveryResultInFull) {
 TEST(PackedReportTest, WritesRepeatedValuesOnceAndGroupsTrialsThatNeverRan) {
   const auto packed = pack_report(sample_report());
   const auto text = report_text(packed);
+  // In the results (the summary's coverage names a skip reason too).
+  const auto results_text = text.substr(text.find("\n  \"results\""));
   auto occurrences = [&](const std::string& needle) {
     size_t n = 0;
-    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    for (auto at = results_text.find(needle); at != std::string::npos; at = results_text.find(needle, at + 1)) ++n;
     return n;
   };
   EXPECT_EQ(occurrences("identical to the reference"), 1u);
@@ -203,6 +207,60 @@ TEST(PackedReportTest, ABadReferenceIsAnInputErrorNamingTheField) {
   packed = pack_report(sample_report());
   packed["schema_version"] = 3;
   EXPECT_THROW(parse_report("r.json", report_text(packed)), InputError);
+}
+
+// A packed report whose values are written once and referred to many times.
+std::string amplified(int skipped_ids, int ran_results) {
+  const std::string big(100 * 1024, 'x');
+  auto results = json::array();
+  RunSummary summary;
+  for (int i = 0; i < skipped_ids + ran_results; ++i) {
+    const bool ran = i < ran_results;
+    const auto r = trial("up", "", ran ? "vdev:1" : "cuda:0", i,
+                         {check("run", ran ? Status::kPass : Status::kSkip, big + (ran ? "" : "-skip"),
+                                ran ? json{{"duration_ms", 0.25 * i}} : json::object())});
+    summary.add(r);
+    results.push_back(r.to_json());
+  }
+  return report_text(pack_report(assemble_report(testing::test_run_info(), summary, std::move(results))));
+}
+
+class MaxUnpacked {
+ public:
+  explicit MaxUnpacked(const char* value) { ::setenv("DEVPARITY_MAX_UNPACKED_MB", value, 1); }
+  ~MaxUnpacked() { ::unsetenv("DEVPARITY_MAX_UNPACKED_MB"); }
+};
+
+TEST(PackedReportTest, AReportThatWouldUnpackPastTheBoundIsRefusedNamingIt) {
+  // Issue 56: 2 MB referring to a 200 KB message 50,000 times unpacked to 10 GB (std::bad_alloc).
+  const MaxUnpacked one("1");
+  for (const auto& [skipped, ran] : std::vector<std::pair<int, int>>{{30, 0}, {0, 30}}) {
+    const auto text = amplified(skipped, ran);
+    EXPECT_LT(text.size(), 300u * 1024) << "the values are written once";
+    try {
+      parse_report("big.json", text);
+      ADD_FAILURE() << skipped << " " << ran << ": read";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("big.json:"), std::string::npos) << what;
+      EXPECT_NE(what.find("expands past the 1 MiB devparity unpacks (set DEVPARITY_MAX_UNPACKED_MB to raise it)"),
+                std::string::npos)
+          << what;
+      EXPECT_EQ(what.find("is this a devparity report"), std::string::npos) << what;
+    }
+  }
+  // The twins: the same kind of report within the bound reads in full.
+  EXPECT_EQ(result_count(parse_report("small.json", amplified(5, 4))), 9u);
+}
+
+TEST(PackedReportTest, ABadUnpackedBoundNamesTheVariable) {
+  const MaxUnpacked bad("ten");
+  try {
+    parse_report("r.json", report_text(pack_report(sample_report())));
+    FAIL() << "read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("DEVPARITY_MAX_UNPACKED_MB='ten'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(PackedReportTest, SchemaOneReportsReadAsTheyAre) {
