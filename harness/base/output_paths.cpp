@@ -1,9 +1,11 @@
 #include "harness/base/output_paths.h"
 
+#include "harness/base/atomic_file.h"
 #include "harness/base/error.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -67,8 +69,22 @@ void check_output_paths(const std::vector<OutputPath>& outputs) {
       probe(out, path);
       continue;
     }
-    if (fs::is_directory(path)) {
-      throw InputError(fmt::format("{} {}: is a folder; name the file to write", out.option, out.path));
+    switch (output_kind(path.string())) {
+      case OutputKind::kFolder:
+        throw InputError(fmt::format("{} {}: is a folder; name the file to write", out.option, out.path));
+      case OutputKind::kRefused:
+        throw InputError(fmt::format("{} {}: {}", out.option, out.path, output_kind_refusal(path.string())));
+      case OutputKind::kStream:
+        if (out.streamed) {
+          throw UsageError(fmt::format("{} {}: is a device or FIFO; the run streams its report to REPORT.partial "
+                                       "beside it and puts the file in place at the end: name a file",
+                                       out.option, out.path));
+        }
+        if (::access(path.c_str(), W_OK) != 0) {
+          throw InputError(fmt::format("{} {}: cannot be written: {}", out.option, out.path, std::strerror(errno)));
+        }
+        continue;  // written through, where it is
+      case OutputKind::kFile: break;
     }
     probe(out, path.has_parent_path() ? path.parent_path() : fs::path("."));
   }
@@ -83,24 +99,51 @@ void check_not_an_input(const OutputPath& output, const std::vector<std::string>
   }
 }
 
-ReportClaim::ReportClaim(const std::string& report) {
-  const auto partial = report + ".partial";
-  std::error_code ec;
-  fs::create_directories(resolved(report).parent_path(), ec);
-  // Opened without truncating: a run that holds it keeps its results.
-  fd_ = ::open(partial.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw InputError(fmt::format("{}: cannot write the report (cannot create {}: {})", report, partial, std::strerror(errno)));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd_);
-    fd_ = -1;
-    throw InputError(fmt::format("{}: another devparity run is writing this report (it holds {}); give each run "
-                                 "its own --report",
-                                 report, partial));
+namespace {
+
+// Locks `file` (created if missing) for this process; -1 where another holds it.
+// A lock file another run removed as we opened it is no lock: the path must
+// still name the file locked.
+int lock_file(const std::string& file, const std::string& what) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const int fd = ::open(file.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);  // never truncated: a holder keeps its log
+    if (fd < 0) throw InputError(fmt::format("{}: cannot create {}: {}", what, file, std::strerror(errno)));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      return -1;
+    }
+    struct stat held {}, named {};
+    if (::fstat(fd, &held) == 0 && ::stat(file.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+        held.st_dev == named.st_dev) {
+      return fd;
+    }
+    ::close(fd);
   }
+  throw InputError(fmt::format("{}: cannot hold {}: it keeps being removed", what, file));
 }
 
-ReportClaim::~ReportClaim() {
-  if (fd_ >= 0) ::close(fd_);
+}  // namespace
+
+OutputClaim::OutputClaim(const OutputPath& output) {
+  const auto target = resolved(output.path);
+  if (output_kind(target.string()) == OutputKind::kStream) return;
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  const auto what = fmt::format("{} {}", output.option, output.path);
+  const auto file = output.streamed ? output.path + ".partial"
+                                    : (target.parent_path() / ("." + target.filename().string() + ".devparity-lock")).string();
+  fd_ = lock_file(file, what);
+  if (fd_ < 0) {
+    throw InputError(fmt::format("{}: another devparity run is writing this {} (it holds {}); give each run its own {}",
+                                 what, output.streamed ? "report" : "file", file, output.option));
+  }
+  if (!output.streamed) lock_ = file;
+}
+
+OutputClaim::~OutputClaim() {
+  if (fd_ < 0) return;
+  if (!lock_.empty()) ::unlink(lock_.c_str());  // while held: a run that opened it meanwhile sees it gone
+  ::close(fd_);
 }
 
 }  // namespace devparity

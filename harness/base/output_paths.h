@@ -16,30 +16,39 @@ struct OutputPath {
   std::string option;
   std::string path;
   bool folder = false;
+  /// The run's report, streamed to PATH.partial beside it while the run lasts:
+  /// it must be a file (a device has no "beside").
+  bool streamed = false;
 };
 
 /// Refuses (UsageError) two outputs that name one file or folder, and
 /// (InputError, naming the option and the path) one that cannot be written:
 /// its nearest existing folder refuses a probe file, or is a file, or a file
-/// path is a folder (a folder path a file). Makes nothing.
+/// path is a folder (a folder path a file), or it is a block device or a
+/// socket (a character device or FIFO is written through, except where
+/// `streamed`). Makes nothing.
 void check_output_paths(const std::vector<OutputPath>& outputs);
 
 /// Refuses (UsageError) an output that is one of the command's inputs (the
 /// same file, by any path): the command would destroy what it reads.
 void check_not_an_input(const OutputPath& output, const std::vector<std::string>& inputs);
 
-/// An exclusive claim on a report path for one run, held until destroyed:
-/// a lock on REPORT.partial (the file the run streams to). A second run
-/// claiming the same report while one holds it gets an InputError.
-class ReportClaim {
+/// An exclusive claim on an output for one run, held until destroyed: a
+/// second run claiming the same output while one holds it gets an
+/// InputError naming the option and the path. The report is claimed by a
+/// lock on REPORT.partial (the file the run streams to); any other file by a
+/// lock on a hidden .NAME.devparity-lock beside it, removed when released; a
+/// device or FIFO is not claimed (writers to /dev/null do not clash).
+class OutputClaim {
  public:
-  explicit ReportClaim(const std::string& report);
-  ~ReportClaim();
-  ReportClaim(const ReportClaim&) = delete;
-  ReportClaim& operator=(const ReportClaim&) = delete;
+  explicit OutputClaim(const OutputPath& output);
+  ~OutputClaim();
+  OutputClaim(const OutputClaim&) = delete;
+  OutputClaim& operator=(const OutputClaim&) = delete;
 
  private:
   int fd_ = -1;
+  std::string lock_;  // removed when released; empty for the report's log
 };
 
 }  // namespace devparity

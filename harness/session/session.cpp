@@ -16,6 +16,7 @@
 #include "harness/base/text.h"
 #include "harness/device/device.h"
 #include "harness/vdev/async.h"
+#include "harness/device/device_kinds.h"
 #include "harness/vdev/perturb.h"
 #include "harness/model/artifacts.h"
 #include "harness/report/environment.h"
@@ -109,6 +110,7 @@ RunInfo session_run_info(const RunConfig& c, const DeviceInventory& inventory) {
               {"junit", or_null(c.reporter_path("junit"))},
               {"html", or_null(c.reporter_path("html"))},
               {"baseline", or_null(c.baseline)},
+              {"require_all", c.require_all},
               {"isolate", or_null(name_of(kIsolationNames, c.isolation.unit))},
               {"timeout_s", c.timeout_s}};
   if (c.plan.shard_count > 1) info.run["shard"] = fmt::format("{}/{}", c.plan.shard_index, c.plan.shard_count);
@@ -127,7 +129,7 @@ namespace {
 // Every file and folder the run will write, for check_output_paths.
 std::vector<OutputPath> outputs_of(const RunConfig& c) {
   std::vector<OutputPath> out;
-  if (!c.report.empty()) out.push_back({c.report_option, c.report});
+  if (!c.report.empty()) out.push_back({c.report_option, c.report, false, true});
   for (const auto& asked : c.reporters) {
     if (!asked.path.empty()) out.push_back({asked.option, asked.path});
   }
@@ -203,14 +205,20 @@ class AsyncMode {
 class SessionOutputs {
  public:
   explicit SessionOutputs(const RunConfig& c) {
-    check_output_paths(outputs_of(c));
+    const auto outputs = outputs_of(c);
+    auto inputs = c.suites;
+    if (!c.baseline.empty()) inputs.push_back(c.baseline);
+    for (const auto& out : outputs) check_not_an_input(out, inputs);  // it would destroy what the run reads
+    check_output_paths(outputs);
     add_reporters(c, listeners_);  // an unknown reporter leaves no trace
-    if (!c.report.empty()) claim_.emplace(c.report);
+    for (const auto& out : outputs) {
+      if (!out.folder) claims_.push_back(std::make_unique<OutputClaim>(out));
+    }
   }
   ListenerList& listeners() { return listeners_; }
 
  private:
-  std::optional<ReportClaim> claim_;
+  std::vector<std::unique_ptr<OutputClaim>> claims_;
   ListenerList listeners_;
 };
 
@@ -232,7 +240,17 @@ RunnerOptions trial_options(const RunConfig& c, ArtifactStore* artifacts) {
   o.placement = c.placement;
   o.artifacts = artifacts;
   o.interleavings = c.interleavings;
+  o.require_all = c.require_all;
   return o;
+}
+
+bool runs_family(const Plan& plan, const std::string& family) {
+  for (const auto& group : plan.groups) {
+    for (const auto& trial : group.trials) {
+      if (trial.target.kind().family == family) return true;
+    }
+  }
+  return false;
 }
 
 std::string no_trials_message(const RunConfig& c) {
@@ -252,6 +270,11 @@ RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites
     throw UsageError(fmt::format("the plan has {} trials, more than --max-trials {}: narrow it with --filter, "
                                  "--dtypes, --devices or a smaller grid, or raise the cap",
                                  plan.trial_count(), config.max_trials));
+  }
+  if (!config.perturb.empty() && interrupt::signal() == 0 && !runs_family(plan, "vdev")) {
+    throw UsageError(fmt::format("perturbed numerics ({}) move vdev's arithmetic, and the plan has no vdev row: "
+                                 "nothing would be perturbed; add a vdev device (--devices cpu,vdev:1)",
+                                 fmt::join(config.perturb, ",")));
   }
   const auto artifacts = artifact_store(config);
   if (!config.worker.empty()) {

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
+
+#include <sys/stat.h>
 
 namespace devparity {
 namespace {
@@ -35,6 +39,51 @@ TEST(AtomicFileTest, FailuresNameThePathAndKeepTheOldFile) {
   }
   EXPECT_EQ(testing::read_text(path), "old");
   EXPECT_TRUE(std::filesystem::is_directory(dir.file("keep.txt.dir")));
+}
+
+// Issue 56: the rename replaced a device, a FIFO or a link with a regular file and exited 0
+// (as root, /dev/null itself). Each is written through or refused; the twin is the plain file above.
+TEST(AtomicFileTest, ALinkStaysALinkAndTheFileItNamesIsReplaced) {
+  testing::TempDir dir;
+  const auto target = dir.write("real.json", "old");
+  std::filesystem::create_symlink(target, dir.file("link.json"));
+  write_file_atomic(dir.file("link.json"), "new");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.file("link.json")));
+  EXPECT_EQ(testing::read_text(target), "new");
+  std::filesystem::create_symlink(dir.file("made/later.json"), dir.file("dangling.json"));
+  write_file_atomic(dir.file("dangling.json"), "made");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.file("dangling.json")));
+  EXPECT_EQ(testing::read_text(dir.file("made/later.json")), "made");
+}
+
+TEST(AtomicFileTest, DevicesAndFifosAreWrittenThroughNeverReplaced) {
+  write_file_atomic("/dev/null", "discarded");
+  EXPECT_EQ(output_kind("/dev/null"), OutputKind::kStream);
+  EXPECT_FALSE(std::filesystem::is_regular_file("/dev/null"));
+  try {
+    write_file_atomic("/dev/full", "x");
+    FAIL() << "a write error must not pass";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/full: write failed: "), std::string::npos) << e.what();
+  }
+  testing::TempDir dir;
+  const auto fifo = dir.file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  try {
+    write_file_atomic(fifo, "x");
+    FAIL() << "nobody reads it: an error, not a hang";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a FIFO that nobody reads"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(output_kind(fifo), OutputKind::kStream);
+  std::string got;
+  std::thread reader([&] { got = testing::read_text(fifo); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  write_file_atomic(fifo, "through the pipe");
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  EXPECT_EQ(output_kind(dir.path()), OutputKind::kFolder);
+  EXPECT_EQ(output_kind(dir.file("absent")), OutputKind::kFile);
 }
 
 }  // namespace

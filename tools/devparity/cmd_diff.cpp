@@ -1,4 +1,5 @@
 #include "harness/base/atomic_file.h"
+#include "harness/base/output_paths.h"
 #include "harness/report/diff.h"
 #include "harness/report/diff_html.h"
 #include "tools/devparity/commands.h"
@@ -22,10 +23,10 @@ CLI::App* add_diff_command(CLI::App& app, Options& o) {
                    "Also write the diff as a page: the device x case matrix coloured by change, and the tables");
   diff->add_option("--max-abs-growth", o.diff.max_abs_growth,
                    "Report a check's max |diff| that grew by more than this fraction")
-      ->check(CLI::NonNegativeNumber)
+      ->check(number_check(0))
       ->capture_default_str();
   diff->add_option("--psnr-drop", o.diff.psnr_drop, "Report a PSNR that fell by more than this many dB")
-      ->check(CLI::NonNegativeNumber)
+      ->check(number_check(0))
       ->capture_default_str();
   return diff;
 }
@@ -36,6 +37,11 @@ int cmd_diff(const Options& options) {
   thresholds.max_abs_growth = o.max_abs_growth;
   thresholds.psnr_drop_db = o.psnr_drop;
   // One report at a time is held whole: the other is its digest.
+  if (!o.html.empty()) {
+    const OutputPath out{"--html", o.html};
+    check_not_an_input(out, {o.old_report, o.new_report});
+    check_output_paths({out});
+  }
   const auto older = read_report_digest(o.old_report);
   auto d = diff_reports(older, read_report_digest(o.new_report), thresholds);
   d.old_path = o.old_report;
