@@ -1,5 +1,6 @@
 #include "harness/base/interrupt.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -7,6 +8,8 @@
 
 namespace devparity::interrupt {
 namespace {
+
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 std::atomic<int> g_signal{0};
 std::atomic<bool> g_abandoned{false};
@@ -27,8 +30,31 @@ void install() {
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0;  // no SA_RESTART: a worker's poll() wakes up
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  for (const int sig : kStopSignals) sigaction(sig, &action, nullptr);
+  release();  // one held since before LibTorch loaded arrives now, at the handler
+}
+
+void hold() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (const int sig : kStopSignals) sigaddset(&set, sig);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void release() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (const int sig : kStopSignals) sigaddset(&set, sig);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return nullptr;
+  }
 }
 
 int signal() { return g_signal.load(); }

@@ -16,6 +16,7 @@
 // into libdevparity.so and into devparity. Structure.ReportCommandsWithoutLibTorch
 // keeps LibTorch out of devparity's process.
 
+#include "harness/base/interrupt.h"
 #include "tools/devparity/commands.h"
 
 #include <fmt/format.h>
@@ -50,6 +51,8 @@ int main(int argc, char** argv) {
       if (c.name == std::string(argv[1])) return run_command_line(argc, argv, report_commands(), nullptr);
     }
   }
+  // Note [Signals before the handler]: held across the exec, let in by the run's handler.
+  devparity::interrupt::hold();
   const auto places = torch_executable_places();
   std::string tried;
   for (const auto& path : places) {
@@ -60,6 +63,7 @@ int main(int argc, char** argv) {
     execv(path.c_str(), argv);  // returns only on failure
     tried += "\n  " + path.string() + ": " + std::strerror(errno);
   }
+  devparity::interrupt::release();
   fmt::print(stderr, "devparity: internal error: cannot start devparity-torch, which runs every command but "
                      "diff, merge, html and unpack:{}\n",
              tried.empty() ? std::string(" /proc/self/exe is unreadable") : tried);

@@ -3,6 +3,7 @@
 // rest to this one (Note [Report commands without LibTorch]).
 
 #include "harness/base/error.h"
+#include "harness/base/interrupt.h"
 #include "harness/builtins.h"
 #include "harness/device/host_memory.h"
 #include "harness/run/plugin.h"
@@ -12,9 +13,12 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 int main(int argc, char** argv) {
   using namespace devparity;
+  // Note [Signals before the handler]: only a run lets them in later, at its handler.
+  if (argc < 2 || std::string(argv[1]) != "run") interrupt::release();
   retain_freed_host_memory();  // Note [Host allocator]
   try {
     register_builtins();
