@@ -68,7 +68,9 @@ const Wording kWordings[] = {
     // What a backend cannot do.
     {"missing_kernel", "Could not run '[^']+' with arguments from the '[^']+' backend", FailureKind::kUnsupported},
     {"meta_has_no_data", "Cannot copy out of meta tensor", FailureKind::kUnsupported},
-    {"dtype_kernel", "not implemented for '[^']+'", FailureKind::kUnsupported},
+    // "... not implemented for 'Half'", and grid sampling's unquoted "... not implemented for Half".
+    {"dtype_kernel", "not implemented for '[^']+'|not implemented for "
+                     "(Half|BFloat16|Float|Double|Byte|Char|Short|Int|Long|Bool|ComplexFloat|ComplexDouble)\\b", FailureKind::kUnsupported},
     {"overrideable_kernel", "_overrideable not implemented", FailureKind::kUnsupported},
     {"not_implemented", "is not implemented for", FailureKind::kUnsupported},
 };

@@ -121,14 +121,23 @@ NpyArray read_npy_array(const std::string& path) {
   offset += header_len;
 
   std::smatch m;
-  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([<>|=])([a-z])(\d+)')"))) {
+  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([<>|=])([A-Za-z])(\d+)')"))) {
     throw fail("no 'descr' in the header (structured dtypes are not supported)");
   }
   const char order = m[1].str()[0];
   NpyArray a;
   a.kind = m[2].str()[0];
   a.itemsize = m[3].length() <= 2 ? std::stoi(m[3].str()) : 0;  // (a longer one is no dtype: refused below)
-  if (!supported(a.kind, a.itemsize)) throw fail(fmt::format("unsupported dtype '{}{}{}'", order, a.kind, a.itemsize));
+  if (!supported(a.kind, a.itemsize)) {
+    const auto descr = order + m[2].str() + m[3].str();
+    // numpy has no bfloat16: ml_dtypes' (torch's .numpy() of a view) is written as raw 2-byte data.
+    const auto hint = a.kind == 'V' && a.itemsize == 2
+                          ? "; raw 2-byte data is how numpy saves bfloat16 (ml_dtypes), which .npy cannot name: "
+                            "save it as float32 (array.astype(numpy.float32))"
+                          : "";
+    throw fail(fmt::format("unsupported dtype '{}' (devparity reads bool, uint8, int8/16/32/64 and float16/32/64){}",
+                           descr, hint));
+  }
   bool fortran = false;
   if (std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*(True|False))"))) {
     fortran = m[1].str() == "True";

@@ -88,12 +88,19 @@ std::pair<size_t, bool> FailureGroups::add(const TrialResult& r) {
   const bool fresh = it == groups_.end();
   if (fresh) {
     g.status = r.status;
+    g.pattern = g.summary;
     groups_.push_back(std::move(g));
     it = groups_.end() - 1;
   }
   it->status = worse(it->status, r.status);
   it->ids.push_back(r.id);
   add_unique(it->devices, r.device);
+  // The placeholder is for grouping; a reader sees the device, or "the device" of several.
+  it->summary = it->pattern;
+  const std::string device = it->devices.size() == 1 ? it->devices.front() : "the device";
+  for (auto at = it->summary.find("<device>"); at != std::string::npos; at = it->summary.find("<device>", at + device.size())) {
+    it->summary.replace(at, 8, device);
+  }
   add_unique(it->cases, r.case_name);
   const auto index = static_cast<size_t>(it - groups_.begin());
   problem_of_.emplace(r.id, index);

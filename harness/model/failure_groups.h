@@ -26,6 +26,7 @@ namespace devparity {
 struct FailureGroup {
   std::string key;                  ///< the cause's identity
   std::string summary;              ///< one line: what went wrong, and where in the source
+  std::string pattern;              ///< the summary with "<device>" where a trial's device was named
   Status status = Status::kFail;    ///< fail, or error when every trial in it errored
   std::vector<std::string> ids;     ///< the trials, in the order they finished
   std::vector<std::string> devices; ///< the devices they ran on, in first-seen order

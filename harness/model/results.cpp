@@ -1,5 +1,6 @@
 #include "harness/model/results.h"
 
+#include "harness/base/interrupt.h"
 #include "harness/base/json_reader.h"
 
 #include <algorithm>
@@ -179,7 +180,46 @@ nlohmann::json BaselineSummary::to_json() const {
   return {{"path", path}, {"known_failures", known}, {"new_failures", fresh}, {"fixed", fixed}};
 }
 
+void Coverage::add(const TrialResult& result) {
+  auto [at, fresh_case] = by_case_.try_emplace(result.case_name);
+  if (fresh_case) order_.push_back(result.case_name);
+  auto& seen = at->second[result.device];
+  if (result.status != Status::kSkip) {
+    seen.ran = true;
+  } else if (!seen.ran && seen.reason.empty()) {
+    seen.reason = result.message;
+  }
+}
+
+std::vector<Coverage::Gap> Coverage::gaps() const {
+  std::vector<Gap> out;
+  for (const auto& name : order_) {
+    for (const auto& [device, seen] : by_case_.at(name)) {
+      if (!seen.ran) out.push_back({name, device, seen.reason});
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Coverage::ran_nowhere() const {
+  std::vector<std::string> out;
+  for (const auto& name : order_) {
+    const auto& devices = by_case_.at(name);
+    if (std::none_of(devices.begin(), devices.end(), [](const auto& d) { return d.second.ran; })) out.push_back(name);
+  }
+  return out;
+}
+
+nlohmann::json Coverage::to_json() const {
+  auto not_run = nlohmann::json::array();
+  for (const auto& g : gaps()) not_run.push_back({{"case", g.case_name}, {"device", g.device}, {"reason", g.reason}});
+  return {{"not_run", std::move(not_run)}, {"ran_nowhere", ran_nowhere()}};
+}
+
+bool RunSummary::coverage_unmet() const { return require_all && !coverage.gaps().empty(); }
+
 void RunSummary::add(const TrialResult& result) {
+  coverage.add(result);
   if (baseline && result.baseline == "known") baseline->known.push_back(result.id);
   if (baseline && result.baseline == "new") baseline->fresh.push_back(result.id);
   results.add(result.status);
@@ -196,6 +236,7 @@ void RunSummary::add(const TrialResult& result) {
 
 int RunSummary::exit_code() const {
   if (interrupted_by != 0) return 128 + interrupted_by;
+  if (coverage_unmet()) return 1;
   if (baseline) return baseline->fresh.empty() ? 0 : 1;
   return results.failed + results.errored > 0 ? 1 : 0;
 }
@@ -208,9 +249,11 @@ nlohmann::json RunSummary::to_json() const {
   for (const auto& [name, counts] : by_device) j["by_device"][name] = counts.to_json();
   j["duration_s"] = duration_s;
   j["unsupported_ops"] = unsupported_ops;
+  j["coverage"] = coverage.to_json();
+  if (require_all) j["coverage"]["required"] = true;
   if (baseline) j["baseline"] = baseline->to_json();
   if (interrupted_by != 0) {
-    j["interrupted"] = {{"signal", interrupted_by == 2 ? "SIGINT" : interrupted_by == 15 ? "SIGTERM" : std::to_string(interrupted_by)},
+    j["interrupted"] = {{"signal", interrupt::signal_name(interrupted_by) ? interrupt::signal_name(interrupted_by) : std::to_string(interrupted_by)},
                         {"message", results.total() == 0
                                         ? "the run was stopped before its first trial; nothing ran"
                                         : "the run was stopped early; the results are those finished before"}};

@@ -101,6 +101,32 @@ struct BaselineSummary {
   nlohmann::json to_json() const;
 };
 
+/// Where each case ran: a device "ran" a case when any of the case's trials
+/// on it did more than skip. A run whose rows all skipped (an autocast case
+/// on LibTorch 1.13, `--devices cuda:0` without a GPU) passed nothing, and
+/// says so instead of PASSED (issue 56).
+class Coverage {
+ public:
+  /// One device where a case did not run, with the first reason given.
+  struct Gap {
+    std::string case_name, device, reason;
+  };
+  void add(const TrialResult& result);
+  /// Each (case, device) where the case's every trial skipped, in case order.
+  std::vector<Gap> gaps() const;
+  /// The cases that ran on no device at all.
+  std::vector<std::string> ran_nowhere() const;
+  nlohmann::json to_json() const;
+
+ private:
+  struct Seen {
+    bool ran = false;
+    std::string reason;  // the first skip's, while nothing ran
+  };
+  std::vector<std::string> order_;
+  std::map<std::string, std::map<std::string, Seen>> by_case_;
+};
+
 /// Totals of a run so far.
 struct RunSummary {
   StatusCounts results;                         ///< by trial
@@ -119,11 +145,19 @@ struct RunSummary {
   int interrupted_by = 0;
   /// Why the run stopped early otherwise (an in-process timeout); empty if it did not.
   std::string stopped_because;
+  /// Where each case ran, and where it did not.
+  Coverage coverage;
+  /// --require-all: a case that did not run on every device of the run fails it (exit 1).
+  bool require_all = false;
+
+  /// Whether --require-all asked for more than ran.
+  bool coverage_unmet() const;
 
   /// Counts one finished result.
   void add(const TrialResult& result);
   /// 0 when nothing failed or errored, else 1 (DESIGN.md exit codes); with a
-  /// baseline, 1 only for new failures; 128 + the signal after an interrupt.
+  /// baseline, 1 only for new failures; 1 under --require-all when a case did
+  /// not run everywhere; 128 + the signal after an interrupt.
   int exit_code() const;
   nlohmann::json to_json() const;
 };

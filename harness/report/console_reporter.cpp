@@ -69,6 +69,7 @@ class ConsoleReporter final : public RunListener {
     const std::lock_guard<std::mutex> lock(mutex_);
     planned_ = info.planned_trials;
     started_ = last_progress_ = Clock::now();
+    perturb_ = info.run.value("vdev_perturb", nlohmann::json::array());
     if (planned_ >= kHugePlan) {
       out_ << fmt::format("warning: {} trials planned; at ~{:g} ms a trial (the default suite's pace on a CPU) about {}, "
                           "more with slow subjects; --filter, --dtypes or a smaller grid narrow it, --max-trials N "
@@ -113,6 +114,10 @@ class ConsoleReporter final : public RunListener {
     const bool bad = r.status == Status::kFail || r.status == Status::kError;
     const auto [group, fresh] = failures_.add(r);
     if (r.status == Status::kSkip) ++skip_reasons_[skip_reason(r)];
+    if (r.perturbed.is_object()) {
+      ++perturbed_rows_;
+      if (!r.perturbed.value("moved", nlohmann::json::object()).empty()) ++moved_rows_;
+    }
     if (verbose_ || bad) {
       clear_progress();
       if (bad && !fresh) {
@@ -193,10 +198,15 @@ class ConsoleReporter final : public RunListener {
       return;
     }
     const bool ok = s.exit_code() == 0;
+    // Nothing compared is not a pass (issue 56): every trial skipped.
+    const bool nothing_ran = c.total() == c.skipped;
     out_ << "\n"
-         << paint(ok ? Status::kPass : Status::kFail, ok ? "PASSED" : "FAILED")
+         << paint(ok ? (nothing_ran ? Status::kSkip : Status::kPass) : Status::kFail,
+                  ok ? (nothing_ran ? "NOTHING RAN" : "PASSED") : "FAILED")
          << fmt::format(": {} passed, {} failed, {} errors, {} skipped of {} trials in {:.2f} s\n",
                         c.passed, c.failed, c.errored, c.skipped, c.total(), s.duration_s);
+    print_coverage(s);
+    print_unperturbed();
     out_.flush();
   }
 
@@ -215,6 +225,43 @@ class ConsoleReporter final : public RunListener {
     if (groups.size() > kGroupsShown) {
       out_ << fmt::format("  ... and {} more problems (the report has them all)\n", groups.size() - kGroupsShown);
     }
+  }
+
+  // Where cases did not run: the cases that ran nowhere by name, the rest by
+  // device and reason (the default audit skips every case on an absent GPU).
+  void print_coverage(const RunSummary& s) {
+    const auto nowhere = s.coverage.ran_nowhere();
+    if (!nowhere.empty()) {
+      out_ << fmt::format("  ran nowhere ({} case{}, every trial skipped): {}{}\n", nowhere.size(),
+                          nowhere.size() == 1 ? "" : "s",
+                          fmt::join(nowhere.begin(), nowhere.begin() + static_cast<long>(std::min<size_t>(nowhere.size(), kGroupsShown)), ", "),
+                          nowhere.size() > kGroupsShown ? ", ..." : "");
+    }
+    std::map<std::pair<std::string, std::string>, size_t> gaps;  // (device, reason) -> cases
+    for (const auto& g : s.coverage.gaps()) ++gaps[{g.device, g.reason}];
+    size_t shown = 0;
+    for (const auto& [where, cases] : gaps) {
+      if (shown++ == kGroupsShown) {
+        out_ << fmt::format("  ... and {} more (the report's summary.coverage has them all)\n", gaps.size() - kGroupsShown);
+        break;
+      }
+      out_ << fmt::format("  not run on {} for {} case{}: {}\n", where.first, cases, cases == 1 ? "" : "s",
+                          where.second.empty() ? "every trial skipped" : where.second);
+    }
+    if (s.coverage_unmet()) {
+      out_ << paint(Status::kFail, "  --require-all") << ": a case did not run on every device of the run (exit 1)\n";
+    }
+  }
+
+  // --vdev-perturb that moved nothing is a silent no-op otherwise (issue 56).
+  void print_unperturbed() {
+    if (perturb_.empty() || moved_rows_ > 0) return;
+    const auto asked = fmt::format("{}", fmt::join(perturb_.begin(), perturb_.end(), ","));
+    out_ << (perturbed_rows_ == 0
+                 ? fmt::format("warning: --vdev-perturb {}: no vdev trial ran; nothing was perturbed\n", asked)
+                 : fmt::format("warning: --vdev-perturb {}: none of {} vdev trials called an op these switches move; "
+                               "nothing was perturbed\n",
+                               asked, perturbed_rows_));
   }
 
   static constexpr size_t kGroupsShown = 20, kTrialsShown = 8;
@@ -293,6 +340,8 @@ class ConsoleReporter final : public RunListener {
   std::string case_, trial_;
   int64_t case_planned_ = 0, case_done_ = 0;
   bool progress_shown_ = false;
+  nlohmann::json perturb_ = nlohmann::json::array();  // the switches asked for
+  int64_t perturbed_rows_ = 0, moved_rows_ = 0;
   int64_t planned_ = 0, done_ = 0;
   FailureGroups failures_;
   std::map<std::string, int64_t> skip_reasons_;

@@ -265,11 +265,15 @@ void write_summary(std::ostringstream& s, const nlohmann::json& report, const st
     << esc(run.value("started_at", "")) << ", " << fmt::format("{:.2f}", run.value("duration_s", 0.0))
     << " s; LibTorch " << esc(report.at("environment").value("torch_version", "")) << "<br>"
     << esc(json_text(run.value("argv", nlohmann::json::array()))) << "</p>\n";
-  const bool passed = summary.contains("baseline")
-                          ? summary["baseline"].value("new_failures", nlohmann::json::array()).empty()
-                          : summary.value("failed", 0) + summary.value("errored", 0) == 0;
+  const auto coverage = summary.value("coverage", nlohmann::json::object());
+  const auto not_run = coverage.value("not_run", nlohmann::json::array());
+  const bool unmet = coverage.value("required", false) && !not_run.empty();
+  const bool passed = !unmet && (summary.contains("baseline")
+                                     ? summary["baseline"].value("new_failures", nlohmann::json::array()).empty()
+                                     : summary.value("failed", 0) + summary.value("errored", 0) == 0);
+  const bool nothing_ran = summary.value("total", 0) == summary.value("skipped", 0);
   const auto interruption = interruption_of(report);
-  const char* verdict = interruption ? "INTERRUPTED" : passed ? "PASSED" : "FAILED";
+  const char* verdict = interruption ? "INTERRUPTED" : !passed ? "FAILED" : nothing_ran ? "NOTHING RAN" : "PASSED";
   s << "<p class=\"counts\" id=\"verdict\"><span class=\"" << (passed && !interruption ? "pass" : "fail") << "\">"
     << verdict << "</span><span>" << summary.value("total", 0) << " trials</span>"
     << "<span class=\"pass\">" << summary.value("passed", 0) << " passed</span><span class=\"fail\">"
@@ -278,6 +282,18 @@ void write_summary(std::ostringstream& s, const nlohmann::json& report, const st
   if (interruption) {
     s << "<p class=\"fail\" id=\"interrupted\">The run did not finish, " << esc(interruption->describe())
       << ". " << esc(interruption->message) << "</p>\n";
+  }
+  const auto nowhere = coverage.value("ran_nowhere", nlohmann::json::array());
+  if (!not_run.empty()) {
+    std::map<std::pair<std::string, std::string>, size_t> gaps;  // (device, reason) -> cases
+    for (const auto& g : not_run) ++gaps[{g.value("device", ""), g.value("reason", "")}];
+    s << "<p id=\"coverage\"" << (unmet ? " class=\"fail\"" : "") << ">Not run"
+      << (unmet ? " (--require-all)" : "") << ":";
+    if (!nowhere.empty()) s << " " << nowhere.size() << " case(s) ran on no device;";
+    for (const auto& [where, cases] : gaps) {
+      s << " on " << esc(where.first) << " for " << cases << " case(s) (" << esc(where.second) << ");";
+    }
+    s << "</p>\n";
   }
   if (summary.contains("baseline")) {
     const auto& b = summary["baseline"];

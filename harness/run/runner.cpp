@@ -75,6 +75,7 @@ class RunPass {
     RunSummary summary = tally_.summary();
     summary.interrupted_by = interrupted_by;
     summary.stopped_because = std::move(stopped_because);
+    summary.require_all = options_.require_all;
     summary.duration_s = std::chrono::duration<double>(Clock::now() - start_).count();
     return summary;
   }

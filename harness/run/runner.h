@@ -53,6 +53,8 @@ struct RunnerOptions {
   /// --interleavings: on the asynchronous vdev, each trial runs under this
   /// many interleavings (Note [Interleaving sweep]).
   int interleavings = 1;
+  /// --require-all: the summary fails a case that did not run on every device.
+  bool require_all = false;
 };
 
 /// Runs plans.

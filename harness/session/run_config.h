@@ -95,6 +95,7 @@ struct RunConfig {
   std::string artifacts;                ///< folder relative to the report's; empty: REPORT_STEM-artifacts
   double artifacts_budget_mb = 0.0;     ///< 0: no artifacts
   std::string baseline;                 ///< a previous report to measure failures against
+  bool require_all = false;             ///< --require-all: a case that did not run everywhere fails the run
   /// Also told every event, after the reporters (tests, front ends); not owned.
   std::vector<RunListener*> listeners;
 

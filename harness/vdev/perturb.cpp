@@ -78,19 +78,30 @@ const std::vector<Switch>& switches() { return registry(); }
 std::vector<std::string> parse(const std::string& text, const std::string& option) {
   std::vector<std::string> known, names;
   for (const auto& s : registry()) known.push_back(s.name);
-  if (text == "all") return known;
+  if (text.empty()) {
+    throw std::invalid_argument(fmt::format("{}: names no switch; name them or all (known: all, {})", option,
+                                            fmt::join(known, ", ")));
+  }
+  bool all = false;
   size_t start = 0;
   while (start <= text.size()) {
     const auto end = std::min(text.find(',', start), text.size());
     const auto name = text.substr(start, end - start);
+    start = end + 1;
+    if (name == "all") {
+      all = true;  // with others named too: all of them still
+      continue;
+    }
+    if (name.empty()) {
+      throw std::invalid_argument(fmt::format("{} '{}': an empty switch name between commas", option, text));
+    }
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       throw std::invalid_argument(fmt::format("{}: unknown switch '{}' (known: all, {})", option, name,
                                               fmt::join(known, ", ")));
     }
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-    start = end + 1;
   }
-  return names;
+  return all ? known : names;
 }
 
 void set_session(std::vector<std::string> names) {

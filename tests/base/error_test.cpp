@@ -103,6 +103,11 @@ TEST(ErrorTest, MissingKernelsAreUnsupportedWithTheOp) {
   EXPECT_EQ(conv.kind, FailureKind::kUnsupported);
   EXPECT_EQ(conv.op, "aten::convolution_overrideable");
   EXPECT_EQ(classify_message("boom").kind, FailureKind::kException);
+  // Issue 56: grid sampling's wording has no quotes; it was a failure split by device.
+  EXPECT_EQ(classify_message("grid_sampler_2d_cpu not implemented for Half").kind, FailureKind::kUnsupported);
+  EXPECT_EQ(classify_message("grid_sampler_2d_cpu not implemented for BFloat16\nException raised from x").kind,
+            FailureKind::kUnsupported);
+  EXPECT_EQ(classify_message("my kernel not implemented for everyone").kind, FailureKind::kException);
 }
 
 TEST(ErrorTest, RealLibTorchErrorsAreClassified) {

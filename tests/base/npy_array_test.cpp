@@ -1,3 +1,4 @@
+#include "harness/base/error.h"
 #include "harness/base/npy.h"
 #include "harness/base/npy_array.h"
 #include "tests/support/temp_dir.h"
@@ -6,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 
 namespace devparity {
 namespace {
@@ -55,6 +57,32 @@ TEST(NpyArrayTest, ValuesMatchTheTensorLibTorchReads) {
 
 // npy_file() writes what numpy reads: the header padded to 64 bytes, a
 // one-element shape as "(5,)".
+// Issue 56: a bfloat16 array saved by numpy (ml_dtypes) is '<V2'; it was "no 'descr' in the header".
+TEST(NpyArrayTest, RawTwoByteDataIsNamedAsBfloat16WithWhatToDo) {
+  testing::TempDir dir;
+  const uint16_t data[2] = {0x3f80, 0x4000};
+  const auto path = dir.write("b.npy", npy_file("<V2", {2}, data, sizeof(data)));
+  try {
+    read_npy_array(path);
+    FAIL() << "read";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("unsupported dtype '<V2'"), std::string::npos) << what;
+    EXPECT_NE(what.find("how numpy saves bfloat16"), std::string::npos) << what;
+    EXPECT_NE(what.find("astype(numpy.float32)"), std::string::npos) << what;
+  }
+  const auto other = dir.write("c.npy", npy_file("<c8", {1}, data, 8));
+  try {
+    read_npy_array(other);
+    FAIL() << "read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unsupported dtype '<c8' (devparity reads bool"), std::string::npos) << e.what();
+  }
+  // The twin: float16 reads.
+  const auto half = dir.write("h.npy", npy_file("<f2", {2}, data, sizeof(data)));
+  EXPECT_EQ(read_npy_array(half).itemsize, 2);
+}
+
 TEST(NpyArrayTest, TheFileWrittenHasNumpysHeader) {
   const float data[5] = {1, 2, 3, 4, 5};
   const auto file = npy_file("<f4", {5}, data, sizeof(data));

@@ -45,8 +45,18 @@ TEST(FailureGroupsTest, OneCauseOnFourDevicesAndTwoInputsIsOneProblem) {
   EXPECT_EQ(g.status, Status::kFail);
   EXPECT_EQ(groups.headline(), "1 problem in 8 trials");
   EXPECT_EQ(g.where(), "8 trials on meta, vdev:0, vdev:1, cpu");
-  // The error finding, not the warning before it; the device named generically.
-  EXPECT_EQ(g.summary, "state_off_device: tensor attribute 'gain' stays on cpu, not <device> (made at m.py:56)");
+  // The error finding, not the warning before it; the device named generically, in words.
+  EXPECT_EQ(g.summary, "state_off_device: tensor attribute 'gain' stays on cpu, not the device (made at m.py:56)");
+}
+
+// Issue 56: a headline read "threw on <device>"; a group of one device names it.
+TEST(FailureGroupsTest, AHeadlineNamesItsDeviceNeverAPlaceholder) {
+  FailureGroups groups;
+  groups.add(with_finding("vdev:1", "a", "m.py:56"));
+  EXPECT_EQ(groups.groups()[0].summary,
+            "state_off_device: tensor attribute 'gain' stays on cpu, not vdev:1 (made at m.py:56)");
+  groups.add(with_finding("vdev:0", "b", "m.py:56"));
+  EXPECT_EQ(groups.groups()[0].summary.find("<device>"), std::string::npos) << groups.groups()[0].summary;
 }
 
 TEST(FailureGroupsTest, AnotherSourceLineIsAnotherProblem) {

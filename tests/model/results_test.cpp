@@ -107,6 +107,41 @@ TEST(ModelTest, SummaryCountsAndExitCode) {
   EXPECT_EQ(clean.exit_code(), 0);
 }
 
+// Issue 56: a run whose rows all skipped printed PASSED; the summary says where each case ran.
+TEST(ModelTest, CoverageSaysWhereEachCaseDidNotRun) {
+  auto row = [](const std::string& c, const std::string& device, Status status) {
+    TrialResult r;
+    r.case_name = c;
+    r.device = device;
+    r.checks = {outcome("run", status, status == Status::kSkip ? "no CUDA device" : "")};
+    r.finalize();
+    return r;
+  };
+  RunSummary s;
+  s.add(row("flip", "cpu", Status::kPass));
+  s.add(row("flip", "cuda:0", Status::kSkip));
+  s.add(row("half", "cpu", Status::kSkip));
+  s.add(row("half", "cuda:0", Status::kSkip));
+  s.add(row("flip", "cuda:0", Status::kSkip));
+  const auto gaps = s.coverage.gaps();
+  ASSERT_EQ(gaps.size(), 3u);
+  EXPECT_EQ(gaps[0].case_name, "flip");
+  EXPECT_EQ(gaps[0].device, "cuda:0");
+  EXPECT_EQ(gaps[0].reason, "run: no CUDA device");
+  EXPECT_EQ(s.coverage.ran_nowhere(), std::vector<std::string>{"half"});
+  EXPECT_EQ(s.exit_code(), 0) << "said, not failed, unless required";
+  s.require_all = true;
+  EXPECT_EQ(s.exit_code(), 1);
+  EXPECT_EQ(s.to_json()["coverage"]["required"], true);
+  // The twin: one trial that ran is enough for its case on its device.
+  RunSummary ran;
+  ran.require_all = true;
+  ran.add(row("flip", "cpu", Status::kSkip));
+  ran.add(row("flip", "cpu", Status::kPass));
+  EXPECT_TRUE(ran.coverage.gaps().empty());
+  EXPECT_EQ(ran.exit_code(), 0);
+}
+
 TEST(ModelTest, StatusNames) {
   for (auto s : {Status::kPass, Status::kFail, Status::kError, Status::kSkip}) {
     EXPECT_EQ(parse_status(status_name(s)), s);

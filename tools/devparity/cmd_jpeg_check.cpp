@@ -84,7 +84,7 @@ CLI::App* add_jpeg_check_command(CLI::App& app, Options& o) {
                    "that decodes far from it is reported as noise");
   jpeg->add_option("--min-psnr", o.jpeg_check.min_psnr,
                    "PSNR floor in dB (default: by quality, estimated from the file's tables)")
-      ->check(CLI::Range(0.0, 200.0));
+      ->check(number_check(0, 200));
   jpeg->add_option("--expect-size", o.jpeg_check.expect_size, "HxW the files must have, e.g. 2160x3840");
   jpeg->add_flag("--json", o.jpeg_check.json, "One JSON object per file, as an array");
   return jpeg;

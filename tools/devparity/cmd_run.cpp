@@ -75,7 +75,7 @@ void add_vdev_options(CLI::App& run_app, Options& o) {
   run->add_option("--vdev-count", o.run.vdev_count,
                   "Indices of the simulated accelerator vdev (1..16); auto runs vdev:0 and vdev:1 "
                   "when there is no CUDA device")
-      ->check(CLI::Range(1, 16))
+      ->check(whole_number_check(1, 16))
       ->envname("DEVPARITY_VDEV_COUNT")
       ->capture_default_str();
   run->add_flag("--vdev-worker", o.run.vdev_worker,
@@ -98,11 +98,21 @@ void add_vdev_options(CLI::App& run_app, Options& o) {
                   "vdev computes with other legal arithmetic than the CPU: all, or a comma list of switches "
                   "(devparity list names them); a trial that fails under them names the switches that move it "
                   "(docs/perturbed-numerics.md)")
-      ->envname("DEVPARITY_VDEV_PERTURB");
+      ->envname("DEVPARITY_VDEV_PERTURB")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            try {
+              vdev::perturb::parse(text, fmt::format("'{}'", text));
+            } catch (const std::invalid_argument& e) {
+              return e.what();
+            }
+            return "";
+          },
+          "SWITCHES"));
   run->add_option("--interleavings", o.run.interleavings,
                   "On the asynchronous vdev: run each vdev trial under N interleavings and report a result "
                   "that differs between them (docs/vdev-async.md)")
-      ->check(CLI::Range(1, 1000))
+      ->check(whole_number_check(1, 1000))
       ->envname("DEVPARITY_VDEV_INTERLEAVINGS")
       ->capture_default_str();
 }
@@ -125,7 +135,7 @@ void add_execution_options(CLI::App& run_app, Options& o) {
   run->add_option("--memory-limit-mb", o.run.memory_limit_mb,
                   "Under --isolate, the workers' allocation limit (RLIMIT_DATA; 0: none); allocations past it "
                   "are out-of-memory errors of their trial")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_number_check(0, INT64_MAX))
       ->capture_default_str();
   run->add_option("--worker", o.run.worker)->group("");  // Note [Workers]
   run->add_option("--artifacts", o.run.artifacts,
@@ -133,7 +143,7 @@ void add_execution_options(CLI::App& run_app, Options& o) {
                   "to the report's folder (default: REPORT_STEM-artifacts)");
   run->add_option("--artifacts-budget", o.run.artifacts_budget_mb,
                   "Megabytes of artifacts at most; 0 writes none")
-      ->check(CLI::NonNegativeNumber)
+      ->check(number_check(0))
       ->capture_default_str();
   run->add_option("--shard", o.run.shard,
                   "I/N: run only the I-th of N deterministic parts of the plan (0 <= I < N; whole "
@@ -142,6 +152,10 @@ void add_execution_options(CLI::App& run_app, Options& o) {
   run->add_option("--baseline", o.run.baseline,
                   "A previous report: its failures that recur with the same failing checks do not "
                   "fail the run; new failures do; fixed ones are listed");
+  run->add_flag("--require-all", o.run.require_all,
+                "Fail the run (exit 1) when a case did not run on every device of the run: every one of its "
+                "trials there was skipped (the device is absent, the op has no kernel there, autocast is "
+                "unsupported); the summary lists where each case did not run whether or not this is set");
   run->add_option("--seed", o.run.seed, "Base seed for inputs and parameters (default: each case's)")
       ->check(seed_check());
   auto* quiet = run->add_flag("-q,--quiet", o.run.quiet, "Print failures and the final line only");
@@ -160,7 +174,7 @@ void add_execution_options(CLI::App& run_app, Options& o) {
                   "Refuse to start a run whose plan has more trials (0: no cap); plans of 100000 or more "
                   "are announced with an estimate")
       ->envname("DEVPARITY_MAX_TRIALS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_number_check(0, INT64_MAX))
       ->capture_default_str();
 
   run->add_option("--placement", o.run.placement,
@@ -293,6 +307,7 @@ RunConfig run_config(const Options& options, const DeviceInventory& inventory) {
   c.artifacts = o.artifacts;
   c.artifacts_budget_mb = o.artifacts_budget_mb;
   c.baseline = o.baseline;
+  c.require_all = o.require_all;
   return c;
 }
 
@@ -301,7 +316,11 @@ RunConfig run_config(const Options& options, const DeviceInventory& inventory) {
 int cmd_run(const Options& options) {
   const auto& o = options.run;
   // From the start, so that a signal while suites load still leaves a report (empty, marked).
-  if (o.worker.empty()) interrupt::install();
+  if (o.worker.empty()) {
+    interrupt::install();
+  } else {
+    interrupt::release();  // a worker's parent stops it
+  }
   // A huge grid takes a while to check and plan before the console reports anything.
   if (o.worker.empty() && !o.quiet) PhaseProgress::configure(o.progress_s, &std::cout);
   // The run's vdev rows count whichever process installs the device (Note [One accelerator per process]).

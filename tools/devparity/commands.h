@@ -5,6 +5,8 @@
 
 #include "tools/devparity/options.h"
 
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 namespace CLI {
@@ -58,6 +60,11 @@ inline constexpr double kMaxProgressPeriodS = 86400.0;
 CLI::Validator progress_period_check();
 /// A seed: a whole number from 0 to 2^64-1, refused rather than saturated past it.
 CLI::Validator seed_check();
+/// A finite number in [min, max] (max infinite: no upper bound), refused in
+/// words a person reads ("from 0 to 200", "0 or more"), not CLI11's 309 digits.
+CLI::Validator number_check(double min, double max = HUGE_VAL);
+/// A whole number in [min, max], likewise.
+CLI::Validator whole_number_check(int64_t min, int64_t max);
 
 /// One subcommand.
 struct Command {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -65,6 +66,33 @@ CLI::Validator progress_period_check() {
       "SECONDS");
 }
 
+CLI::Validator number_check(double min, double max) {
+  const auto range = std::isinf(max) ? fmt::format("{:g} or more", min) : fmt::format("from {:g} to {:g}", min, max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(value) || value < min || value > max) {
+          return fmt::format("expected a number {}, got '{}'", range, text);
+        }
+        return "";
+      },
+      "NUMBER");
+}
+
+CLI::Validator whole_number_check(int64_t min, int64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        int64_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+          return fmt::format("expected a whole number from {} to {}, got '{}'", min, max, text);
+        }
+        return "";
+      },
+      "INT");
+}
+
 CLI::Validator seed_check() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -77,6 +105,36 @@ CLI::Validator seed_check() {
       },
       "SEED");
 }
+
+namespace {
+
+// CLI11 names the option whose value it refused, also when the value came
+// from the option's environment variable, which the user then cannot find on
+// the command line: such an error names the variable and its value.
+std::optional<std::string> from_environment(const CLI::App& app, const CLI::ParseError& e,
+                                            const std::vector<std::string>& argv) {
+  const std::string what = e.what();
+  for (const auto* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    for (const auto* option : command->get_options()) {
+      const auto& variable = option->get_envname();
+      const char* value = variable.empty() ? nullptr : std::getenv(variable.c_str());
+      if (value == nullptr) continue;
+      std::string name;
+      for (const auto& long_name : option->get_lnames()) {
+        if (what.rfind("--" + long_name + ":", 0) == 0) name = "--" + long_name;
+      }
+      if (name.empty()) continue;
+      const bool typed = std::any_of(argv.begin(), argv.end(), [&](const std::string& a) {
+        return a == name || a.rfind(name + "=", 0) == 0;
+      });
+      if (typed) continue;
+      return fmt::format("{}={} (the environment's value for {}):{}", variable, value, name, what.substr(name.size() + 1));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<int> parse_command_line(int argc, char** argv, const std::vector<Command>& table, Options& o) {
   for (int i = 0; i < argc; ++i) o.argv.emplace_back(argv[i]);
@@ -100,6 +158,10 @@ std::optional<int> parse_command_line(int argc, char** argv, const std::vector<C
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (const auto named = from_environment(app, e, o.argv)) {
+      std::cerr << *named << "\nRun with --help for more information.\n";
+      return 2;
+    }
     app.exit(e, std::cout, std::cerr);
     return 2;
   }

@@ -22,6 +22,7 @@ struct RunOptions {
   std::string html;                                  ///< HTML page path; empty: none
   std::vector<std::string> reporters;                ///< --reporter NAME[=FILE], repeatable
   std::string baseline;                              ///< previous report; empty: none
+  bool require_all = false;                          ///< a case that did not run everywhere fails the run
   std::string shard;                                 ///< "I/N"; empty: the whole plan
   std::string isolate;                               ///< "", "trial" or "case" (--isolate)
   double timeout_s = 300.0;                          ///< per trial, under --isolate
