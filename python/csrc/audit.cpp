@@ -86,6 +86,7 @@ devparity::RunConfig audit_config(const nlohmann::json& o, const devparity::Devi
                                                    "audit(pinned_release)");
   c.report = report;
   c.report_option = "audit(report)";
+  c.require_all = o.value("require_all", false);
   c.console.show = !o.value("quiet", false);
   c.console.quiet = true;
   c.console.color = devparity::Color::kNever;

@@ -95,6 +95,8 @@ def _register_subject(fn, name, sweep):
     lib.define(f"{op}(Tensor image) -> Tensor")
     moved = {}
 
+    auditing = os.getpid()
+
     def run(image):
         subject = moved.get(str(image.device), fn)
         try:
@@ -104,10 +106,20 @@ def _register_subject(fn, name, sweep):
                     stack.enter_context(_host_data.watching())
                     if sweep.collecting:
                         stack.enter_context(sweep.arcs)
-                return subject(image)
+                out = subject(image)
+            if not isinstance(out, torch.Tensor):
+                raise TypeError(f"the audited callable returned {type(out).__name__}, not a tensor: devparity audits "
+                                f"image -> image callables; return one tensor (a wrapper can pick it from "
+                                f"{type(out).__name__})")
+            return out
         except KeyboardInterrupt:
             _ops().request_interrupt()  # Ctrl-C stops the audit, not this trial's verdict
             raise
+        finally:
+            if os.getpid() != auditing:
+                # The audited code forked and its copy returned here: the copy would run the rest of
+                # the audit and write its reports over the auditing process's (issue 56). It ends.
+                os._exit(0)
 
     lib.impl(op, run, "CompositeImplicitAutograd")
     if not isinstance(fn, torch.nn.Module):
@@ -187,9 +199,22 @@ class AuditResult:
         return self.report.get("summary", {}).get("interrupted")
 
     @property
+    def not_run(self) -> Tuple[Dict[str, str], ...]:
+        """Each (case, device) where every trial skipped, with the first reason (summary.coverage)."""
+        return tuple(self.report.get("summary", {}).get("coverage", {}).get("not_run", []))
+
+    @property
+    def ran_nowhere(self) -> bool:
+        """True when no trial did more than skip: the audit compared nothing."""
+        return all(r.get("status") == "skip" for r in self.results)
+
+    @property
     def passed(self) -> bool:
-        """True when the audit finished and no trial failed or erred."""
-        return not self.failures and self.interrupted is None
+        """True when the audit finished, something ran, and no trial failed or erred (with
+        audit(require_all=True): and every device ran every case)."""
+        coverage = self.report.get("summary", {}).get("coverage", {})
+        unmet = bool(coverage.get("required")) and bool(coverage.get("not_run"))
+        return not self.failures and self.interrupted is None and not self.ran_nowhere and not unmet
 
     def __bool__(self) -> bool:
         return self.passed
@@ -320,7 +345,8 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
           tolerance: Optional[Mapping[str, Any]] = None, placement: str = "warn", quiet: bool = True,
           vdev_async: bool = True, interleavings: int = 1, seeds: Union[int, Sequence[int], None] = None,
           isolate: bool = False, timeout_s: Optional[float] = None, pinned_release: str = "pooled",
-          perturb: Union[str, Sequence[str], None] = None, autocast: Union[bool, str, Any] = False) -> AuditResult:
+          perturb: Union[str, Sequence[str], None] = None, autocast: Union[bool, str, Any] = False,
+          require_all: bool = False) -> AuditResult:
     """Audits `fn` (a callable image -> image, or an nn.Module, moved per device) as `devparity run`
     audits a transform: parity against the reference device with per-dtype tolerances, placement,
     the gradient for floating inputs; random draws replayed per device.
@@ -351,6 +377,8 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
     that os._exit, a crash or a hang past timeout_s seconds in the audited code ends the worker only;
     the report then holds the results finished before, marked interrupted with the cause.
     Ctrl-C stops the audit after writing its report, marked, and raises KeyboardInterrupt.
+    An audit whose every row skipped passed nothing: `passed` is False and `ran_nowhere` says so;
+    `not_run` lists each device where it did not run and why; require_all: any such device fails it.
     """
     torch_module()
     _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds, pinned_release)
@@ -358,7 +386,7 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
                                                                         ("html", html)))
     _check_plain_arguments(devices, dtypes, seed, name, checks, tolerance,
                            {"differentiable": differentiable, "random": random, "quiet": quiet,
-                            "vdev_async": vdev_async})
+                            "vdev_async": vdev_async, "require_all": require_all})
     if isinstance(dtypes, str):  # "float32" or "float32,uint8", as the CLI takes them
         dtypes = [d.strip() for d in dtypes.split(",") if d.strip()]
     perturb = _perturb_text(perturb)
@@ -370,7 +398,7 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
         return _audit_here(fn, inputs, devices, dtypes, seed, report_path, junit, html, name, differentiable, random,
                            case_checks, tolerance, placement, quiet,
                            (vdev_async, interleavings, pinned_release, perturb),
-                           seeds, caller, isolation, autocast)
+                           seeds, caller, isolation, autocast, require_all)
 
     if isolate or timeout_s is not None:
         def in_worker(report_path):
@@ -380,11 +408,11 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
             return here(report_path, dict(checks or {}, gradient=False), {"worker": "fork", "gradient": refused})
 
         options = {"report": report, "junit": junit, "html": html, "devices": _device_list(devices),
-                   "placement": placement}
+                   "placement": placement, "require_all": bool(require_all)}
         arguments = dict(fn=fn, inputs=inputs, devices=devices, dtypes=dtypes, seed=seed, junit=junit, html=html,
                          name=name, differentiable=differentiable, random=random, checks=checks, tolerance=tolerance,
                          placement=placement, quiet=quiet, streams=(vdev_async, interleavings, pinned_release, perturb),
-                         seeds=seeds, caller=caller, autocast=autocast)
+                         seeds=seeds, caller=caller, autocast=autocast, require_all=require_all)
         spawn = (_audit_spawned, arguments) if _isolation.pickles((_audit_spawned, arguments)) else None
         return AuditResult.from_report(_isolation.run_isolated(in_worker, options, timeout_s, spawn))
     return AuditResult.from_report(here(report))
@@ -396,7 +424,7 @@ def _audit_spawned(arguments, report_path):
 
 
 def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, differentiable, random, checks,
-                tolerance, placement, quiet, streams, seeds, caller, isolation=None, autocast=None):
+                tolerance, placement, quiet, streams, seeds, caller, isolation=None, autocast=None, require_all=False):
     """The audit in this process; returns its report. `streams`: (vdev_async, interleavings,
     pinned_release, perturb); `isolation`: how its worker ran (run.isolation); `autocast`: the
     case's "autocast" dtype name, or None."""
@@ -427,7 +455,7 @@ def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, di
     options = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
                "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": list(_sources.skipped_folders()),
                "vdev_async": bool(vdev_async), "interleavings": interleavings, "pinned_release": pinned_release,
-               "perturb": perturb, "vdev_count": installed_count() or 2}
+               "perturb": perturb, "vdev_count": installed_count() or 2, "require_all": bool(require_all)}
     if isolation:
         options["isolation"] = isolation
     with _sources.scaffolding_file(caller):

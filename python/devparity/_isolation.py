@@ -87,7 +87,9 @@ def run_isolated(run, options, timeout_s, spawn=None):
     else:
         pid = os.fork()
         if pid == 0:  # the worker: never returns
+            os.setpgid(0, 0)
             _worker(run, report, result)
+        _own_group(pid)
     try:
         status = _wait(pid, timeout_s)
         if status is None:
@@ -111,7 +113,18 @@ def _spawn(spawn, folder, report, result):
         pickle.dump(spawn, f)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     code = "import sys; from devparity._isolation import spawned_worker; spawned_worker(*sys.argv[1:])"
-    return subprocess.Popen([sys.executable, "-c", code, payload, report, result], env=env).pid
+    pid = subprocess.Popen([sys.executable, "-c", code, payload, report, result], env=env, process_group=0).pid
+    _own_group(pid)
+    return pid
+
+
+def _own_group(pid):
+    # The worker leads a process group of its own (either side may set it first), so that what the audited
+    # code started (`sleep 600`, a pool) ends with it: orphans outlived the audit (issue 56).
+    try:
+        os.setpgid(pid, pid)
+    except (PermissionError, ProcessLookupError):
+        pass  # it set it itself, or has already exec'd / ended
 
 
 def spawned_worker(payload, report, result):
@@ -144,9 +157,10 @@ def _wait(pid, timeout_s):
     """The worker's wait status, or None when it ran past timeout_s (then killed)."""
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return status
+        # Seen ended but not yet reaped, its group is ended first: its id cannot have been taken.
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            _end_group(pid)
+            return os.waitpid(pid, 0)[1]
         if deadline is not None and time.monotonic() > deadline:
             _stop(pid)
             return None
@@ -154,10 +168,19 @@ def _wait(pid, timeout_s):
 
 
 def _stop(pid):
+    _end_group(pid)
     try:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     except (ChildProcessError, ProcessLookupError):
+        pass
+
+
+def _end_group(pid):
+    # Whatever is left of the worker's process group: the audited code's children.
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
         pass
 
 

@@ -309,3 +309,90 @@ def test_perturbed_numerics_catch_a_tie_rule_and_name_the_switch(vdev):
     assert clean.passed, clean.failures
     with pytest.raises(devparity.DevparityError, match="unknown switch 'fast'"):
         devparity.audit(fixed, [(1, 3, 8, 8)], devices="cpu,vdev:1", perturb="fast")
+
+
+def _forks_and_returns(x):
+    """x * 2; off the CPU it forks first, and its copy returns too (issue 56: the copy ran the rest of the
+    audit and its report replaced the worker's)."""
+    out = x * 2
+    if x.device.type != "cpu":
+        os.fork()
+    return out
+
+
+def _starts_a_sleeper(marker):
+    def fn(x):
+        if x.device.type != "cpu":
+            proc = subprocess.Popen(["sleep", "600"])
+            with open(marker, "a") as f:
+                f.write(f"{proc.pid}\n")
+        return x * 2
+    return fn
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["in_place", "isolated"])
+def test_a_subject_that_forks_does_not_write_the_reports_twice(vdev, tmp_path, isolate):
+    import time
+
+    result = devparity.audit(_forks_and_returns, [(1, 3, 8, 8)], devices="cpu,vdev:1", isolate=isolate,
+                             report=str(tmp_path / "r.json"), differentiable=False)
+    assert result.passed, result.failures
+    time.sleep(0.5)  # a copy that went on would have rewritten the report by now
+    written = devparity.load_report(tmp_path / "r.json")
+    assert [r["id"] for r in written["results"]] == [r["id"] for r in result.results]
+    assert written["run"]["started_at"] == result.report["run"]["started_at"]
+    # The twin: a subject that does not fork, audited the same way.
+    assert devparity.audit(lambda x: x * 2, [(1, 3, 8, 8)], devices="cpu,vdev:1", isolate=isolate,
+                           differentiable=False).passed
+
+
+def test_an_isolated_audit_ends_what_the_audited_code_started(vdev, tmp_path):
+    marker = tmp_path / "pids"
+    result = devparity.audit(_starts_a_sleeper(str(marker)), [(1, 3, 8, 8)], devices="cpu,vdev:1", isolate=True,
+                             differentiable=False)
+    assert result.passed, result.failures
+    pids = [int(p) for p in marker.read_text().split()]
+    assert pids
+    import time
+
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids), "orphans of the worker outlived the audit"
+
+
+def test_an_audit_where_nothing_ran_did_not_pass(vdev, tmp_path):
+    import torch
+
+    cuda = torch.cuda.is_available()
+    if cuda:
+        pytest.skip("this machine has CUDA: cuda:0 rows run here")
+    nowhere = devparity.audit(lambda x: x * 2, [(1, 3, 8, 8)], devices="cuda:0", report=str(tmp_path / "r.json"))
+    assert nowhere.ran_nowhere and not nowhere.passed and not nowhere.failures
+    assert nowhere.report["summary"]["coverage"]["ran_nowhere"]
+    assert {g["device"] for g in nowhere.not_run} == {"cuda:0"}
+    short = devparity.audit(lambda x: x * 2, [(1, 3, 8, 8)], devices="cpu,cuda:0")
+    assert short.passed and not short.ran_nowhere and [g["device"] for g in short.not_run] == ["cuda:0"]
+    required = devparity.audit(lambda x: x * 2, [(1, 3, 8, 8)], devices="cpu,cuda:0", require_all=True,
+                               report=str(tmp_path / "q.json"))
+    assert not required.passed
+    assert devparity.load_report(tmp_path / "q.json")["summary"]["coverage"]["required"] is True
+    # The twin: every device asked for ran.
+    assert devparity.audit(lambda x: x * 2, [(1, 3, 8, 8)], devices="cpu,vdev:1", require_all=True).passed
+    with pytest.raises(devparity.DevparityTypeError, match="require_all"):
+        devparity.audit(lambda x: x, [(1, 3, 8, 8)], require_all="yes")
+
+
+def test_a_callable_that_returns_a_list_gets_a_clear_error(vdev):
+    result = devparity.audit(lambda x: [x, x], [(1, 3, 8, 8)], devices="cpu,vdev:1")
+    assert not result.passed
+    assert all("returned list, not a tensor" in r["message"] for r in result.failures), result.failures
+    assert devparity.audit(lambda x: [x, x][0], [(1, 3, 8, 8)], devices="cpu,vdev:1").passed
