@@ -69,7 +69,7 @@ class ConsoleReporter final : public RunListener {
     const std::lock_guard<std::mutex> lock(mutex_);
     planned_ = info.planned_trials;
     started_ = last_progress_ = Clock::now();
-    perturb_ = info.run.value("vdev_perturb", nlohmann::json::array());
+    perturb_ = info.run.value("vdev_perturb", std::vector<std::string>{});
     if (planned_ >= kHugePlan) {
       out_ << fmt::format("warning: {} trials planned; at ~{:g} ms a trial (the default suite's pace on a CPU) about {}, "
                           "more with slow subjects; --filter, --dtypes or a smaller grid narrow it, --max-trials N "
@@ -256,7 +256,7 @@ class ConsoleReporter final : public RunListener {
   // --vdev-perturb that moved nothing is a silent no-op otherwise (issue 56).
   void print_unperturbed() {
     if (perturb_.empty() || moved_rows_ > 0) return;
-    const auto asked = fmt::format("{}", fmt::join(perturb_.begin(), perturb_.end(), ","));
+    const auto asked = fmt::format("{}", fmt::join(perturb_, ","));
     out_ << (perturbed_rows_ == 0
                  ? fmt::format("warning: --vdev-perturb {}: no vdev trial ran; nothing was perturbed\n", asked)
                  : fmt::format("warning: --vdev-perturb {}: none of {} vdev trials called an op these switches move; "
@@ -340,7 +340,7 @@ class ConsoleReporter final : public RunListener {
   std::string case_, trial_;
   int64_t case_planned_ = 0, case_done_ = 0;
   bool progress_shown_ = false;
-  nlohmann::json perturb_ = nlohmann::json::array();  // the switches asked for
+  std::vector<std::string> perturb_;  // the switches asked for
   int64_t perturbed_rows_ = 0, moved_rows_ = 0;
   int64_t planned_ = 0, done_ = 0;
   FailureGroups failures_;
