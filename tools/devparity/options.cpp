@@ -134,6 +134,37 @@ std::optional<std::string> from_environment(const CLI::App& app, const CLI::Pars
   return std::nullopt;
 }
 
+// CLI11 2.4 (trixie) drops an environment value its validators refuse,
+// silently, where 2.3 raised: the option then has no value though its
+// variable is set. Such a value is refused here, with the validator's words.
+std::optional<std::string> dropped_environment(CLI::App& app) {
+  for (auto* command : app.get_subcommands()) {
+    for (const auto* option : command->get_options()) {
+      const auto variable = option->get_envname();
+      const char* value = variable.empty() ? nullptr : std::getenv(variable.c_str());
+      if (value == nullptr || *value == '\0' || option->count() > 0) continue;
+      std::string why = "not accepted";
+      auto* mutable_option = const_cast<CLI::Option*>(option);
+      for (int i = 0;; ++i) {
+        const CLI::Validator* check = nullptr;
+        try {
+          check = mutable_option->get_validator(i);
+        } catch (const CLI::OptionNotFound&) {
+          break;
+        }
+        std::string text = value;
+        if (auto said = (*check)(text); !said.empty()) {
+          why = said;
+          break;
+        }
+      }
+      return fmt::format("{}={} (the environment's value for --{}): {}", variable, value,
+                         option->get_lnames().empty() ? option->get_name() : option->get_lnames().front(), why);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<int> parse_command_line(int argc, char** argv, const std::vector<Command>& table, Options& o) {
@@ -163,6 +194,10 @@ std::optional<int> parse_command_line(int argc, char** argv, const std::vector<C
       return 2;
     }
     app.exit(e, std::cout, std::cerr);
+    return 2;
+  }
+  if (const auto dropped = dropped_environment(app)) {
+    std::cerr << *dropped << "\nRun with --help for more information.\n";
     return 2;
   }
   for (const auto& [app_of, command] : subcommands) {
