@@ -52,12 +52,18 @@ void probe(const OutputPath& out, fs::path folder) {
 
 void check_output_paths(const std::vector<OutputPath>& outputs) {
   std::map<fs::path, const OutputPath*> claimed;
+  std::vector<OutputPath> logs;  // the report's REPORT.partial is written too
   for (const auto& out : outputs) {
-    const auto path = resolved(out.path);
-    const auto [it, fresh] = claimed.emplace(path, &out);
-    if (!fresh) {
-      throw UsageError(fmt::format("{} and {} both name {}: each output needs its own path", it->second->option,
-                                   out.option, out.path));
+    if (out.streamed) logs.push_back({out.option + "'s log", out.path + ".partial"});
+  }
+  for (const auto* list : {&outputs, static_cast<const std::vector<OutputPath>*>(&logs)}) {
+    for (const auto& out : *list) {
+      const auto path = resolved(out.path);
+      const auto [it, fresh] = claimed.emplace(path, &out);
+      if (!fresh) {
+        throw UsageError(fmt::format("{} and {} both name {}: each output needs its own path", it->second->option,
+                                     out.option, out.path));
+      }
     }
   }
   for (const auto& out : outputs) {

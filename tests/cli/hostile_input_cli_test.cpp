@@ -96,7 +96,10 @@ TEST_F(HostileInput, AnOutputThatIsAnInputIsRefusedByEveryCommand) {
            {"run --devices cpu --filter 'hflip*' --report old.json --baseline old.json",
             "--report old.json is also an input (old.json)"},
            {"run --devices cpu --filter 'hflip*' --report r.json --junit old.json --baseline old.json",
-            "--junit old.json is also an input"}}) {
+            "--junit old.json is also an input"},
+           // The report's streamed log is an output too.
+           {"run --devices cpu --filter 'hflip*' --report r.json --html r.json.partial",
+            "--html and --report's log both name r.json.partial"}}) {
     const auto r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << describe(r);
     EXPECT_NE(r.err.find(said), std::string::npos) << args << "\n" << describe(r);
