@@ -260,8 +260,12 @@ TEST_F(HostileInput, OptionsThatWouldDoNothingOrSayTheWrongThing) {
            {"run --devices cpu,vdev:1 --vdev-perturb tf32,", "an empty switch name between commas"},
            {"run --devices cpu --filter 'hflip*' --vdev-perturb all",
             "the plan has no vdev row: nothing would be perturbed"},
-           {"run --memory-limit-mb -1", "--memory-limit-mb: expected a whole number from 0 to"},
-           {"run --artifacts-budget -1", "--artifacts-budget: expected a number 0 or more, got '-1'"},
+           {"run --memory-limit-mb -1", "--memory-limit-mb: expected a whole number from 0 to 1000000000"},
+           {"run --memory-limit-mb 17592186044416", "--memory-limit-mb: expected a whole number from 0 to 1000000000"},
+           {"run --artifacts-budget -1", "--artifacts-budget: expected a number from 0 to 1000000000, got '-1'"},
+           // Past these the clock's and the byte count's arithmetic overflowed.
+           {"run --artifacts-budget 1e300", "--artifacts-budget: expected a number from 0 to 1000000000, got '1e300'"},
+           {"run --timeout-s 1e300", "--timeout-s: expected a number of seconds above 0, up to 2592000 (30 days)"},
            {"run --vdev-count 17", "--vdev-count: expected a whole number from 1 to 16, got '17'"},
            {"jpeg-check x.jpg --min-psnr 300", "--min-psnr: expected a number from 0 to 200, got '300'"},
            {"diff a.json b.json --psnr-drop -2", "--psnr-drop: expected a number 0 or more, got '-2'"}}) {

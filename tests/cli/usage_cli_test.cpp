@@ -52,8 +52,8 @@ TEST_F(CliUsage, OtherUsageErrors) {
   EXPECT_NE(cli("run --filter 'nothing*'").err.find("no trials selected"), std::string::npos);
   // Numbers in words, never a saturated seed or a 309-digit range (issue 36).
   for (const auto& [args, said] : std::vector<std::pair<std::string, std::string>>{
-           {"run --timeout-s nan", "--timeout-s: expected a number of seconds above 0, got 'nan'"},
-           {"run --timeout-s 0", "--timeout-s: expected a number of seconds above 0, got '0'"},
+           {"run --timeout-s nan", "--timeout-s: expected a number of seconds above 0, up to 2592000 (30 days), got 'nan'"},
+           {"run --timeout-s 0", "--timeout-s: expected a number of seconds above 0, up to 2592000 (30 days), got '0'"},
            {"run --seed 18446744073709551616", "--seed: expected a whole number from 0 to 18446744073709551615"},
            {"apply resize --input x.npy --output y.npy --seed 99999999999999999999", "--seed: expected a whole number"},
            // The name promises the format: never .npy bytes under a .jpg name.

@@ -134,16 +134,16 @@ void add_execution_options(CLI::App& run_app, Options& o) {
       ->capture_default_str();
   run->add_option("--memory-limit-mb", o.run.memory_limit_mb,
                   "Under --isolate, the workers' allocation limit (RLIMIT_DATA; 0: none); allocations past it "
-                  "are out-of-memory errors of their trial")
-      ->check(whole_number_check(0, INT64_MAX))
+                  "are out-of-memory errors of their trial (up to a petabyte: past it the byte count wraps)")
+      ->check(whole_number_check(0, 1000000000))
       ->capture_default_str();
   run->add_option("--worker", o.run.worker)->group("");  // Note [Workers]
   run->add_option("--artifacts", o.run.artifacts,
                   "Folder for failing parity trials' reference, output and |diff| (.npy), relative "
                   "to the report's folder (default: REPORT_STEM-artifacts)");
   run->add_option("--artifacts-budget", o.run.artifacts_budget_mb,
-                  "Megabytes of artifacts at most; 0 writes none")
-      ->check(number_check(0))
+                  "Megabytes of artifacts at most (up to a petabyte); 0 writes none")
+      ->check(number_check(0, 1e9))
       ->capture_default_str();
   run->add_option("--shard", o.run.shard,
                   "I/N: run only the I-th of N deterministic parts of the plan (0 <= I < N; whole "

@@ -52,7 +52,9 @@ CLI::App* add_unpack_command(CLI::App& app, Options& options);
 /// The --plugin option of run, list and apply.
 void add_plugin_option(CLI::App& command, Options& options);
 
-/// A number of seconds: finite and above zero ("nan", "inf" and 0 are refused in words).
+/// A number of seconds: finite, above zero and at most 30 days ("nan", "inf", 0 and 1e300 are
+/// refused in words).
+inline constexpr double kMaxSeconds = 30.0 * 86400.0;
 CLI::Validator seconds_check();
 /// --progress-s: 0, or finite seconds up to a day; below the floor, the floor.
 inline constexpr double kMinProgressPeriodS = 0.05;

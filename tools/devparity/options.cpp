@@ -42,8 +42,10 @@ CLI::Validator seconds_check() {
       [](std::string& text) -> std::string {
         char* end = nullptr;
         const double value = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || !std::isfinite(value) || value <= 0) {
-          return fmt::format("expected a number of seconds above 0, got '{}'", text);
+        // Past a bound the deadline's clock arithmetic overflows (1e300 s).
+        if (text.empty() || *end != '\0' || !std::isfinite(value) || value <= 0 || value > kMaxSeconds) {
+          return fmt::format("expected a number of seconds above 0, up to {:.0f} (30 days), got '{}'", kMaxSeconds,
+                             text);
         }
         return "";
       },
@@ -67,7 +69,8 @@ CLI::Validator progress_period_check() {
 }
 
 CLI::Validator number_check(double min, double max) {
-  const auto range = std::isinf(max) ? fmt::format("{:g} or more", min) : fmt::format("from {:g} to {:g}", min, max);
+  const auto range =
+      std::isinf(max) ? fmt::format("{:.15g} or more", min) : fmt::format("from {:.15g} to {:.15g}", min, max);
   return CLI::Validator(
       [min, max, range](std::string& text) -> std::string {
         char* end = nullptr;
