@@ -78,7 +78,7 @@ CheckOutcome CheckOutcome::from_json(const nlohmann::json& j) {
   return c;
 }
 
-void TrialResult::finalize() {
+const CheckOutcome* deciding_check(const std::vector<CheckOutcome>& checks) {
   const CheckOutcome* decider = nullptr;
   for (const auto& c : checks) {
     // A passing "run" says only that the subject executed; it decides the
@@ -86,6 +86,11 @@ void TrialResult::finalize() {
     if (c.name == "run" && c.status == Status::kPass && checks.size() > 1) continue;
     if (decider == nullptr || worse(decider->status, c.status) != decider->status) decider = &c;
   }
+  return decider;
+}
+
+void TrialResult::finalize() {
+  const auto* decider = deciding_check(checks);
   if (decider == nullptr) {
     // Only a passing run and skipped-or-absent checks: nothing was compared.
     status = Status::kSkip;

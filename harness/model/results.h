@@ -84,6 +84,11 @@ struct TrialResult {
   static TrialResult from_json(const nlohmann::json& j);
 };
 
+/// The check that decides a trial's verdict (fail > error > pass > skip; a
+/// passing "run" only when it is the only check); null: nothing was checked,
+/// the trial is a skip.
+const CheckOutcome* deciding_check(const std::vector<CheckOutcome>& checks);
+
 /// Counts of results by status.
 struct StatusCounts {
   int64_t passed = 0, failed = 0, errored = 0, skipped = 0;

@@ -91,11 +91,12 @@ std::optional<nlohmann::json> from_partial(const std::string& path, const std::s
 // checks), or a row filed under another device or dtype than its id's.
 void refuse_contradictions(const nlohmann::json& r, const TrialResult& parsed, const std::string& p,
                            const std::function<void(const std::string&, const std::string&)>& fail) {
-  auto decided = parsed;
-  decided.finalize();
-  if (decided.status != parsed.status) {
+  const auto* decider = deciding_check(parsed.checks);
+  const auto decided = decider ? decider->status : Status::kSkip;
+  if (decided != parsed.status) {
     fail(p + "/status", fmt::format("the result says '{}' but its checks decide '{}' ({})", status_name(parsed.status),
-                                    status_name(decided.status), decided.message));
+                                    status_name(decided),
+                                    decider ? decider->name + ": " + decider->message : "nothing was checked"));
   }
   const auto spelled = trial_id_fields(parsed.id);
   if (!spelled) return;

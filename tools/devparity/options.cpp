@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 namespace devparity::cli {
@@ -111,61 +112,61 @@ CLI::Validator seed_check() {
 
 namespace {
 
-// CLI11 names the option whose value it refused, also when the value came
-// from the option's environment variable, which the user then cannot find on
-// the command line: such an error names the variable and its value.
-std::optional<std::string> from_environment(const CLI::App& app, const CLI::ParseError& e,
-                                            const std::vector<std::string>& argv) {
-  const std::string what = e.what();
-  for (const auto* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+// The words for an option's bad value that came from its environment
+// variable, which the user cannot find on the command line: the variable
+// and its value, then `why`. `why(option, "--name", value)` judges each set
+// variable of the subcommands (the parsed ones only, or all).
+std::optional<std::string> from_environment(
+    const CLI::App& app, bool parsed_only,
+    const std::function<std::optional<std::string>(const CLI::Option&, const std::string&, const char*)>& why) {
+  const auto commands = parsed_only ? app.get_subcommands([](const CLI::App* c) { return c->parsed(); })
+                                    : app.get_subcommands([](const CLI::App*) { return true; });
+  for (const auto* command : commands) {
     for (const auto* option : command->get_options()) {
-      const auto& variable = option->get_envname();
+      const auto variable = option->get_envname();
       const char* value = variable.empty() ? nullptr : std::getenv(variable.c_str());
-      if (value == nullptr) continue;
-      std::string name;
-      for (const auto& long_name : option->get_lnames()) {
-        if (what.rfind("--" + long_name + ":", 0) == 0) name = "--" + long_name;
+      if (value == nullptr || *value == '\0' || option->get_lnames().empty()) continue;
+      const auto name = "--" + option->get_lnames().front();
+      if (const auto said = why(*option, name, value)) {
+        return fmt::format("{}={} (the environment's value for {}): {}", variable, value, name, *said);
       }
-      if (name.empty()) continue;
-      const bool typed = std::any_of(argv.begin(), argv.end(), [&](const std::string& a) {
-        return a == name || a.rfind(name + "=", 0) == 0;
-      });
-      if (typed) continue;
-      return fmt::format("{}={} (the environment's value for {}):{}", variable, value, name, what.substr(name.size() + 1));
     }
   }
   return std::nullopt;
 }
 
-// CLI11 2.4 (trixie) drops an environment value its validators refuse,
-// silently, where 2.3 raised: the option then has no value though its
-// variable is set. Such a value is refused here, with the validator's words.
-std::optional<std::string> dropped_environment(CLI::App& app) {
-  for (auto* command : app.get_subcommands()) {
-    for (const auto* option : command->get_options()) {
-      const auto variable = option->get_envname();
-      const char* value = variable.empty() ? nullptr : std::getenv(variable.c_str());
-      if (value == nullptr || *value == '\0' || option->count() > 0) continue;
-      std::string why = "not accepted";
-      auto* mutable_option = const_cast<CLI::Option*>(option);
-      for (int i = 0;; ++i) {
-        const CLI::Validator* check = nullptr;
-        try {
-          check = mutable_option->get_validator(i);
-        } catch (const CLI::OptionNotFound&) {
-          break;
-        }
-        std::string text = value;
-        if (auto said = (*check)(text); !said.empty()) {
-          why = said;
-          break;
-        }
+// CLI11 2.3 refuses such a value naming only the option: its error, when the
+// option was not typed.
+std::optional<std::string> refused_from_environment(const CLI::App& app, const CLI::ParseError& e,
+                                                    const std::vector<std::string>& argv) {
+  const std::string what = e.what();
+  return from_environment(app, false, [&](const CLI::Option&, const std::string& name, const char*) {
+    const bool typed = std::any_of(argv.begin(), argv.end(), [&](const std::string& a) {
+      return a == name || a.rfind(name + "=", 0) == 0;
+    });
+    if (typed || what.rfind(name + ": ", 0) != 0) return std::optional<std::string>();
+    return std::optional<std::string>(what.substr(name.size() + 2));
+  });
+}
+
+// CLI11 2.4 (trixie) drops such a value silently: the option then has no
+// value though its variable is set. Refused here, in its validator's words.
+std::optional<std::string> dropped_from_environment(const CLI::App& app) {
+  return from_environment(app, true, [](const CLI::Option& option, const std::string&, const char* value) {
+    if (option.count() > 0) return std::optional<std::string>();
+    auto& checked = const_cast<CLI::Option&>(option);  // get_validator() is not const
+    for (int i = 0;; ++i) {
+      const CLI::Validator* check = nullptr;
+      try {
+        check = checked.get_validator(i);
+      } catch (const CLI::OptionNotFound&) {
+        break;
       }
-      return fmt::format("{}={} (the environment's value for --{}): {}", variable, value,
-                         option->get_lnames().empty() ? option->get_name() : option->get_lnames().front(), why);
+      std::string text = value;
+      if (auto said = (*check)(text); !said.empty()) return std::optional<std::string>(said);
     }
-  }
-  return std::nullopt;
+    return std::optional<std::string>("not accepted");
+  });
 }
 
 }  // namespace
@@ -192,14 +193,14 @@ std::optional<int> parse_command_line(int argc, char** argv, const std::vector<C
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (const auto named = from_environment(app, e, o.argv)) {
+    if (const auto named = refused_from_environment(app, e, o.argv)) {
       std::cerr << *named << "\nRun with --help for more information.\n";
       return 2;
     }
     app.exit(e, std::cout, std::cerr);
     return 2;
   }
-  if (const auto dropped = dropped_environment(app)) {
+  if (const auto dropped = dropped_from_environment(app)) {
     std::cerr << *dropped << "\nRun with --help for more information.\n";
     return 2;
   }
