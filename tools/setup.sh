@@ -18,8 +18,9 @@ packages=(
   # tests: numpy loads the .npy files devparity writes; xmllint validates JUnit
   # XML; headless Chromium opens the HTML report; benchmarks: ratios.py
   python3 python3-numpy libxml2-utils chromium
-  # the Python front (tests/python): Debian's torch, torchvision and pytest
-  python3-torch python3-torchvision python3-pytest
+  # the Python front (tests/python): Debian's torch, torchvision and pytest,
+  # and pytest-xdist (the plugin's report from parallel workers)
+  python3-torch python3-torchvision python3-pytest python3-pytest-xdist
 )
 
 if [ "${1:-}" = "--list" ]; then

@@ -38,15 +38,28 @@ def _result(entry):
             "duration_ms": entry["duration_ms"], "checks": [check]}
 
 
-def write_session_report(path, session, config):
-    results = [_result(e) for e in session.results]
+def write_session_report(path, rows, started, config, shard=None):
+    """The report of `rows` (the plugin's traced tests) at `path`, through devparity's own session.
+    `shard` ("I/N", --devparity-shard) is recorded for `devparity merge` to find a missing one."""
+    results = [_result(e) for e in rows]
     options = {"report": path, "argv": ["pytest"] + [str(a) for a in config.invocation_params.args],
                "suites": sorted({r["suite"] for r in results}),
                "devices": sorted({r["device"] for r in results}),
                "placement": config.getoption("devparity_placement"),
-               "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(session.started)),
-               "duration_s": max(0.0, time.time() - session.started)}
+               "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+               "duration_s": max(0.0, time.time() - started)}
+    if shard is not None:
+        options["shard"] = shard
     try:
         _ops().session_report(json.dumps(results), json.dumps(options))
+    except (RuntimeError, ValueError) as e:
+        raise op_error(e) from None
+
+
+def merge_parts(parts, output, gaps):
+    """`devparity merge`'s merge of the pytest-xdist workers' parts into `output`; `gaps` (a worker that
+    died, the test it was running) mark it incomplete."""
+    try:
+        _ops().merge_session_parts(list(parts), output, list(gaps))
     except (RuntimeError, ValueError) as e:
         raise op_error(e) from None
