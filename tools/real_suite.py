@@ -196,9 +196,9 @@ def main():
     parser.add_argument("--stub", default="", help="a folder put on PYTHONPATH (Kornia's kornia_rs stand-in)")
     parser.add_argument("--timeout", type=float, default=1200)
     parser.add_argument("--max-warned", type=float, default=0.05)
-    parser.add_argument("--random-sweep", type=int, default=0,
-                        help="--devparity-random-sweep for the traced run (default 0: each rerun of a random "
-                             "test costs a whole run of it, and outcomes are what this compares)")
+    parser.add_argument("--random-sweep", type=int, default=None,
+                        help="--devparity-random-sweep for the traced run (default: the plugin's own, off; each "
+                             "rerun of a random test costs a whole run of it)")
     parser.add_argument("--cpu-run", choices=("cache", "always"), default=os.environ.get("DEVPARITY_REAL_SUITE_CPU", "cache"),
                         help="cache (the default): reuse the CPU run's outcomes while their key holds; always: run it")
     parser.add_argument("--vdev-sync", action="store_true",
@@ -221,7 +221,8 @@ def main():
     reuse = cached is not None and os.path.isfile(cached + ".xml") and os.path.isfile(cached + ".json")
     cpu_run = None if reuse else start(root, "cpu", out + "-cpu", [], args.stub)
     traced_run = start(root, DEVICE, out + "-trace", ["--devparity-trace", f"--devparity-report={report_path}",
-                                                      f"--devparity-random-sweep={args.random_sweep}",
+                                                      *([f"--devparity-random-sweep={args.random_sweep}"]
+                                                        if args.random_sweep is not None else []),
                                                       *(["--devparity-vdev-sync"] if args.vdev_sync else [])],
                   args.stub)
     if reuse:

@@ -229,7 +229,10 @@ class Run {
   // Backward's saved tensors and gradients were made before its tracer
   // started: like anything it did not see made, device data.
   void backward(const at::Tensor& x, const at::Tensor& y) {
-    if (!y.requires_grad()) throw std::runtime_error("the output does not depend differentiably on the input");
+    if (!y.requires_grad()) {
+      e_.not_differentiable = true;
+      throw std::runtime_error("the output does not depend differentiably on the input");
+    }
     in_backward_ = true;
     const auto loss = options_.loss(y);
     if (options_.trace_backward) backward_tracer_ = std::make_unique<Tracer>(device_);

@@ -87,6 +87,10 @@ struct Execution {
   std::string round_trip;
   // With ExecuteOptions::loss:
   at::Tensor gradient;                    ///< the input's gradient, on the CPU or meta
+  /// Backward was asked of an output that does not require grad (a subject
+  /// built on round() or a comparison): true of every row alike, so the
+  /// gradient check skips instead of failing.
+  bool not_differentiable = false;
   std::vector<Finding> backward_findings; ///< placement findings of backward
   int64_t backward_ops_traced = 0;
 };

@@ -367,15 +367,22 @@ void enqueue_copy(const at::Tensor& src, const at::Tensor& dst, bool non_blockin
   Work work;
   at::Tensor source, target = on_vdev(dst) ? borrowed(dst) : dst;
   if (on_vdev(dst)) {
-    const auto stream = current_stream(dst.device().index());
+    auto stream = current_stream(dst.device().index());
+    std::optional<c10::Stream> peer_done;  // a peer copy's destination stream, which waits for it
     if (on_vdev(src)) {
       work.name = "copy between vdev tensors";
       if (src.device() != dst.device()) {
-        // As CUDA's peer copies: after the work queued on the source's device.
-        void* event = nullptr;
-        record_event(&event, current_stream(src.device().index()));
-        block_on_event(event, stream);
-        destroy_event(event);
+        // As CUDA's copy_device_to_device: on the source's current stream, after the work queued on
+        // the destination's, and the destination's stream waits for it. (On the destination's own
+        // stream the source's block would be used by a stream it was not allocated on, and freeing
+        // it would read as a race no GPU has.)
+        const auto dst_stream = stream;
+        stream = current_stream(src.device().index());
+        void* ready = nullptr;
+        record_event(&ready, dst_stream);
+        block_on_event(ready, stream);
+        destroy_event(ready);
+        peer_done = dst_stream;
       }
       source = borrowed(src);
       work.device.push_back(span_of(src, false));
@@ -391,6 +398,12 @@ void enqueue_copy(const at::Tensor& src, const at::Tensor& dst, bool non_blockin
     work.device.push_back(span_of(dst, true));
     work.run = [source, target]() mutable { target.copy_(source); };
     submit(stream, std::move(work));
+    if (peer_done) {
+      void* done = nullptr;
+      record_event(&done, stream);
+      block_on_event(done, *peer_done);
+      destroy_event(done);
+    }
     if (!non_blocking && !on_vdev(src)) synchronize_stream(stream);
     return;
   }

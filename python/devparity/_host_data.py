@@ -44,11 +44,18 @@ def _names_device(args, kwargs):
     return device_named(args, kwargs) is not None
 
 
-def _line_names_cpu(frame):
+def line_names_cpu(path, line_number):
+    """Whether the source line at `path`:`line_number` names the CPU ("cpu", `.cpu()`)."""
     import linecache
 
-    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+    if not path or not line_number:
+        return False
+    line = linecache.getline(path, line_number)
     return "'cpu'" in line or '"cpu"' in line or ".cpu(" in line
+
+
+def _line_names_cpu(frame):
+    return line_names_cpu(frame.f_code.co_filename, frame.f_lineno)
 
 
 def _has_tensor(args):
@@ -136,8 +143,9 @@ def make_mode(mark_inputs=True):
             elif func in moves and out.device.type == "cpu":
                 frame = _sources.user_frame(2)
                 if frame is not None and _sources.is_scaffolding(frame.f_code.co_filename):
+                    # (`.to("cpu")` written so moves nothing onto a device: a CPU-only test's data stays neutral.)
                     if mark_inputs and func is torch.Tensor.to and _names_device(args, kwargs) and \
-                            not _host_by_nature(out):
+                            not _host_by_nature(out) and not (_names_cpu(args, kwargs) and _line_names_cpu(frame)):
                         op_library.trace_mark_device([out])  # the test moves its input to the device
                 # `.to(device)` reads like `.to("cpu")` here: only code that names the CPU goes home.
                 elif frame is not None and (func is torch.Tensor.cpu or (_names_cpu(args, kwargs) and

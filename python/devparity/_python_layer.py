@@ -5,7 +5,8 @@ A GPU tensor can be saved, loaded, pickled and deep-copied; torch 1.13's Python 
 PrivateUse1 one ("don't know how to determine data location", "Storage device not recognized",
 "Invalid device for storage"), so a real suite failed on vdev where a GPU passes. install() gives
 the simulated device what a GPU has, and where torch has no way for the device at all (DLPack
-names no such device; 1.13's autocast accepts only 'cuda' and 'cpu') it raises
+names no such device; 1.13's autocast accepts only 'cuda' and 'cpu'; nvFuser, CUDA's own TorchScript
+fuser, which torchvision's test_jit asks for on its GPU rows, needs a CUDA build) it raises
 UnsupportedOnSimulatedDevice, which the pytest plugin reports as a skip naming the reason: the
 simulator's gap, never the suite's failure. Each piece is probed on a live tensor and installed only
 where torch refuses, so a torch that handles the device itself keeps its own behaviour.
@@ -37,7 +38,8 @@ def install(device):
               ("deepcopy", _deep_copies, _install_deepcopy),
               ("dlpack", _packs, _refuse_dlpack),
               ("autocast", _autocasts, _refuse_autocast),
-              ("autocast queries", _answers_autocast_queries, _install_autocast_queries))
+              ("autocast queries", _answers_autocast_queries, _install_autocast_queries),
+              ("nvfuser", _fuses_with_nvfuser, _refuse_nvfuser))
     for name, works, fill in pieces:
         if name in _installed or works(probe):
             continue
@@ -239,3 +241,29 @@ def _refuse_autocast(device_type):
         return original(self, device_type_, *args, **kwargs)
 
     torch.autocast.__init__ = init
+
+
+def _fuses_with_nvfuser(t):
+    import torch
+
+    def enter():
+        with torch.jit.fuser("fuser2"):
+            pass
+
+    return not hasattr(torch.jit, "fuser") or not _fails(enter)
+
+
+def _refuse_nvfuser(device_type):
+    import torch
+
+    original = torch.jit.fuser
+    reason = (f"nvFuser (torch.jit.fuser('fuser2')) is CUDA's own TorchScript fuser, which this torch, built without "
+              f"CUDA, refuses: it cannot run for devparity's simulated device ('{device_type}'); on a GPU this runs")
+
+    @functools.wraps(original)
+    def fuser(name, *args, **kwargs):
+        if name == "fuser2":
+            raise UnsupportedOnSimulatedDevice(reason)
+        return original(name, *args, **kwargs)
+
+    torch.jit.fuser = fuser

@@ -26,6 +26,7 @@ class Received(SysTrace):
         self._scaffolding = {}  # code object -> whether it is the test's
         self._stdlib = _sources.stdlib_folder()
         self.reported = 0
+        self.asked = set()  # devparity names of the devices with an index the test passed to the library
 
     def _is_library_call(self, code):
         # The standard library's helpers (copy.deepcopy of the test's params) are not the library's.
@@ -37,18 +38,21 @@ class Received(SysTrace):
             known = self._scaffolding[code] = _sources.is_scaffolding(code.co_filename)
         return known
 
-    def _given_device_data(self, frame):
+    def _given_device_data(self, tensors):
         from devparity._devices import ops
 
-        tensors = tensors_in(frame.f_locals.values())
         return bool(tensors) and ops().trace_holds_device_data(tensors)
 
-    def _judge(self, frame, value):
+    def _judge(self, frame, value, given):
         from devparity._devices import ops
 
         caller = frame.f_back
         where = _sources.line_of(caller)
         for tensor in tensors_in([value]):
+            # The test's own tensor handed back (`check(out)` returns `out`): on the cpu row a `.cpu()`
+            # the library took of it for a look is the same tensor, and it went nowhere.
+            if any(tensor is g for g in given):
+                continue
             text = ops().trace_received(tensor)
             if not text:
                 continue
@@ -60,9 +64,11 @@ class Received(SysTrace):
             self.reported += 1
 
     def _callee(self, given):
+        judged = self._given_device_data(given)
+
         def trace(frame, event, arg):
-            if event == "return" and given:
-                self._judge(frame, arg)
+            if event == "return" and judged:
+                self._judge(frame, arg, given)
             return trace
 
         return trace
@@ -73,4 +79,25 @@ class Received(SysTrace):
                 not self._is_library_call(frame.f_code):
             return None
         frame.f_trace_lines = False  # only its return matters
-        return self._callee(self._given_device_data(frame))
+        self._note_devices(frame.f_locals.values())
+        return self._callee(tensors_in(frame.f_locals.values()))
+
+    def _note_devices(self, values):
+        import torch
+
+        from devparity._devices import device_name
+
+        for value in values:
+            inner = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else (value,)
+            for v in inner:
+                if isinstance(v, str) and ":" in v and len(v) < 32:
+                    try:
+                        v = torch.device(v)
+                    except RuntimeError:
+                        continue
+                if isinstance(v, torch.device) and v.index is not None:
+                    self.asked.add(device_name(v))
+
+    def caller_chose(self, finding):
+        """Whether `finding` is a foreign_device_target for a device the test itself handed the library."""
+        return finding.kind == "foreign_device_target" and bool(finding.devices) and set(finding.devices) <= self.asked

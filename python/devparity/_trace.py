@@ -20,6 +20,23 @@ def _is_device_mismatch(error):
     return isinstance(error, RuntimeError) and _ops().classify_error(str(error)) == "device_mismatch"
 
 
+# What only a device makes true: host data meeting device data, copies to it, waits for it.
+_ABOUT_A_DEVICE = frozenset(("foreign_device_input", "implicit_device_factory", "device_without_index",
+                             "wrong_device_output", "state_off_device", "unregistered_tensor_state", "host_sync",
+                             "host_to_device_copy"))
+
+
+def _on_the_cpu_alone(target, target_name, findings):
+    # A trace with no device named whose code met none (its target stayed the CPU) has no device
+    # data: nothing in it is off a device. On a trace of the CPU, a move whose line names the CPU
+    # (`.to("cpu")`) sends data home; it copies nothing onto a device (Note [Host data on the cpu row]).
+    if target is None and target_name == "cpu":
+        return [f for f in findings if f.kind not in _ABOUT_A_DEVICE]
+    if target_name != "cpu":
+        return findings
+    return [f for f in findings if not (f.kind == "host_to_device_copy" and _host_data.line_names_cpu(f.file, f.line))]
+
+
 class Trace:
     """Traces the ops of a `with` block (see devparity.trace); `findings` once it ends."""
 
@@ -113,7 +130,8 @@ class Trace:
         result = json.loads(_ops().trace_end())
         self.ops = result["ops"]
         self.target_name = result["target"]
-        self.findings = [Finding.from_json(f) for f in result["findings"]]
+        self.findings = _on_the_cpu_alone(self.target, self.target_name,
+                                          [Finding.from_json(f) for f in result["findings"]])
         failed = result.get("failed")
         if exc[1] is not None and failed and _is_device_mismatch(exc[1]):
             source = failed.get("source", "")

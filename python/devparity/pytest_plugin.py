@@ -12,7 +12,10 @@ does nothing unless one of its options is given or DEVPARITY_VDEV=1 is set:
   --devparity-vdev-count=N             indices of the simulated device (default 2)
   --devparity-random-sweep=N           with --devparity-trace: a test on the simulated device that
                                        drew random numbers runs again under up to N more seeds, for
-                                       placement errors in branches its own seed did not take
+                                       placement errors in branches its own seed did not take (off
+                                       by default: it costs up to N runs of each such test)
+  --devparity-shard=I/N                the I-th of N parts of the tests, for CI jobs whose reports
+                                       `devparity merge` joins
   --devparity-scaffolding=GLOB         more files that are the suite's own test helpers
   --devparity-vdev-sync                a test on vdev:K runs each op at its call; by default it runs
                                        on the asynchronous simulated device (docs/vdev-async.md), in
@@ -53,6 +56,8 @@ class _Session:
         self.results = []              # the traced tests, for --devparity-report
         self.started = started
         self.warned_sites = set()      # (kind, op, line) of warnings given (--devparity-warnings=once)
+        self.relayed = 0               # results[:relayed] went to a pytest-xdist controller
+        self.controller = None         # a pytest-xdist controller's _xdist.Controller
 
 
 _STATE = pytest.StashKey()
@@ -86,9 +91,10 @@ def pytest_addoption(parser):
                     help="with --devparity-trace: strict fails on warnings too")
     group.addoption("--devparity-report", default=None, metavar="FILE",
                     help="write the session's placement findings in devparity's report schema")
-    group.addoption("--devparity-random-sweep", type=int, default=8, metavar="N",
+    group.addoption("--devparity-random-sweep", type=int, default=0, metavar="N",
                     help="with --devparity-trace: rerun a test on the simulated device that drew random numbers "
-                         "under up to N more seeds for placement errors its own seed did not reach (0: off)")
+                         "under up to N more seeds for placement errors its own seed did not reach (default 0: off; "
+                         "each rerun costs a run of the test, 8 cost a whole suite ~7x)")
     group.addoption("--devparity-scaffolding", action="append", default=[], metavar="GLOB",
                     help="files (fnmatch globs) that are the suite's own test helpers, not the code under test")
     group.addoption("--devparity-vdev-sync", action="store_true", default=False,
@@ -100,10 +106,25 @@ def pytest_addoption(parser):
     group.addoption("--devparity-perturb", default=None, metavar="LIST",
                     help="tests on vdev:K run with other legal arithmetic than the CPU's: all, or a comma list of "
                          "switches (devparity list names them; docs/perturbed-numerics.md)")
+    group.addoption("--devparity-shard", default=None, metavar="I/N",
+                    help="run the I-th of N parts of the tests (0 <= I < N, by a hash of each node id, the same on every "
+                         "machine); `devparity merge` joins the N reports and refuses a missing one (docs/python.md)")
     group.addoption("--devparity-warnings", default="once", choices=("once", "each"),
                     help="with --devparity-trace: a placement warning is about a line of code, given once per session "
                          "on the first test that runs it (once, the default), or on every test (each); the report "
                          "lists it on every test either way")
+
+
+def _shard(text):
+    # "I/N" as `devparity run --shard` takes it, or a UsageError naming the option.
+    index, slash, count = (text or "").partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        i, n = -1, 0
+    if not slash or n < 1 or not 0 <= i < n:
+        raise pytest.UsageError(f"devparity: --devparity-shard={text}: expected I/N with 0 <= I < N, e.g. 0/4")
+    return i, n
 
 
 def _device_names(text):
@@ -118,6 +139,8 @@ def _enabled(args):
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):
     options = early_config.known_args_namespace
+    if options.devparity_shard is not None:
+        _shard(options.devparity_shard)
     if not _enabled(options):
         return
     import devparity
@@ -240,7 +263,19 @@ def pytest_generate_tests(metafunc):
         markers[i] = _replace_mark((argnames, values) + tuple(mark.args[2:]), kwargs)
 
 
+def _keep_shard(config, items):
+    # A node id's hash picks its shard: a test added or removed moves no other test to another shard.
+    index, count = _shard(config.getoption("devparity_shard"))
+    kept = [item for item in items if zlib.crc32(item.nodeid.encode("utf-8")) % count == index]
+    dropped = [item for item in items if zlib.crc32(item.nodeid.encode("utf-8")) % count != index]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
+
+
 def pytest_collection_modifyitems(config, items):
+    if config.getoption("devparity_shard", None) is not None:
+        _keep_shard(config, items)
     if _state(config).enabled:
         from devparity import _sources
 
@@ -496,17 +531,18 @@ def _traced_call(item):
         tracer.__enter__()
         if target is not None:  # the test names its device: its fixtures' tensors are its inputs
             tracer.inputs(*(getattr(item, "funcargs", None) or {}).values())
-        with Received():
+        with Received() as received, _seeding_noted() as seeded:
             outcome = yield
         exc = outcome.excinfo
         skipped_because = _skip_reason(exc)
         try:  # the trace ends whatever a rerun raises: the next test opens its own
-            if drawn is not None and skipped_because is None and not torch.equal(drawn, _draws_state()):
+            # (A test that seeds itself may end in the state the last one left: it drew all the same.)
+            if drawn is not None and skipped_because is None and (seeded or not torch.equal(drawn, _draws_state())):
                 _random_sweep(item, tracer, sweep)
         finally:
             tracer.__exit__(*(exc if exc else (None, None, None)))
     test_file = os.path.abspath(str(item.fspath))
-    tracer.findings = [f for f in tracer.findings if not _scaffolding(test_file, f)]
+    tracer.findings = [f for f in tracer.findings if not (_scaffolding(test_file, f) or received.caller_chose(f))]
     _record(item, tracer, (time.perf_counter() - started) * 1000.0, skipped_because)
     failing = tracer.errors
     once = item.config.getoption("devparity_warnings") == "once"
@@ -525,7 +561,13 @@ def pytest_runtest_makereport(item, call):
     # What a GPU runs and the simulated device cannot by torch's design (DLPack, 1.13's autocast) is
     # the simulator's gap: a skip naming the reason, never the suite's failure (Note [Python layer]).
     outcome = yield
-    if not (_state(item.config).enabled and call.excinfo is not None):
+    state = _state(item.config)
+    if state.enabled and len(state.results) > state.relayed and hasattr(item.config, "workerinput"):
+        from devparity._xdist import ROWS
+
+        outcome.get_result().user_properties.append((ROWS, json.dumps(state.results[state.relayed:])))
+        state.relayed = len(state.results)
+    if not (state.enabled and call.excinfo is not None):
         return
     from devparity._python_layer import UnsupportedOnSimulatedDevice
 
@@ -533,6 +575,24 @@ def pytest_runtest_makereport(item, call):
         report = outcome.get_result()
         report.outcome = "skipped"
         report.longrepr = (str(item.fspath), item.location[1] or 0, f"devparity: {call.excinfo.value}")
+
+
+@contextlib.contextmanager
+def _seeding_noted():
+    # Yields a list that is non-empty once the code called torch.manual_seed.
+    import torch
+
+    from devparity._patching import patched
+
+    calls = []
+    original = torch.manual_seed
+
+    def noted(seed):
+        calls.append(seed)
+        return original(seed)
+
+    with patched([(torch, "manual_seed", noted), (torch.random, "manual_seed", noted)]):
+        yield calls
 
 
 @contextlib.contextmanager
@@ -592,10 +652,11 @@ def new_warnings(findings, seen):
 
 def _scaffolding(test_file, finding):
     # A test moves its inputs and reads its results back (assert_close syncs): warnings whose
-    # line is in the test's own file or its helpers are the test's doing (Note [Scaffolding]).
+    # line is in the test's own file or its helpers are the test's doing (Note [Scaffolding]), and
+    # so is data it makes on another index by name (a second decoder on the other device).
     from devparity import _sources
 
-    if finding.severity != "warning" or not finding.file:
+    if (finding.severity != "warning" and finding.kind != "foreign_device_target") or not finding.file:
         return False
     return _absolute(finding.file) == test_file or _sources.is_scaffolding(finding.file)
 
@@ -644,14 +705,57 @@ def _skip_reason(exc):
     return str(exc[1].msg if hasattr(exc[1], "msg") else exc[1])
 
 
+def _controller(config):
+    # A pytest-xdist controller that merges its workers' parts of --devparity-report.
+    state = _state(config)
+    if state.enabled and config.getoption("devparity_report", None) and state.controller is None:
+        from devparity._xdist import Controller
+
+        state.controller = Controller(config.getoption("devparity_report"))
+    return state.controller
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    controller = _controller(node.config)
+    if controller is not None:
+        controller.node_configured(node)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    controller = _current["session"].controller
+    if controller is not None:
+        controller.node_down(node, error)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem, report, sched):
+    controller = _current["session"].controller
+    if controller is not None:
+        controller.crash(crashitem, getattr(report, "node", None))
+
+
+def pytest_runtest_logreport(report):
+    controller = _current["session"].controller
+    if controller is not None:
+        controller.relay(report)
+
+
 def pytest_sessionfinish(session, exitstatus):
     path = session.config.getoption("devparity_report", None)
     state = _state(session.config)
     if not path or not state.enabled:
         return
     from devparity._session_report import write_session_report
+    from devparity._xdist import is_controller, worker_part
 
-    write_session_report(path, state, session.config)
+    shard = session.config.getoption("devparity_shard", None)
+    if state.controller is not None:
+        state.controller.finish(path, state.started, session.config, shard)
+    elif not is_controller(session.config):  # (a controller whose workers never started has no parts)
+        write_session_report(worker_part(session.config) or path, state.results, state.started, session.config,
+                             shard)
 
 
 def pytest_unconfigure(config):

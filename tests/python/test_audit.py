@@ -396,3 +396,24 @@ def test_a_callable_that_returns_a_list_gets_a_clear_error(vdev):
     assert not result.passed
     assert all("returned list, not a tensor" in r["message"] for r in result.failures), result.failures
     assert devparity.audit(lambda x: [x, x][0], [(1, 3, 8, 8)], devices="cpu,vdev:1").passed
+
+
+def test_a_subject_with_no_gradient_skips_the_gradient_check_on_every_row(vdev):
+    # Issue 57: a correct quantizer (its output does not require grad) failed the gradient check on
+    # the vdev rows. Its differentiable twin is still compared.
+    import torch
+
+    def quantize(x):
+        return (x * 4).round().detach() / 4
+
+    def smooth(x):
+        return torch.nn.functional.avg_pool2d(x, 3, stride=1, padding=1)
+
+    image = torch.rand(1, 3, 8, 8)
+    result = devparity.audit(quantize, image, devices="cpu,vdev:1")
+    assert result.passed, [r["message"] for r in result.failures]
+    gradient = [c for r in result.results for c in r["checks"] if c["name"] == "gradient"]
+    assert len(gradient) == 2 and all(c["status"] == "skip" for c in gradient), gradient
+    assert all("does not depend differentiably" in c["message"] for c in gradient), gradient
+    twin = devparity.audit(smooth, image, devices="cpu,vdev:1")
+    assert [c["status"] for r in twin.results for c in r["checks"] if c["name"] == "gradient"] == ["pass", "pass"]

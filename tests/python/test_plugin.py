@@ -380,3 +380,114 @@ def test_the_version_and_the_entry_point_are_declared_once():
         assert json.load(f)["devparity"] == version
     assert [(e.name, e.value) for e in dist.entry_points if e.group == "pytest11"] == [
         ("devparity.pytest_plugin", "devparity.pytest_plugin")]
+
+
+# Issue 57: false alarms on correct code, each beside its faulty twin. The library lives in a folder
+# of its own: files beside the tests are the suite's helpers (Note [Scaffolding]).
+TWIN_LIBRARY = '''
+import torch
+
+
+def brighten(x):
+    return x + 0.1
+
+
+def checked(out, ref):
+    # Reads its argument back for a look and hands the same tensor back: on the cpu row the
+    # `.cpu()` returns `out` itself, and the test's own result goes nowhere.
+    assert torch.allclose(out.cpu(), ref.cpu())
+    return out
+
+
+def checked_home(x, ref):
+    out = brighten(x)
+    assert torch.allclose(out.cpu(), ref.cpu())
+    return out.cpu()  # FAULT: the result comes back on the host (Kornia #3066)
+
+
+class Decoder:
+    """Keeps a table on the device it is told: a second decoder on another device is the caller's."""
+
+    def __init__(self, device):
+        self.table = torch.arange(4, device=device)
+
+    def __call__(self, x):
+        return x + self.table.to(x.device)[0]
+
+
+class FirstDeviceDecoder(Decoder):
+    def __init__(self, device):
+        device = torch.device(device)
+        super().__init__(torch.device(device.type, 0) if device.type != "cpu" else device)  # FAULT: index 0
+'''
+
+TWIN_TESTS = '''
+import pytest
+import torch
+
+import twinlib
+
+
+@pytest.fixture(autouse=True)
+def needs_cuda(request):
+    if request.node.callspec.params.get("device") == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no cuda")
+
+
+def other_index(device):
+    device = torch.device(device)
+    return torch.device(device.type, 1 - (device.index or 0)) if device.type != "cpu" else device
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_checked(device):
+    x = torch.rand(3, device=device)
+    out = twinlib.checked(twinlib.brighten(x), x + 0.1)
+    assert out.device == x.device
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_checked_home(device):
+    x = torch.rand(3, device=device)
+    twinlib.checked_home(x, x + 0.1)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_second_decoder_on_the_other_device(device):
+    x = torch.rand(3, device=device)
+    other = twinlib.Decoder(other_index(device))
+    assert other(x).device == x.device
+    mine = torch.arange(4, device=other_index(device))  # the test's own data on the other index
+    assert mine.to(x.device).device == x.device
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_decoder_on_the_first_device(device):
+    x = torch.rand(3, device=device)
+    assert twinlib.FirstDeviceDecoder(x.device)(x).device == x.device
+'''
+
+
+def test_correct_code_passes_where_its_faulty_twin_fails(pytest_run, pytester, tmp_path, monkeypatch):
+    (pytester.path / "lib").mkdir()
+    (pytester.path / "lib" / "twinlib.py").write_text(TWIN_LIBRARY)
+    pytester.makepyfile(test_twins=TWIN_TESTS)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(pytester.path / "lib"), os.environ.get("PYTHONPATH", "")]))
+    report = tmp_path / "session.json"
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--devparity-trace", f"--devparity-report={report}",
+                               "test_twins.py")
+    rows = {r["id"]: r for r in load_report(report)["results"]}
+
+    def kinds(test):
+        return {f["kind"] for c in rows[test]["checks"] for f in c["findings"] if f["severity"] == "error"}
+
+    for row in ("cpu", "vdev:1"):
+        # The library's look at the test's tensor through `.cpu()`: clean; its result sent home: caught.
+        assert outcomes[f"test_twins.py::test_checked[{row}]"] == "PASSED", run.stdout[-4000:]
+        assert "wrong_device_output" in kinds(f"test_twins.py::test_checked_home[{row}]"), rows
+    # A decoder the test makes on the other index, and the test's own data there: its choice. A
+    # library that picks index 0 itself: caught, on the row where that is not the data's device.
+    assert outcomes["test_twins.py::test_second_decoder_on_the_other_device[vdev:1]"] == "PASSED", run.stdout[-4000:]
+    assert kinds("test_twins.py::test_second_decoder_on_the_other_device[vdev:1]") == set()
+    assert outcomes["test_twins.py::test_decoder_on_the_first_device[vdev:1]"] == "FAILED", run.stdout[-4000:]
+    assert "foreign_device_target" in kinds("test_twins.py::test_decoder_on_the_first_device[vdev:1]")

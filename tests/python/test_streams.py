@@ -46,6 +46,27 @@ def test_a_host_read_before_the_copy_lands_is_a_race_and_a_sync_orders_it(vdev):
         assert not run.races, (seed, run.races)
 
 
+def test_a_copy_between_indices_and_its_frees_are_ordered_as_cuda_orders_them(vdev):
+    # Issue 57: a table kept on vdev:0 and copied to vdev:1's data ran on vdev:1's stream, so freeing
+    # the table (allocated on vdev:0's) read as a race no GPU has: CUDA copies on the source's current
+    # stream, between events on both devices' streams.
+    import torch
+
+    from conftest import current_device
+
+    zero, one = devparity.device("vdev:0"), devparity.device("vdev:1")
+    for seed in SEEDS:
+        with devparity.vdev_async(seed=seed) as run, current_device(0):
+            table = torch.arange(4, device=zero)
+            x = torch.rand(3, device=one)
+            y = x + table.to(x.device)[0]
+            del table
+            z = torch.ones(2, device=one).to(zero) * 2
+            del y
+        assert not run.races, (seed, run.races)
+        assert z.device == zero and z.cpu().tolist() == [2.0, 2.0]
+
+
 def _side_stream_work(vdev, wait):
     import torch
 

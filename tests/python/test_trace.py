@@ -222,3 +222,21 @@ def test_findings_in_backward_name_the_forward_line(vdev):
     copies = [f for f in t.findings if f.kind == "host_to_device_copy"]
     assert len(copies) >= 2, [str(f) for f in t.findings]  # the forward's and the backward's
     assert all(f.line == line for f in copies), [str(f) for f in t.findings]
+
+
+def test_on_the_cpu_alone_nothing_is_off_a_device(vdev):
+    # Issue 57: a trace of CPU-only code reported the test's data meeting data moved with
+    # `.to("cpu")` (and that move as a copy onto the device). The same code on vdev:1 is caught.
+    import torch
+
+    from placement_twins import offset_from_home
+
+    for target in (None, "cpu"):
+        with devparity.trace(target) as t:
+            x = torch.rand(2, 3).to("cpu")
+            t.returned(offset_from_home(x) + torch.ones(3))
+        assert t.findings == [], (target, [str(f) for f in t.findings])
+    file, line, kind = fault_line(offset_from_home)
+    with pytest.raises(RuntimeError, match="same device"), devparity.trace(vdev) as t:
+        offset_from_home(torch.rand(2, 3, device=vdev))
+    assert any(f.kind == kind and f.made_at == f"{file}:{line}" for f in t.errors), [str(f) for f in t.findings]

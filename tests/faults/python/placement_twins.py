@@ -111,3 +111,10 @@ def decode_bytes_declared(data):
 def pinned_staging(shape):
     """A CPU path that pins its buffer (DALI #2396): it needs the accelerator runtime."""
     return torch.empty(shape).pin_memory()  # FAULT: accelerator_runtime
+
+
+def offset_from_home(x):
+    """Adds an offset it makes on the host and sends home by name: right on the CPU alone, a
+    mixed-device op on an accelerator."""
+    base = torch.zeros(x.shape[-1]).to("cpu")  # FAULT: foreign_device_input
+    return x + base
