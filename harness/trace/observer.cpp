@@ -615,6 +615,41 @@ bool nothing_to_record(const Tracer::State& s, const Frame& frame, c10::ArrayRef
   });
 }
 
+// Note [A library op's result]: an op of a library's own (torchvision::nms, a C++ extension's)
+// given device data alone returns its result there: a CUDA kernel allocates on its input's
+// device. One that hands back host indices works on a GPU while they only index device data
+// (`x[idx]` moves them), so downstream code passes until it gathers or concatenates with them; one
+// that allocates on the current device returns on another index. Either is the op's bug, named at
+// the op, on an accelerator row (on the cpu row every result is on the CPU).
+void judge_library_result(Tracer::State& s, const ThreadFrames& t, const Frame& frame, const at::RecordFunction& fn) {
+  if (s.target.is_cpu() || s.infer_target || !frame.inputs_target || frame.inputs_host || frame.info->factory ||
+      frame.info->device_index >= 0 || frame.info->move) {
+    return;
+  }
+  const auto& base = frame.info->base;
+  const auto ns = base.substr(0, base.find("::"));
+  if (ns == base || ns == "aten" || ns == "prim" || ns == "profiler" || ns == "devparity") return;
+  std::optional<c10::Device> elsewhere;
+  for (const auto& v : last(fn.outputs(), frame.info->num_returns)) {
+    each_tensor(v, [&](const at::Tensor& out) {
+      if (!elsewhere && out.device() != s.target && !out.unsafeGetTensorImpl()->is_wrapped_number()) {
+        elsewhere = out.device();
+      }
+      return true;
+    });
+  }
+  if (!elsewhere) return;
+  auto f = make(finding_kind::kWrongDeviceOutput, Severity::kError, frame.info->name,
+                fmt::format("{} was given data on {} and returned its result on {}: a device op's result "
+                            "belongs on its input's device, where a CUDA kernel allocates it",
+                            frame.info->name, device_label(s.target), device_label(*elsewhere)),
+                &*elsewhere);
+  f.scopes = t.scopes();
+  f.source = current_source().user;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.findings.add(f);
+}
+
 // Records what an op judged (or a composite) made; keeps what it wrote in place.
 void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame, const at::RecordFunction& fn) {
   const auto outputs = last(fn.outputs(), frame.info->num_returns);
@@ -794,6 +829,7 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
         }
       }
     } else {
+      if (frame.info != nullptr) judge_library_result(*s, t, frame, fn);
       record_outputs(*s, t, frame, fn);
     }
     t.frames.pop_back();

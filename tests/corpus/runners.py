@@ -103,7 +103,9 @@ def plugin_session(twin):
         return _plugin_runs[twin]
     args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", f"--rootdir={HERE}",
             os.path.join(HERE, "suite"), f"--devparity-devices={PLUGIN_DEVICES}", "--device=all",
-            "--devparity-trace", "-W", "ignore::UserWarning"]
+            "--devparity-trace", "-W", "ignore::UserWarning",
+            # Random gates (Kornia #3704) need the sweep, which is off by default (its reruns cost).
+            "--devparity-random-sweep=8"]
     args += [f"--devparity-scaffolding={g}" for g in SCAFFOLDING]
     paths = [HERE] + [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     env = dict(os.environ, CORPUS_TWIN=twin, PYTHONPATH=os.pathsep.join(paths))

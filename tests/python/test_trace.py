@@ -240,3 +240,28 @@ def test_on_the_cpu_alone_nothing_is_off_a_device(vdev):
     with pytest.raises(RuntimeError, match="same device"), devparity.trace(vdev) as t:
         offset_from_home(torch.rand(2, 3, device=vdev))
     assert any(f.kind == kind and f.made_at == f"{file}:{line}" for f in t.errors), [str(f) for f in t.findings]
+
+
+def test_a_library_op_whose_result_leaves_its_inputs_device_is_caught_at_the_op(vdev):
+    # Issue 57: host indices from a library's op, used only to index device data, passed as a
+    # host_to_device_copy warning (`x[idx]` works on a GPU); an op that allocates its result on the
+    # current device was not caught. Each is the op's error, beside its clean twin.
+    import torch
+
+    from conftest import current_device
+    from placement_twins import library_ops
+
+    ops = library_ops()
+    x = torch.rand(16, device=vdev)
+    for faulty, clean, device in (("keep_host", "keep", "cpu"), ("scale_on_current", "scale", "vdev:0")):
+        with current_device(0), devparity.trace(vdev) as t:
+            result = getattr(ops, faulty)(x)
+            if faulty == "keep_host":
+                x[result]  # works on a GPU: index moves host indices
+        wrong = [f for f in t.errors if f.kind == "wrong_device_output" and f.op == f"dp_twins::{faulty}"]
+        assert wrong and wrong[0].devices == (device,), [str(f) for f in t.findings]
+        assert wrong[0].file == __file__, wrong[0]
+        with current_device(0), devparity.trace(vdev) as t:
+            result = getattr(ops, clean)(x)
+            x[result] if clean == "keep" else result
+        assert t.errors == [], [str(f) for f in t.errors]

@@ -118,3 +118,42 @@ def offset_from_home(x):
     mixed-device op on an accelerator."""
     base = torch.zeros(x.shape[-1]).to("cpu")  # FAULT: foreign_device_input
     return x + base
+
+
+_LIBRARY = {}
+
+
+def library_ops():
+    """torch.ops.dp_twins: ops a library registers as its own (torchvision::nms, a C++ extension's),
+    each a fault and its clean twin: `keep_host` hands back host indices for device data, `keep` keeps
+    them on the data's device; `scale_on_current` allocates its result on the current device instead
+    of its input's, `scale` on its input's."""
+    if not _LIBRARY:
+        library = torch.library.Library("dp_twins", "DEF")
+        for name in ("keep_host", "keep", "scale_on_current", "scale"):
+            library.define(f"{name}(Tensor x) -> Tensor")
+        library.impl("keep_host", _keep_host, "CompositeImplicitAutograd")
+        library.impl("keep", _keep, "CompositeImplicitAutograd")
+        library.impl("scale_on_current", _scale_on_current, "CompositeImplicitAutograd")
+        library.impl("scale", _scale, "CompositeImplicitAutograd")
+        _LIBRARY["library"] = library
+    return torch.ops.dp_twins
+
+
+def _keep_host(x):
+    return torch.nonzero(x.cpu() > 0.5).flatten()  # FAULT: wrong_device_output
+
+
+def _keep(x):
+    return torch.nonzero(x > 0.5).flatten()
+
+
+def _scale_on_current(x):
+    from devparity._devices import ops
+
+    out = torch.empty(x.shape, dtype=x.dtype, device=torch.device(x.device.type, ops().current_device()))
+    return out.copy_(x.to(out.device) * 2)  # FAULT: wrong_device_output
+
+
+def _scale(x):
+    return x * 2
