@@ -63,6 +63,35 @@ fi
 
 stamp="suite=trixie mirror=$mirror components=$components packages=${packages[*]}"
 [ "$flavour" != cuda ] || stamp+=" cudnn_stub=$(sha256sum <"$clone/tools/cudnn_stub.sh" | cut -c1-16)"
+# A list that only gained packages keeps the root: they are installed into it (a remade CUDA root is
+# ~3 GB of downloads). Anything else - a package dropped, another mirror or stub - remakes it.
+only_added() {
+  local old="$1" new="$2" p
+  local -a old_packages new_packages
+  read -r -a old_packages <<<"$(sed -n 's/.* packages=\([^=]*\)\( cudnn_stub=.*\)\{0,1\}$/\1/p' <<<"$old")"
+  read -r -a new_packages <<<"$(sed -n 's/.* packages=\([^=]*\)\( cudnn_stub=.*\)\{0,1\}$/\1/p' <<<"$new")"
+  [ "${old%% packages=*}" = "${new%% packages=*}" ] || return 1
+  [ "$(sed -n 's/.*\( cudnn_stub=.*\)$/\1/p' <<<"$old")" = "$(sed -n 's/.*\( cudnn_stub=.*\)$/\1/p' <<<"$new")" ] || return 1
+  for p in "${old_packages[@]}"; do
+    [[ " ${new_packages[*]} " == *" $p "* ]] || return 1
+  done
+  added=()
+  for p in "${new_packages[@]}"; do
+    [[ " ${old_packages[*]} " == *" $p "* ]] || added+=("$p")
+  done
+}
+added=()
+if [ -f "$root/.devparity-stamp" ] && [ "$(cat "$root/.devparity-stamp")" != "$stamp" ] &&
+   only_added "$(cat "$root/.devparity-stamp")" "$stamp"; then
+  echo "in_trixie: adding ${added[*]} to the $flavour trixie root in $root"
+  cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+  mount -t proc proc "$root/proc"
+  if chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+       sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@"' in_trixie "${added[@]}"; then
+    echo "$stamp" >"$root/.devparity-stamp"
+  fi
+  umount "$root/proc" 2>/dev/null || umount -l "$root/proc" || true
+fi
 if [ ! -f "$root/.devparity-stamp" ] || [ "$(cat "$root/.devparity-stamp")" != "$stamp" ]; then
   if [ "$if_cached" -eq 1 ]; then
     echo "in_trixie: no $flavour trixie root in $cache (or its package list changed); skipping as asked (--if-cached)"

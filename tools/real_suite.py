@@ -2,12 +2,17 @@
 """Runs a real library's whole test suite on the CPU and on the simulated device, and compares.
 
     tools/real_suite.py ARCHIVE EXPECTED [--work DIR] [--timeout S] [--stub DIR] [--max-warned 0.05]
-                        [--random-sweep N] [--vdev-sync]
+                        [--random-sweep N] [--vdev-sync] [--rows option|parametrized] [--tests PATH...]
 
-ARCHIVE is a release's source tarball (../shared/kornia/kornia-v0.7.1.tar.xz); EXPECTED a TSV of
-the tests that fail on a real GPU too (test id with DEV for the device, a tab, the cause). The
-suite runs twice at once (the two cores of a CI machine): `--device cpu`, and `--device vdev:1`
-under the tracer with a session report. It fails, naming each test, on:
+ARCHIVE is a release's source tarball (../shared/kornia/kornia-v0.7.1.tar.xz), or a Debian source
+package's, fetched into the cache and checked against its SHA-256:
+debian:pytorch-vision_0.14.1.orig.tar.gz#SHA256 (the mirror's pool, $DEVPARITY_DEBIAN_MIRROR). EXPECTED
+is a TSV of the tests that fail on a real GPU too (test id with DEV for the device, a tab, the cause).
+The suite runs twice at once (the two cores of a CI machine). With `--rows option` (Kornia's
+conftest: a --device option) the runs are `--device cpu` and `--device vdev:1` under the tracer; with
+`--rows parametrized` (torchvision's: tests parametrized with "cpu" and "cuda") they are the suite
+without devparity (its cpu rows) and the suite with `--devparity-devices=cpu,vdev:1` under the tracer,
+whose vdev:1 rows are compared with the cpu rows of the same test. It fails, naming each test, on:
   - a test that fails on vdev:1 alone and is not in EXPECTED (a false failure of the simulator or
     the tracer, or a real one nobody listed);
   - an error finding on a test that is not in EXPECTED;
@@ -24,6 +29,8 @@ it synchronously, for the cost of the asynchronous device (run both and compare 
 
 import argparse
 import hashlib
+import re
+import urllib.request
 import importlib.util
 import json
 import os
@@ -36,19 +43,57 @@ import time
 import xml.etree.ElementTree as ET
 
 DEVICE = "vdev:1"
+DEBIAN_MIRROR = os.environ.get("DEVPARITY_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+
+
+def cache_folder():
+    return os.environ.get("DEVPARITY_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "devparity")
+
+
+def fetch_debian(spec):
+    """debian:NAME_VERSION.orig.tar.gz#SHA256: (the file from the mirror's pool, kept in the cache, None),
+    or (None, why) when the mirror cannot be reached."""
+    name, _, sha256 = spec[len("debian:"):].partition("#")
+    if not sha256 or "_" not in name:
+        raise SystemExit(f"real_suite: error: {spec}: expected debian:SOURCE_VERSION.orig.tar.gz#SHA256")
+    source = name.split("_")[0]
+    path = os.path.join(cache_folder(), "sources", name)
+    if os.path.isfile(path):
+        return path, None
+    pool = "lib" + source[3] if source.startswith("lib") else source[0]
+    url = f"{DEBIAN_MIRROR}/pool/main/{pool}/{source}/{name}"
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        with urllib.request.urlopen(url, timeout=120) as response:
+            data = response.read()
+    except OSError as e:
+        return None, f"cannot fetch {url}: {e}"
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise SystemExit(f"real_suite: error: {url}: its SHA-256 is not {sha256}")
+    with open(path + ".part", "wb") as f:
+        f.write(data)
+    os.replace(path + ".part", path)
+    return path, None
+
+
+def device_token(device):
+    """A regex matching `device` as one parameter of a test id ("test_x[cpu-3]", "test_y[3-vdev:1]")."""
+    return re.compile(r"(?<=[\[-])" + re.escape(device) + r"(?=[\]-])")
 
 
 def extract(archive, work):
-    name = os.path.basename(archive).split(".tar")[0]
-    root = os.path.join(work, name)
-    stamp = os.path.join(root, ".extracted")
-    if not os.path.exists(stamp):
-        with tarfile.open(archive) as tar:
+    # The release's folder is the archive's top folder (Debian's vision-0.14.1 in pytorch-vision_0.14.1.orig).
+    with tarfile.open(archive) as tar:
+        top = tar.next().name.split("/")[0]
+        root = os.path.join(work, top)
+        stamp = os.path.join(root, ".extracted")
+        if not os.path.exists(stamp):
             if hasattr(tarfile, "data_filter"):
                 tar.extractall(work, filter="data")
             else:
                 tar.extractall(work)
-        open(stamp, "w").close()
+            open(stamp, "w").close()
     return root
 
 
@@ -56,15 +101,21 @@ def tests_folder(root):
     return next(d for d in ("tests", "test") if os.path.isdir(os.path.join(root, d)))
 
 
-def start(root, device, out, extra, stub):
+def start(root, device, out, extra, stub, rows, tests):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, stub, env.get("PYTHONPATH", "")) if p)
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "devparity.pytest_plugin",
-               f"--devparity-devices=cpu,{DEVICE}", f"--device={device}", "--dtype=float32",
+    if rows == "option":  # the suite's own --device option picks the row
+        selection = ["-p", "devparity.pytest_plugin", f"--devparity-devices=cpu,{DEVICE}", f"--device={device}",
+                     "--dtype=float32"]
+    elif device == "cpu":  # the suite as its CI runs it without a GPU: the cpu rows
+        selection = ["-p", "no:devparity.pytest_plugin"]
+    else:
+        selection = ["-p", "devparity.pytest_plugin", f"--devparity-devices=cpu,{DEVICE}"]
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *selection,
                f"--junitxml={out}.xml", "--continue-on-collection-errors",
                # torch.compile does not run on the simulated device (the plugin skips those tests
                # there): on the CPU alone they would only cost minutes.
-               "-k", "not compile and not dynamo", tests_folder(root), *extra]
+               "-k", "not compile and not dynamo", *(tests or [tests_folder(root)]), *extra]
     log = open(out + ".log", "w")
     return subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT), log
 
@@ -79,11 +130,13 @@ def _hash_tree(digest, folder, suffixes=None):
                     digest.update(f.read())
 
 
-def cpu_cache_path(archive, stub):
+def cpu_cache_path(archive, stub, selection):
     """Where the CPU run's outcomes of this archive are kept: keyed by everything they depend on."""
     import torch
 
     digest = hashlib.sha256()
+    if selection != ("option", None):  # (a whole suite picked by --device keeps its earlier key)
+        digest.update(repr(selection).encode())
     with open(archive, "rb") as f:
         digest.update(f.read())
     if stub and os.path.isdir(stub):
@@ -92,8 +145,7 @@ def cpu_cache_path(archive, stub):
     spec = importlib.util.find_spec("devparity")
     if spec and spec.submodule_search_locations:
         _hash_tree(digest, list(spec.submodule_search_locations)[0], (".py",))
-    cache = os.environ.get("DEVPARITY_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "devparity")
+    cache = cache_folder()
     name = os.path.basename(archive).split(".tar")[0]
     return os.path.join(cache, "real-suites", f"{name}-cpu-{digest.hexdigest()[:16]}")
 
@@ -112,10 +164,17 @@ def wait(process, log, deadline):
         time.sleep(0.5)
 
 
-def outcomes(path, device, times=None):
+def outcomes(path, device, times=None, rows="option"):
     result = {}
+    token = device_token(device)
     for case in ET.parse(path).getroot().iter("testcase"):
-        test = (case.get("classname", "") + "::" + case.get("name", "")).replace(device, "DEV")
+        test = case.get("classname", "") + "::" + case.get("name", "")
+        if rows == "option":
+            test = test.replace(device, "DEV")
+        elif device != "cpu" and not token.search(test):
+            continue  # a cpu row of the traced run: the cpu run has it
+        else:
+            test = token.sub("DEV", test)
         status = "pass"
         for tag in ("failure", "error", "skipped"):
             element = case.find(tag)
@@ -156,7 +215,7 @@ def junit_id(result_id):
     return (f"{module}.{cls}" if cls else module) + "::" + name
 
 
-def judge(cpu, traced, report, listed, max_warned):
+def judge(cpu, traced, report, listed, max_warned, rows="option"):
     failed = ("failure", "error")
     problems = []
     only_on_device = sorted(t for t, s in traced.items() if s in failed and cpu.get(t) not in failed)
@@ -168,8 +227,10 @@ def judge(cpu, traced, report, listed, max_warned):
             print(f"real_suite: note: listed, but does not fail on {DEVICE} alone now: {test}")
     warned = raw_warned = 0
     seen = set()  # the plugin gives a warning once per session, on the first test at its line
+    token = device_token(DEVICE)
     for result in report["results"]:
-        test = junit_id(result["id"]).replace(DEVICE, "DEV")
+        test = junit_id(result["id"])
+        test = test.replace(DEVICE, "DEV") if rows == "option" else token.sub("DEV", test)
         findings = [f for check in result.get("checks", []) for f in check.get("findings", [])]
         sites = {(f["kind"], f.get("op", ""), f.get("source", "")) for f in findings if f["severity"] == "warning"}
         raw_warned += bool(sites)
@@ -201,9 +262,26 @@ def main():
                              "rerun of a random test costs a whole run of it)")
     parser.add_argument("--cpu-run", choices=("cache", "always"), default=os.environ.get("DEVPARITY_REAL_SUITE_CPU", "cache"),
                         help="cache (the default): reuse the CPU run's outcomes while their key holds; always: run it")
+    parser.add_argument("--rows", choices=("option", "parametrized"), default="option",
+                        help="how the suite picks its device: its own --device option (Kornia), or tests "
+                             "parametrized with \"cpu\" and \"cuda\" (torchvision)")
+    parser.add_argument("--tests", nargs="+", default=None, metavar="PATH",
+                        help="the suite's test files or folders to run (default: its tests folder)")
+    parser.add_argument("--installed", default=None, metavar="PACKAGE",
+                        help="test the installed PACKAGE (Debian's python3-torchvision, built with its C++ ops), "
+                             "not the archive's uncompiled sources: they are moved out of the way")
     parser.add_argument("--vdev-sync", action="store_true",
                         help="run vdev:1 synchronously (--devparity-vdev-sync) instead of as the plugin does by default")
     args = parser.parse_args()
+    if args.archive.startswith("debian:"):
+        fetched, why = fetch_debian(args.archive)
+        if fetched is None:
+            message = f"real_suite: {why} (Debian's source package of the suite)"
+            if os.environ.get("CI"):
+                raise SystemExit("MISSING: " + message[len("real_suite: "):])
+            print("SKIPPED: " + message[len("real_suite: "):])
+            return 0
+        args.archive = fetched
     if not os.path.isfile(args.archive):
         message = f"real_suite: no {args.archive} (the shared releases of real suites)"
         if os.environ.get("CI"):
@@ -213,18 +291,20 @@ def main():
     listed = expected_failures(args.expected)
     os.makedirs(args.work, exist_ok=True)
     root = extract(args.archive, os.path.abspath(args.work))
+    if args.installed and os.path.isdir(os.path.join(root, args.installed)):
+        os.replace(os.path.join(root, args.installed), os.path.join(root, args.installed + ".source"))
     out = os.path.join(os.path.abspath(args.work), os.path.basename(root))
     report_path = out + "-trace.json"
     started = time.time()
     deadline = started + args.timeout
-    cached = cpu_cache_path(args.archive, args.stub) if args.cpu_run == "cache" else None
+    cached = cpu_cache_path(args.archive, args.stub, (args.rows, args.tests)) if args.cpu_run == "cache" else None
     reuse = cached is not None and os.path.isfile(cached + ".xml") and os.path.isfile(cached + ".json")
-    cpu_run = None if reuse else start(root, "cpu", out + "-cpu", [], args.stub)
+    cpu_run = None if reuse else start(root, "cpu", out + "-cpu", [], args.stub, args.rows, args.tests)
     traced_run = start(root, DEVICE, out + "-trace", ["--devparity-trace", f"--devparity-report={report_path}",
                                                       *([f"--devparity-random-sweep={args.random_sweep}"]
                                                         if args.random_sweep is not None else []),
                                                       *(["--devparity-vdev-sync"] if args.vdev_sync else [])],
-                  args.stub)
+                  args.stub, args.rows, args.tests)
     if reuse:
         shutil.copyfile(cached + ".xml", out + "-cpu.xml")
         with open(cached + ".json", encoding="utf-8") as f:
@@ -247,12 +327,12 @@ def main():
         if not os.path.isfile(path):
             raise SystemExit(f"real_suite: error: the run wrote no {path} (see its .log)")
     cpu_times, traced_times = {}, {}
-    cpu = outcomes(out + "-cpu.xml", "cpu", cpu_times)
-    traced = outcomes(out + "-trace.xml", DEVICE, traced_times)
+    cpu = outcomes(out + "-cpu.xml", "cpu", cpu_times, args.rows)
+    traced = outcomes(out + "-trace.xml", DEVICE, traced_times, args.rows)
     import devparity  # the file is packed (docs/report-format.md): read it back in full
 
     report = devparity.load_report(report_path)
-    only_on_device, problems = judge(cpu, traced, report, listed, args.max_warned)
+    only_on_device, problems = judge(cpu, traced, report, listed, args.max_warned, args.rows)
     counts = {s: sum(1 for v in traced.values() if v == s) for s in ("pass", "failure", "error", "skipped")}
     print(f"real_suite: {os.path.basename(root)}: {len(traced)} tests on {DEVICE} ({counts}), "
           f"{len(only_on_device)} fail there alone ({len(listed)} listed GPU failures)")

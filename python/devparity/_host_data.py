@@ -122,11 +122,15 @@ def make_mode(mark_inputs=True):
             kwargs = kwargs or {}
             out = func(*args, **kwargs)
             if func == device_of and args:
-                # Code that reads where its host data is manages that placement itself.
-                ref = marked.get(id(args[0]))
-                if ref is not None and ref() is args[0]:
-                    op_library.trace_mark_neutral(args[0])
-                    del marked[id(args[0])]
+                # Code that reads where its host data is manages that placement itself, through a
+                # view too (torchvision's pil_to_tensor: `as_tensor(array).view(...).permute(...)`,
+                # then a kernel made on `img.device`). The storage is what goes neutral.
+                for tensor in (args[0], getattr(args[0], "_base", None)):
+                    ref = marked.get(id(tensor)) if tensor is not None else None
+                    if ref is not None and ref() is tensor:
+                        op_library.trace_mark_neutral(tensor)
+                        del marked[id(tensor)]
+                        break
                 return out
             if not isinstance(out, torch.Tensor):
                 return out

@@ -265,3 +265,24 @@ def test_a_library_op_whose_result_leaves_its_inputs_device_is_caught_at_the_op(
             result = getattr(ops, clean)(x)
             x[result] if clean == "keep" else result
         assert t.errors == [], [str(f) for f in t.errors]
+
+
+def test_host_data_whose_device_the_library_reads_through_a_view_is_its_own_business():
+    # Issue 57: torchvision's gaussian_blur of a PIL image on the cpu row (pil_to_tensor's
+    # as_tensor(array).view().permute(), a kernel made on img.device) was reported as host data
+    # meeting device data. Its twin, a ramp made with no device for the test's image, is caught.
+    import numpy as np
+    import torch
+
+    from placement_twins import weigh_array, weigh_with_a_host_ramp
+
+    image = torch.rand(1, 3, 8, 8)
+    with devparity.trace("cpu") as t:
+        t.inputs(image)  # the test's own data: device data on the cpu row
+        t.returned(weigh_array(np.random.default_rng(0).random((8, 8, 3), dtype=np.float32)))
+    assert t.errors == [], [str(f) for f in t.errors]
+    file, line, kind = fault_line(weigh_with_a_host_ramp)
+    with devparity.trace("cpu") as t:
+        t.inputs(image)
+        t.returned(weigh_with_a_host_ramp(image))
+    assert any(f.kind == kind and f.line == line for f in t.errors), [str(f) for f in t.findings]

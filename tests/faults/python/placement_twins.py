@@ -157,3 +157,16 @@ def _scale_on_current(x):
 
 def _scale(x):
     return x * 2
+
+
+def weigh_array(array):
+    """torchvision's PIL path: an image from an array (host data by nature, viewed and permuted), weighed
+    with a ramp made on the image's device: host work throughout, right on every device."""
+    image = torch.as_tensor(array).view(1, *array.shape).permute(0, 3, 1, 2)
+    ramp = torch.linspace(0, 1, image.shape[-1]).to(image.device)  # (torchvision: a kernel .to(img.device))
+    return image.float() * ramp
+
+
+def weigh_with_a_host_ramp(image):
+    ramp = torch.linspace(0, 1, image.shape[-1])  # FAULT: implicit_device_factory
+    return image * ramp
