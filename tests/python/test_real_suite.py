@@ -84,3 +84,28 @@ def test_a_run_that_does_not_finish_is_an_error(tmp_path):
                           os.path.join(TWINS, "expected.tsv"), "--work", str(tmp_path / "w2")],
                          capture_output=True, text=True, timeout=600)
     assert run.returncode != 0 and "pytest exited 5" in run.stderr, run.stdout + run.stderr
+
+
+def parametrized_release(tmp_path, twin):
+    """The project in torchvision's shape (tests parametrized with "cpu" and "cuda"), the twin's library."""
+    name = f"params-{twin}"
+    archive = tmp_path / f"{name}.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(os.path.join(TWINS, "parametrized"), arcname=name)
+        tar.add(os.path.join(TWINS, twin, "lib"), arcname=f"{name}/lib")
+    return archive
+
+
+def test_a_suite_parametrized_by_device_compares_its_vdev_rows_with_its_cpu_rows(tmp_path):
+    # Issue 57: torchvision's suite, rows in one run. The faulty library fails its vdev:1 row and is
+    # an error finding on its cpu row too (the traced run's cpu rows count); the clean one passes.
+    faulty = run_real_suite(tmp_path, "faulty", "--rows", "parametrized",
+                            archive=parametrized_release(tmp_path, "faulty"))
+    assert faulty.returncode == 1, faulty.stdout + faulty.stderr
+    assert "fails on vdev:1 only and is not a listed GPU failure: test.test_lib::test_brighten[DEV]" in faulty.stdout
+    assert "error finding on a test that is not a listed GPU failure: test.test_lib::test_brighten[cpu]" in faulty.stdout
+    assert "test_normalize" not in faulty.stdout and "test_needs_no_device" not in faulty.stdout
+    clean = run_real_suite(tmp_path / "clean", "clean", "--rows", "parametrized",
+                           archive=parametrized_release(tmp_path, "clean"))
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "3 tests on vdev:1" in clean.stdout, clean.stdout
