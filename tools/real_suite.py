@@ -101,7 +101,7 @@ def tests_folder(root):
     return next(d for d in ("tests", "test") if os.path.isdir(os.path.join(root, d)))
 
 
-def start(root, device, out, extra, stub, rows, tests):
+def start(root, device, out, extra, stub, rows, tests, skip=()):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, stub, env.get("PYTHONPATH", "")) if p)
     if rows == "option":  # the suite's own --device option picks the row
@@ -115,7 +115,8 @@ def start(root, device, out, extra, stub, rows, tests):
                f"--junitxml={out}.xml", "--continue-on-collection-errors",
                # torch.compile does not run on the simulated device (the plugin skips those tests
                # there): on the CPU alone they would only cost minutes.
-               "-k", "not compile and not dynamo", *(tests or [tests_folder(root)]), *extra]
+               "-k", " and ".join(["not compile and not dynamo", *(f"not {name}" for name in skip)]),
+               *(tests or [tests_folder(root)]), *extra]
     log = open(out + ".log", "w")
     return subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT), log
 
@@ -267,6 +268,9 @@ def main():
                              "parametrized with \"cpu\" and \"cuda\" (torchvision)")
     parser.add_argument("--tests", nargs="+", default=None, metavar="PATH",
                         help="the suite's test files or folders to run (default: its tests folder)")
+    parser.add_argument("--skip", action="append", default=[], metavar="NAME",
+                        help="leave out the tests whose names hold NAME (tests that download: their outcome is "
+                             "the network's, and the CPU run's is cached)")
     parser.add_argument("--installed", default=None, metavar="PACKAGE",
                         help="test the installed PACKAGE (Debian's python3-torchvision, built with its C++ ops), "
                              "not the archive's uncompiled sources: they are moved out of the way")
@@ -297,14 +301,15 @@ def main():
     report_path = out + "-trace.json"
     started = time.time()
     deadline = started + args.timeout
-    cached = cpu_cache_path(args.archive, args.stub, (args.rows, args.tests)) if args.cpu_run == "cache" else None
+    selection = (args.rows, args.tests) + ((tuple(args.skip),) if args.skip else ())
+    cached = cpu_cache_path(args.archive, args.stub, selection) if args.cpu_run == "cache" else None
     reuse = cached is not None and os.path.isfile(cached + ".xml") and os.path.isfile(cached + ".json")
-    cpu_run = None if reuse else start(root, "cpu", out + "-cpu", [], args.stub, args.rows, args.tests)
+    cpu_run = None if reuse else start(root, "cpu", out + "-cpu", [], args.stub, args.rows, args.tests, args.skip)
     traced_run = start(root, DEVICE, out + "-trace", ["--devparity-trace", f"--devparity-report={report_path}",
                                                       *([f"--devparity-random-sweep={args.random_sweep}"]
                                                         if args.random_sweep is not None else []),
                                                       *(["--devparity-vdev-sync"] if args.vdev_sync else [])],
-                  args.stub, args.rows, args.tests)
+                  args.stub, args.rows, args.tests, args.skip)
     if reuse:
         shutil.copyfile(cached + ".xml", out + "-cpu.xml")
         with open(cached + ".json", encoding="utf-8") as f:

@@ -114,10 +114,11 @@ void check_indexless(const OpCall& call, const c10::Device& given, const c10::De
 }
 
 // An explicit device argument that is not the target. A CPU one is host
-// work, judged where its result meets device data.
+// work, judged where its result meets device data; a meta one holds no data.
 void check_explicit_device(const OpCall& call, const c10::Device& given, const c10::Device& target,
                            std::vector<Finding>& out) {
-  if (given == target || given.is_cpu()) return;
+  // Meta holds no data: fake tensors (torch.library.opcheck, AOT autograd) compute shapes there.
+  if (given == target || given.is_cpu() || given.is_meta()) return;
   if (given.type() == target.type() && !given.has_index()) {
     check_indexless(call, given, target, out);
     return;

@@ -569,12 +569,11 @@ def pytest_runtest_makereport(item, call):
         state.relayed = len(state.results)
     if not (state.enabled and call.excinfo is not None):
         return
-    from devparity._python_layer import UnsupportedOnSimulatedDevice
-
-    if call.excinfo.errisinstance(UnsupportedOnSimulatedDevice):
+    refused = _refused_by_torch(call.excinfo.value)
+    if refused is not None:
         report = outcome.get_result()
         report.outcome = "skipped"
-        report.longrepr = (str(item.fspath), item.location[1] or 0, f"devparity: {call.excinfo.value}")
+        report.longrepr = (str(item.fspath), item.location[1] or 0, f"devparity: {refused}")
 
 
 @contextlib.contextmanager
@@ -690,16 +689,33 @@ def _append_row(item, target, status, ops, findings, duration_ms, seeds, skipped
                                         "skipped_because": skipped_because})
 
 
+def _refused_by_torch(error):
+    # The reason, when `error` (or one it was raised from: opcheck wraps its checks' errors) is what
+    # the simulated device cannot do by torch's design: devparity's UnsupportedOnSimulatedDevice, or
+    # torch's own NotImplementedError naming the device (opcheck's "NYI devices other than CPU/CUDA,
+    # got {'vdev'}"). None for anything else.
+    from devparity._python_layer import UnsupportedOnSimulatedDevice
+
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, UnsupportedOnSimulatedDevice):
+            return str(error)
+        if type(error) is NotImplementedError and any(name in str(error) for name in ("'vdev'", "privateuseone")):
+            return f"torch refuses the simulated device here ({str(error).splitlines()[0]}); on a GPU this runs"
+        error = error.__cause__ or error.__context__
+    return None
+
+
 def _skip_reason(exc):
     # The reason a test skipped, or None when it did not: its own pytest.skip(), or what the simulated
     # device cannot do by torch's design, which pytest_runtest_makereport reports as a skip (issue 56:
     # the session report said pass).
     if exc is None:
         return None
-    from devparity._python_layer import UnsupportedOnSimulatedDevice
-
-    if issubclass(exc[0], UnsupportedOnSimulatedDevice):
-        return f"devparity: {exc[1]}"
+    refused = _refused_by_torch(exc[1])
+    if refused is not None:
+        return f"devparity: {refused}"
     if not issubclass(exc[0], pytest.skip.Exception):
         return None
     return str(exc[1].msg if hasattr(exc[1], "msg") else exc[1])

@@ -491,3 +491,47 @@ def test_correct_code_passes_where_its_faulty_twin_fails(pytest_run, pytester, t
     assert kinds("test_twins.py::test_second_decoder_on_the_other_device[vdev:1]") == set()
     assert outcomes["test_twins.py::test_decoder_on_the_first_device[vdev:1]"] == "FAILED", run.stdout[-4000:]
     assert "foreign_device_target" in kinds("test_twins.py::test_decoder_on_the_first_device[vdev:1]")
+
+
+REFUSED_MODULE = '''
+import pytest
+import torch
+
+
+class OpCheckError(Exception):
+    pass
+
+
+def check(x):
+    # torch.library.opcheck's autograd_registration_check, as torch 2.x words it
+    if x.device.type not in ("cpu", "cuda"):
+        raise NotImplementedError(f"autograd_registration_check: NYI devices other than CPU/CUDA, got {{{x.device.type!r}}}")
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_opcheck(device):
+    x = torch.ones(2, device=device)
+    try:
+        check(x)
+    except NotImplementedError as e:
+        raise OpCheckError("opcheck(op, ...): test_autograd_registration failed") from e
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_not_implemented_here(device):
+    raise NotImplementedError("the library has no such mode")  # the library's own: a failure
+'''
+
+
+def test_what_torch_refuses_on_the_simulated_device_is_a_named_skip(pytest_run, pytester):
+    # Issue 57: torchvision 0.21's opcheck tests failed on vdev:1 alone ("NYI devices other than CPU/CUDA,
+    # got {'vdev'}", raised inside opcheck's own OpCheckError). A NotImplementedError of the code's own
+    # stays a failure on every row.
+    pytester.makepyfile(test_refused=REFUSED_MODULE)
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--devparity-trace", "test_refused.py")
+    assert outcomes["test_refused.py::test_opcheck[cpu]"] == "PASSED", run.stdout[-3000:]
+    assert "test_refused.py::test_opcheck[vdev:1]" not in outcomes, run.stdout[-3000:]  # -rA names no skip
+    assert re.search(r"^SKIPPED \[1\] test_refused.py:\d+: devparity: torch refuses the simulated device here "
+                     r"\(autograd_registration_check: NYI devices other than CPU/CUDA", run.stdout, re.M), run.stdout
+    for row in ("cpu", "vdev:1"):
+        assert outcomes[f"test_refused.py::test_not_implemented_here[{row}]"] == "FAILED", run.stdout[-3000:]

@@ -286,3 +286,20 @@ def test_host_data_whose_device_the_library_reads_through_a_view_is_its_own_busi
         t.inputs(image)
         t.returned(weigh_with_a_host_ramp(image))
     assert any(f.kind == kind and f.line == line for f in t.errors), [str(f) for f in t.findings]
+
+
+def test_meta_holds_no_data_and_another_index_does(vdev):
+    # Issue 57: torchvision 0.21's opcheck tests made meta tensors under the trace, each reported as a
+    # factory asking for "another device".
+    import torch
+
+    from placement_twins import shape_on_meta, table_on_the_first_device
+
+    x = torch.rand(2, 3, device=vdev)
+    with devparity.trace(vdev) as t:
+        assert shape_on_meta(x) == (3,)
+    assert t.errors == [], [str(f) for f in t.errors]
+    file, line, kind = fault_line(table_on_the_first_device)
+    with pytest.raises(RuntimeError, match="same device"), devparity.trace(vdev) as t:
+        table_on_the_first_device(x)
+    assert any(f.kind == kind and f.line == line for f in t.errors), [str(f) for f in t.findings]

@@ -170,3 +170,12 @@ def weigh_array(array):
 def weigh_with_a_host_ramp(image):
     ramp = torch.linspace(0, 1, image.shape[-1])  # FAULT: implicit_device_factory
     return image * ramp
+
+
+def shape_on_meta(x):
+    """Computes an output's shape on meta, as fake tensors do (torch.library.opcheck, AOT autograd)."""
+    return torch.empty(x.shape, device="meta").sum(0).shape
+
+
+def table_on_the_first_device(x):
+    return x + torch.ones(x.shape[-1], device=torch.device(x.device.type, 0))  # FAULT: foreign_device_target
