@@ -30,7 +30,7 @@ class Controller:
         self.workers: List[str] = []
         self.relayed: Dict[str, List[Dict[str, Any]]] = {}
         self.died: Dict[str, str] = {}       # worker -> why
-        self.crashed: List[str] = []         # "gwN: node id" of tests a worker died in
+        self.crashed: List[str] = []         # "gwN died running NODE ID", one per test a worker died in
 
     def node_configured(self, node: Any) -> None:
         node.workerinput[PARTS] = self.parts

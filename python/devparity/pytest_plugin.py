@@ -266,8 +266,9 @@ def pytest_generate_tests(metafunc):
 def _keep_shard(config, items):
     # A node id's hash picks its shard: a test added or removed moves no other test to another shard.
     index, count = _shard(config.getoption("devparity_shard"))
-    kept = [item for item in items if zlib.crc32(item.nodeid.encode("utf-8")) % count == index]
-    dropped = [item for item in items if zlib.crc32(item.nodeid.encode("utf-8")) % count != index]
+    kept, dropped = [], []
+    for item in items:
+        (kept if zlib.crc32(item.nodeid.encode("utf-8")) % count == index else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = kept

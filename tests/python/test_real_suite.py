@@ -12,12 +12,12 @@ ROOT = os.path.join(HERE, "..", "..")
 TWINS = os.path.join(ROOT, "tests", "faults", "realsuite")
 
 
-def release(tmp_path, twin):
+def release(tmp_path, twin, project="project", prefix="twin", compression="xz"):
     """The project with the twin's library, packed as a release is."""
-    name = f"twin-{twin}"
-    archive = tmp_path / f"{name}.tar.xz"
-    with tarfile.open(archive, "w:xz") as tar:
-        tar.add(os.path.join(TWINS, "project"), arcname=name)
+    name = f"{prefix}-{twin}"
+    archive = tmp_path / f"{name}.tar.{compression}"
+    with tarfile.open(archive, f"w:{compression}") as tar:
+        tar.add(os.path.join(TWINS, project), arcname=name)
         tar.add(os.path.join(TWINS, twin, "lib"), arcname=f"{name}/lib")
     return archive
 
@@ -88,12 +88,7 @@ def test_a_run_that_does_not_finish_is_an_error(tmp_path):
 
 def parametrized_release(tmp_path, twin):
     """The project in torchvision's shape (tests parametrized with "cpu" and "cuda"), the twin's library."""
-    name = f"params-{twin}"
-    archive = tmp_path / f"{name}.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        tar.add(os.path.join(TWINS, "parametrized"), arcname=name)
-        tar.add(os.path.join(TWINS, twin, "lib"), arcname=f"{name}/lib")
-    return archive
+    return release(tmp_path, twin, project="parametrized", prefix="params", compression="gz")
 
 
 def test_a_suite_parametrized_by_device_compares_its_vdev_rows_with_its_cpu_rows(tmp_path):
