@@ -13,6 +13,17 @@ tensor the test hands the library as a parameter. Host data whose `.device` the 
 becomes neutral too: such code manages its placement (`if t.device != x.device: t = t.to(...)`)
 and takes another branch on the CPU than on an accelerator. Active only while a trace on the
 CPU runs (the cost is one Python call per torch call).
+
+Note [A mode set at the C++ level]
+torch 1.13 keeps its stack of TorchFunctionModes in Python: every torch call runs through its
+stack mode and two context managers before reaching ours, which made a traced cpu row of
+torchvision's suite cost 4.5x its untraced run. Where torch has that Python stack (it has
+`_set_torch_function_mode`; 2.x keeps its stack in C++ and its modes cost little) and no mode is
+pushed when the block starts, the mode is set at the C++ level itself and steps aside while the
+call it sees runs, as the stack mode does. torch's Python-defined ops (`Tensor.__rsub__`) call the
+stack mode by name, and a mode the code pushes takes the slot: while the block runs, the stack
+mode's name is a stand-in that calls ours when the stack is empty, and a pop that empties the
+stack hands the slot back to ours, so ours stays below the code's own modes as on the stack.
 """
 
 import contextlib
@@ -161,6 +172,65 @@ def make_mode(mark_inputs=True):
     return HostData()
 
 
+def _set_at_cpp_level(mode):
+    """A context manager that sets torch's C++ slot to a stand-in that calls `mode` straight
+    (Note [A mode set at the C++ level]); None where torch keeps its mode stack in C++ or a mode
+    is pushed already."""
+    import torch
+
+    set_mode = getattr(torch._C, "_set_torch_function_mode", None)
+    depth = getattr(torch._C, "_len_torch_function_stack", None)
+    stack_mode = getattr(torch.overrides, "_TorchFunctionStackMode", None)
+    if set_mode is None or depth is None or stack_mode is None or depth() > 0:
+        return None
+    handle = type(mode).__torch_function__
+
+    def straight(func, types, args, kwargs, slot):
+        set_mode(None)
+        try:
+            return handle(mode, func, types, args, kwargs)
+        finally:
+            set_mode(slot)
+
+    class AtCppLevel:
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if depth() > 0:  # a mode the code pushed: torch's own stack order
+                return stack_mode().__torch_function__(func, types, args, kwargs)
+            return straight(func, types, args, kwargs, self)
+
+    slot = AtCppLevel()
+
+    class StackStandIn(stack_mode):
+        # torch's Python functions (`Tensor.__rsub__`) call the stack mode by name, which pops
+        # from the stack: with ours empty, they come here.
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if depth() > 0:
+                return super().__torch_function__(func, types, args, kwargs)
+            return straight(func, types, args, kwargs, slot)
+
+    pop = torch.overrides._pop_mode
+
+    def popped():
+        # The code's last mode popped: below it, ours takes the slot back, as at the stack's bottom.
+        old = pop()
+        if depth() == 0:
+            set_mode(slot)
+        return old
+
+    @contextlib.contextmanager
+    def scope():
+        set_mode(slot)
+        try:
+            with patched([(torch.overrides, "_TorchFunctionStackMode", StackStandIn),
+                          (torch.overrides, "_pop_mode", popped)]):
+                yield
+        finally:
+            if depth() == 0:
+                set_mode(None)
+
+    return scope()
+
+
 @contextlib.contextmanager
 def watching(active=True, mark_inputs=True):
     """Reports host data written in Python while the block runs (when `active`)."""
@@ -168,5 +238,5 @@ def watching(active=True, mark_inputs=True):
     if mode is None:
         yield
         return
-    with _noting_host_tensors(), mode:
+    with _noting_host_tensors(), (_set_at_cpp_level(mode) or mode):
         yield

@@ -12,6 +12,7 @@ CPU bytes) are not reported: the tracer knows them as the CPU's own results.
 """
 
 import json
+import sys
 
 from devparity import _sources
 from devparity._arguments import tensors_in
@@ -19,24 +20,17 @@ from devparity._findings import add_to_trace
 from devparity._settrace import SysTrace
 
 
+_watcher = None  # the Received watching now: the C trace function asks it (Note [Calls watched in C])
+
+
 class Received(SysTrace):
     """Judges the values library calls hand back to scaffolding frames while the block runs."""
 
     def __init__(self):
-        self._scaffolding = {}  # code object -> whether it is the test's
+        self._scaffolding = {}  # code object -> its kind (_kind)
         self._stdlib = _sources.stdlib_folder()
         self.reported = 0
         self.asked = set()  # devparity names of the devices with an index the test passed to the library
-
-    def _is_library_call(self, code):
-        # The standard library's helpers (copy.deepcopy of the test's params) are not the library's.
-        return not code.co_filename.startswith(self._stdlib)
-
-    def _is_test_code(self, code):
-        known = self._scaffolding.get(code)
-        if known is None:
-            known = self._scaffolding[code] = _sources.is_scaffolding(code.co_filename)
-        return known
 
     def _given_device_data(self, tensors):
         from devparity._devices import ops
@@ -63,24 +57,84 @@ class Received(SysTrace):
             add_to_trace(finding)
             self.reported += 1
 
-    def _callee(self, given):
-        judged = self._given_device_data(given)
+    def __enter__(self):
+        global _watcher
+        from devparity._devices import ops
 
-        def trace(frame, event, arg):
-            if event == "return" and judged:
-                self._judge(frame, arg, given)
-            return trace
+        self._global = self._make_global()
+        self._previous = sys.gettrace()
+        _watcher = self
+        try:
+            ops().watch_calls(True)
+        except RuntimeError:
+            _watcher = None
+            return super().__enter__()  # (the hook in Python: slower, the same verdicts)
+        return self
 
-        return trace
+    def __exit__(self, *exc):
+        global _watcher
+        if _watcher is self:
+            from devparity._devices import ops
 
-    def _global(self, frame, event, arg):
-        caller = frame.f_back
-        if caller is None or not self._is_test_code(caller.f_code) or self._is_test_code(frame.f_code) or \
-                not self._is_library_call(frame.f_code):
+            ops().watch_calls(False)
+            _watcher = None
+        sys.settrace(self._previous)
+        return False
+
+    # The C trace function's questions (python/csrc/call_watch.cpp).
+    def _kind(self, code):
+        """1: the test's code; 2: neither the test's nor the library's (the standard library's
+        helpers, copy.deepcopy of the test's params); 0: the library's."""
+        if _sources.is_scaffolding(code.co_filename):
+            return 1
+        return 2 if code.co_filename.startswith(self._stdlib) else 0
+
+    def _on_call(self, frame):
+        """For a call from the test's code into the library: what judges its return, or None."""
+        values = frame.f_locals.values()
+        self._note_devices(values)
+        given = tensors_in(values)
+        if not self._given_device_data(given):
             return None
-        frame.f_trace_lines = False  # only its return matters
-        self._note_devices(frame.f_locals.values())
-        return self._callee(tensors_in(frame.f_locals.values()))
+        return lambda returning, value: self._judge(returning, value, given)
+
+    def _make_global(self):
+        # The same watch as a sys.settrace hook: what sys.gettrace() reads while the C one runs,
+        # and the watch where the op library cannot install it. Locals only, the callee's own code
+        # looked at before its caller's frame (reading f_back makes a frame object).
+        known = self._scaffolding
+        kind = self._kind
+        on_call = self._on_call
+
+        def hook(frame, event, arg):
+            code = frame.f_code
+            callee = known.get(code)
+            if callee is None:
+                callee = known[code] = kind(code)
+            if callee:
+                return None
+            caller = frame.f_back
+            if caller is None:
+                return None
+            caller_code = caller.f_code
+            test = known.get(caller_code)
+            if test is None:
+                test = known[caller_code] = kind(caller_code)
+            if test != 1:
+                return None
+            frame.f_trace_lines = False  # only its return matters
+            judge = on_call(frame)
+            if judge is None:
+                return None
+
+            def returning(frame, event, arg):
+                if event == "return":
+                    judge(frame, arg)
+                return returning
+
+            return returning
+
+        return hook
 
     def _note_devices(self, values):
         import torch

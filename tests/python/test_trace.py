@@ -303,3 +303,40 @@ def test_meta_holds_no_data_and_another_index_does(vdev):
     with pytest.raises(RuntimeError, match="same device"), devparity.trace(vdev) as t:
         table_on_the_first_device(x)
     assert any(f.kind == kind and f.line == line for f in t.errors), [str(f) for f in t.findings]
+
+
+def test_the_cpu_rows_watch_keeps_below_torchs_python_ops_and_the_codes_own_modes():
+    # Issue 57: on torch 1.13 the cpu row's watch of Python code sits in torch's C++ slot (Note [A mode
+    # set at the C++ level]). torch's Python-defined ops (`1 - x`) still run, a mode the code pushes
+    # sees its calls, and host data made inside and after that mode is still seen.
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    from placement_twins import weigh_array, weigh_with_a_host_ramp
+
+    class Counting(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            self.calls += 1
+            return func(*args, **(kwargs or {}))
+
+    file, line, kind = fault_line(weigh_with_a_host_ramp)
+    image = torch.rand(1, 3, 2, 4)
+    counting = Counting()
+    with devparity.trace("cpu") as t:
+        t.inputs(image)
+        flipped = 1 - image
+        with counting:
+            doubled = flipped * 2
+        t.returned(weigh_with_a_host_ramp(image))
+    assert counting.calls >= 1 and torch.equal(doubled, (1 - image) * 2)
+    caught = [f for f in t.errors if f.kind == kind]
+    assert caught and (caught[0].file, caught[0].line) == (file, line), [str(f) for f in t.findings]
+    with devparity.trace("cpu") as t:  # its clean twin: nothing
+        t.inputs(image)
+        with Counting():
+            t.returned(weigh_array((image.permute(0, 2, 3, 1)[0] * 255).byte().numpy()))
+    assert t.errors == [], [str(f) for f in t.errors]

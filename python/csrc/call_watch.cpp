@@ -1,0 +1,204 @@
+// The pytest plugin's watch of what a test's code receives from the library
+// (Note [Received values] in devparity/_received.py), as a C trace function.
+//
+// Note [Calls watched in C]
+// The watch needs the return of every call a test's frame makes into the
+// library, and sys.settrace is the only way Python 3.11 offers: a Python
+// hook runs for every Python call the process makes, torch's and the
+// library's own included, and cost torchvision's traced suite more than the
+// tracer itself. Here the hook is C: a call is looked at only when its
+// caller's code is the test's and the callee's is not (both known by code
+// object, asked of Python once each); for those Python decides what to
+// judge, and the frame's return is handed back to it. `sys.gettrace()` reads
+// the Python hook meanwhile, so code that saves and restores the trace
+// function restores a watch that works (in Python). The interpreter's C API
+// is found with dlsym (Note [Python frames without libpython]); trace
+// functions run with the GIL held, which guards this file's state.
+
+#include <torch/library.h>
+
+#include <dlfcn.h>
+
+#include <unordered_map>
+
+namespace {
+
+constexpr int kCall = 0;    // PyTrace_CALL
+constexpr int kReturn = 3;  // PyTrace_RETURN
+
+enum Kind : long { kLibrary = 0, kTest = 1, kNeither = 2 };
+
+using TraceFunction = int (*)(void*, void*, int, void*);
+
+struct Api {
+  int (*gil_ensure)() = nullptr;                         // PyGILState_Ensure
+  void (*gil_release)(int) = nullptr;                    // PyGILState_Release
+  void (*set_trace)(TraceFunction, void*) = nullptr;     // PyEval_SetTrace
+  void* (*frame_code)(void*) = nullptr;                  // PyFrame_GetCode (new reference)
+  void* (*frame_back)(void*) = nullptr;                  // PyFrame_GetBack (new reference)
+  void* (*import)(const char*) = nullptr;                // PyImport_ImportModule (new reference)
+  void* (*get_attr)(void*, const char*) = nullptr;       // PyObject_GetAttrString (new reference)
+  void* (*call)(void*, ...) = nullptr;                   // PyObject_CallFunctionObjArgs (new reference)
+  long (*as_long)(void*) = nullptr;                      // PyLong_AsLong
+  void (*decref)(void*) = nullptr;                       // Py_DecRef
+  void (*clear_error)() = nullptr;                       // PyErr_Clear
+  void* none = nullptr;                                  // _Py_NoneStruct
+
+  bool complete() const {
+    return gil_ensure && gil_release && set_trace && frame_code && frame_back && import && get_attr && call &&
+           as_long && decref && clear_error && none;
+  }
+};
+
+template <typename F>
+void bind(F& slot, const char* name) {
+  slot = reinterpret_cast<F>(::dlsym(RTLD_DEFAULT, name));
+}
+
+const Api& api() {
+  static const Api loaded = [] {
+    Api a;
+    bind(a.gil_ensure, "PyGILState_Ensure");
+    bind(a.gil_release, "PyGILState_Release");
+    bind(a.set_trace, "PyEval_SetTrace");
+    bind(a.frame_code, "PyFrame_GetCode");
+    bind(a.frame_back, "PyFrame_GetBack");
+    bind(a.import, "PyImport_ImportModule");
+    bind(a.get_attr, "PyObject_GetAttrString");
+    bind(a.call, "PyObject_CallFunctionObjArgs");
+    bind(a.as_long, "PyLong_AsLong");
+    bind(a.decref, "Py_DecRef");
+    bind(a.clear_error, "PyErr_Clear");
+    a.none = ::dlsym(RTLD_DEFAULT, "_Py_NoneStruct");
+    return a;
+  }();
+  return loaded;
+}
+
+struct Watch {
+  void* kind_of = nullptr;  // watcher._kind(code) -> Kind
+  void* on_call = nullptr;  // watcher._on_call(frame) -> fn(frame, value) or None
+  void* hook = nullptr;     // watcher._global: what sys.gettrace() reads
+  std::unordered_map<void*, long> kinds;       // code object (a reference held) -> Kind
+  std::unordered_map<void*, void*> returning;  // frame -> its fn (a reference held)
+};
+
+Watch* g_watch = nullptr;
+
+void drop(void* object) {
+  if (object != nullptr) api().decref(object);
+}
+
+// The code's kind, asked of Python once per code object (held, so that its
+// address is never another's while the watch lasts).
+long kind_of(Watch& w, void* frame) {
+  const auto& a = api();
+  void* code = a.frame_code(frame);
+  if (code == nullptr) {
+    a.clear_error();
+    return kNeither;
+  }
+  const auto it = w.kinds.find(code);
+  if (it != w.kinds.end()) {
+    a.decref(code);
+    return it->second;
+  }
+  long kind = kNeither;
+  if (void* answer = a.call(w.kind_of, code, nullptr)) {
+    kind = a.as_long(answer);
+    a.decref(answer);
+  }
+  a.clear_error();
+  w.kinds.emplace(code, kind);  // keeps frame_code's reference
+  return kind;
+}
+
+void on_call(Watch& w, void* frame) {
+  const auto& a = api();
+  if (kind_of(w, frame) != kLibrary) return;
+  void* caller = a.frame_back(frame);
+  if (caller == nullptr) return;
+  const bool from_test = kind_of(w, caller) == kTest;
+  a.decref(caller);
+  if (!from_test) return;
+  void* fn = a.call(w.on_call, frame, nullptr);
+  a.clear_error();
+  if (fn == nullptr || fn == a.none) {
+    drop(fn);
+    return;
+  }
+  auto& slot = w.returning[frame];
+  drop(slot);  // (a generator's frame resumed: its last entry was returned already)
+  slot = fn;
+}
+
+void on_return(Watch& w, void* frame, void* value) {
+  const auto it = w.returning.find(frame);
+  if (it == w.returning.end()) return;
+  void* fn = it->second;
+  w.returning.erase(it);
+  const auto& a = api();
+  drop(a.call(fn, frame, value == nullptr ? a.none : value, nullptr));
+  a.clear_error();
+  a.decref(fn);
+}
+
+int on_event(void*, void* frame, int what, void* arg) {
+  if (g_watch == nullptr) return 0;
+  if (what == kCall) {
+    on_call(*g_watch, frame);
+  } else if (what == kReturn && !g_watch->returning.empty()) {
+    on_return(*g_watch, frame, arg);
+  }
+  return 0;  // the watch never raises into the code it watches
+}
+
+void stop_locked() {
+  if (g_watch == nullptr) return;
+  const auto& a = api();
+  a.set_trace(nullptr, nullptr);
+  for (auto& [code, kind] : g_watch->kinds) a.decref(code);
+  for (auto& [frame, fn] : g_watch->returning) a.decref(fn);
+  for (void* o : {g_watch->kind_of, g_watch->on_call, g_watch->hook}) drop(o);
+  delete g_watch;
+  g_watch = nullptr;
+}
+
+// on: watches this thread's calls for devparity._received._watcher; off:
+// stops (the caller restores the trace function it saved).
+void watch_calls(bool on) {
+  const auto& a = api();
+  TORCH_CHECK(a.complete(), "devparity: watch_calls needs a Python interpreter in the process");
+  const int gil = a.gil_ensure();
+  stop_locked();
+  if (on) {
+    void* module = a.import("devparity._received");
+    void* watcher = module == nullptr ? nullptr : a.get_attr(module, "_watcher");
+    auto w = std::make_unique<Watch>();
+    if (watcher != nullptr && watcher != a.none) {
+      w->kind_of = a.get_attr(watcher, "_kind");
+      w->on_call = a.get_attr(watcher, "_on_call");
+      w->hook = a.get_attr(watcher, "_global");
+    }
+    drop(watcher);
+    drop(module);
+    const bool ready = w->kind_of && w->on_call && w->hook;
+    if (ready) {
+      g_watch = w.release();
+      a.set_trace(&on_event, g_watch->hook);
+    } else {
+      for (void* o : {w->kind_of, w->on_call, w->hook}) drop(o);
+      a.clear_error();
+    }
+    a.gil_release(gil);
+    TORCH_CHECK(ready, "devparity: watch_calls: devparity._received._watcher is not a Received watch");
+    return;
+  }
+  a.gil_release(gil);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_FRAGMENT(devparity, m) {
+  m.def("watch_calls(bool on) -> ()", &watch_calls);
+}
