@@ -17,18 +17,13 @@ namespace {
 
 constexpr size_t kKeptPerBlock = 64;
 
-struct Recorded {
-  Access access;
-  std::string stream;
-};
-
 struct Found {
   uint64_t session;
   async::Race race;
 };
 
 std::mutex g_races_mutex;
-std::map<uintptr_t, std::vector<Recorded>> g_accesses;  // by block base
+std::map<uintptr_t, std::vector<Access>> g_accesses;  // by block base
 std::vector<Found> g_found;
 std::atomic<async::SiteProvider> g_site{nullptr};
 
@@ -63,55 +58,61 @@ std::string current_site() {
   return provider == nullptr ? std::string() : provider();
 }
 
-void check_access(const Access& access, const Clock& clock, bool) {
+void check_access(Access access, const Clock& clock, bool) {
   if (access.span.hi == access.span.lo) return;
+  const auto base = block_base(access.span.lo);
+  // The earlier accesses this one races; named (streams, memory) only when there are any: this
+  // runs for every span of every queued op.
+  std::vector<Access> racing;
+  {
+    const std::lock_guard<std::mutex> lock(g_races_mutex);
+    // Kept by block, so that a lookup sees every earlier access of it.
+    auto& kept = g_accesses[base];
+    std::vector<const Access*> unordered;
+    for (const auto& e : kept) {
+      if (e.actor == access.actor || !(e.span.write || access.span.write) || !meet(e.span, access.span)) continue;
+      if (!happens_before(e, clock)) unordered.push_back(&e);
+    }
+    for (const auto* e : unordered) {
+      // The allocation is the stream's first claim on the block: named only
+      // when none of that stream's own work on it races too (Note [Allocation
+      // is an access]).
+      const bool claimed = e->op == kAllocation && std::any_of(unordered.begin(), unordered.end(), [&](const Access* o) {
+                             return o->actor == e->actor && o->op != kAllocation;
+                           });
+      if (!claimed) racing.push_back(*e);
+    }
+    // A write supersedes what happened before it on the bytes it covers.
+    if (access.span.write) {
+      kept.erase(std::remove_if(kept.begin(), kept.end(),
+                                [&](const Access& r) {
+                                  return r.span.lo >= access.span.lo && r.span.hi <= access.span.hi &&
+                                         (r.actor == access.actor || happens_before(r, clock));
+                                }),
+                 kept.end());
+    }
+    kept.push_back(racing.empty() ? std::move(access) : access);
+    if (kept.size() > kKeptPerBlock) kept.erase(kept.begin());
+  }
+  if (racing.empty()) return;
+  // Outside the lock, as before it: naming takes the scheduler's and the memory's locks.
   const auto stream = actor_label(access.actor);
   bool pinned = false;
   const auto memory = describe_memory(access.span.lo, &pinned);
-  const auto base = block_base(access.span.lo);
-  const std::lock_guard<std::mutex> lock(g_races_mutex);
-  // Kept by block, so that a lookup sees every earlier access of it.
-  auto& kept = g_accesses[base];
-  std::vector<const Recorded*> unordered;
-  for (const auto& r : kept) {
-    const auto& e = r.access;
-    if (e.actor == access.actor || !(e.span.write || access.span.write) || !meet(e.span, access.span)) continue;
-    if (!happens_before(e, clock)) unordered.push_back(&r);
-  }
-  for (const auto* r : unordered) {
-    const auto& e = r->access;
-    // The allocation is the stream's first claim on the block: named only
-    // when none of that stream's own work on it races too (Note [Allocation
-    // is an access]).
-    const bool claimed = e.op == kAllocation && std::any_of(unordered.begin(), unordered.end(), [&](const Recorded* o) {
-                           return o->access.actor == e.actor && o->access.op != kAllocation;
-                         });
-    if (claimed) continue;
+  for (const auto& e : racing) {
     async::Race race;
-    race.earlier = {e.op, r->stream, e.site, e.span.write};
+    race.earlier = {e.op, actor_label(e.actor), e.site, e.span.write};
     race.later = {access.op, stream, access.site, access.span.write};
     race.memory = memory.empty() ? std::string("device memory") : memory;
-    add_locked(std::move(race));
+    add_race(std::move(race));
   }
-  // A write supersedes what happened before it on the bytes it covers.
-  if (access.span.write) {
-    kept.erase(std::remove_if(kept.begin(), kept.end(),
-                              [&](const Recorded& r) {
-                                return r.access.span.lo >= access.span.lo && r.access.span.hi <= access.span.hi &&
-                                       (r.access.actor == access.actor || happens_before(r.access, clock));
-                              }),
-               kept.end());
-  }
-  kept.push_back({access, stream});
-  if (kept.size() > kKeptPerBlock) kept.erase(kept.begin());
 }
 
 void note_allocation(uintptr_t base, size_t bytes, Actor actor, uint64_t seq, std::string site) {
   if (bytes == 0) return;
-  const auto stream = actor_label(actor);
   Access access{actor, seq, Span{base, base + bytes, /*write=*/true}, kAllocation, std::move(site)};
   const std::lock_guard<std::mutex> lock(g_races_mutex);
-  g_accesses[base] = {Recorded{std::move(access), stream}};
+  g_accesses[base] = {std::move(access)};
 }
 
 void forget_accesses(uintptr_t base) {

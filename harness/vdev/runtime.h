@@ -131,7 +131,7 @@ struct Access {
 };
 /// Judges `access` against earlier ones by other actors, with `clock` the
 /// accessing actor's clock; records it. `freed`: the access is a free.
-void check_access(const Access& access, const Clock& clock, bool freed = false);
+void check_access(Access access, const Clock& clock, bool freed = false);
 /// Records a race found outside check_access (a free too early).
 void add_race(async::Race race);
 /// The op name of an allocation's access.
