@@ -571,6 +571,8 @@ def pytest_runtest_makereport(item, call):
     if not (state.enabled and call.excinfo is not None):
         return
     refused = _refused_by_torch(call.excinfo.value)
+    if refused is None and _simulated(_test_target(item)):
+        refused = _cuda_branch_refusal(call.excinfo.value)
     if refused is not None:
         report = outcome.get_result()
         report.outcome = "skipped"
@@ -688,6 +690,19 @@ def _append_row(item, target, status, ops, findings, duration_ms, seeds, skipped
                                         "findings": findings, "duration_ms": duration_ms,
                                         "mode": item.config.getoption("devparity_placement"), "random_sweep": seeds,
                                         "skipped_because": skipped_because})
+
+
+def _cuda_branch_refusal(error):
+    # Note [Branches on the device type's name]: the reason, when the simulated row failed on the side
+    # of a library's `if x.device.type == "cuda"` that a GPU does not run.
+    from devparity._cuda_branches import branch_a_gpu_skips
+
+    branch = branch_a_gpu_skips(error)
+    if branch is None:
+        return None
+    first = (str(error).splitlines() or [""])[0][:200]
+    return (f"the library picks its CUDA path by the device type's name at {branch}; the simulated device "
+            f"takes the other branch, which a GPU does not run, and fails there ({type(error).__name__}: {first})")
 
 
 def _refused_by_torch(error):

@@ -535,3 +535,84 @@ def test_what_torch_refuses_on_the_simulated_device_is_a_named_skip(pytest_run, 
                      r"\(autograd_registration_check: NYI devices other than CPU/CUDA", run.stdout, re.M), run.stdout
     for row in ("cpu", "vdev:1"):
         assert outcomes[f"test_refused.py::test_not_implemented_here[{row}]"] == "FAILED", run.stdout[-3000:]
+
+
+BRANCH_LIBRARY = '''
+import torch
+
+
+def _encode_on_host(images):
+    if images.device.type != "cpu":
+        raise RuntimeError("Input tensor should be on CPU")
+    return (images * 255).to(torch.uint8).flatten()
+
+
+def _encode_on_gpu(images):  # (a CUDA-only op: nvJPEG)
+    raise AssertionError("no GPU runs here")
+
+
+def encode(batch):
+    """Picks its CUDA-only encoder by the device type's name, as torchvision 0.21's encode_jpeg does."""
+    if batch[0].device.type == "cuda":
+        return _encode_on_gpu(batch)
+    else:
+        return [_encode_on_host(image) for image in batch]
+
+
+def encode_if_big(batch, big):
+    if batch[0].device.type == "cuda" and big:  # FAULT: small batches take the host encoder on a GPU too
+        return _encode_on_gpu(batch)
+    return [_encode_on_host(image) for image in batch]
+
+
+def encode_anywhere(batch):
+    return [_encode_on_host(image) for image in batch]  # FAULT: refuses device data everywhere
+'''
+
+BRANCH_TESTS = '''
+import pytest
+import torch
+
+import branchlib
+
+
+@pytest.fixture(autouse=True)
+def needs_cuda(request):
+    if request.node.callspec.params.get("device") == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no cuda")
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_encode(device):
+    assert len(branchlib.encode([torch.rand(3, 2, 2, device=device)])) == 1
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_encode_small(device):
+    assert len(branchlib.encode_if_big([torch.rand(3, 2, 2, device=device)], big=False)) == 1
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_encode_anywhere(device):
+    assert len(branchlib.encode_anywhere([torch.rand(3, 2, 2, device=device)])) == 1
+'''
+
+
+def test_a_failure_on_the_side_of_a_cuda_branch_a_gpu_does_not_run_is_a_named_skip(pytest_run, pytester, monkeypatch):
+    # Issue 57: torchvision 0.21's encode_jpeg of a batch picks nvJPEG by `device.type == "cuda"`; on vdev:1
+    # the CPU encoder refused device data (Note [Branches on the device type's name]). Its twins: a branch
+    # whose else a GPU runs too, and an encoder with no branch, fail on vdev:1 as on a GPU.
+    (pytester.path / "lib").mkdir()
+    (pytester.path / "lib" / "branchlib.py").write_text(BRANCH_LIBRARY)
+    pytester.makepyfile(test_branches=BRANCH_TESTS)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(pytester.path / "lib"), os.environ.get("PYTHONPATH", "")]))
+    run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--devparity-trace", "test_branches.py")
+    for name in ("encode", "encode_small", "encode_anywhere"):
+        assert outcomes[f"test_branches.py::test_{name}[cpu]"] == "PASSED", run.stdout[-3000:]
+    assert "test_branches.py::test_encode[vdev:1]" not in outcomes, run.stdout[-3000:]  # -rA names no skip
+    assert re.search(r"^SKIPPED \[1\] test_branches.py:\d+: devparity: the library picks its CUDA path by the "
+                     r"device type's name at \S*branchlib.py:17; the simulated device takes the other branch, "
+                     r"which a GPU does not run, and fails there \(RuntimeError: Input tensor should be on CPU\)",
+                     run.stdout, re.M), run.stdout[-3000:]
+    for name in ("encode_small", "encode_anywhere"):
+        assert outcomes[f"test_branches.py::test_{name}[vdev:1]"] == "FAILED", run.stdout[-3000:]

@@ -340,3 +340,28 @@ def test_the_cpu_rows_watch_keeps_below_torchs_python_ops_and_the_codes_own_mode
         with Counting():
             t.returned(weigh_array((image.permute(0, 2, 3, 1)[0] * 255).byte().numpy()))
     assert t.errors == [], [str(f) for f in t.errors]
+
+
+def test_a_convolution_with_a_host_kernel_is_caught_on_the_cpu_row_as_on_the_device(vdev):
+    # Issue 57: on the cpu row conv2d reaches mkldnn's kernel, which has no CUDA rule: a host kernel
+    # met device data unjudged. convolution itself is judged now (every backend CUDA picks takes one GPU).
+    import torch
+
+    from placement_twins import blur_with_a_host_kernel, blur_with_a_kernel_on_its_device
+
+    file, line, kind = fault_line(blur_with_a_host_kernel)
+    for target in ("cpu", vdev):
+        image = torch.rand(1, 3, 8, 8, device=target)
+        with devparity.trace(target) as t:
+            t.inputs(image)
+            try:
+                t.returned(blur_with_a_host_kernel(image))
+            except RuntimeError as e:
+                assert target != "cpu" and "device" in str(e)
+        made = [f for f in t.errors if f.kind == kind]
+        assert made and (made[0].file, made[0].line) == (file, line), (target, [str(f) for f in t.findings])
+        assert any(f.kind == "foreign_device_input" and f.op == "aten::conv2d" for f in t.errors), target
+        with devparity.trace(target) as t:
+            t.inputs(image)
+            t.returned(blur_with_a_kernel_on_its_device(image))
+        assert t.errors == [], (target, [str(f) for f in t.errors])

@@ -179,3 +179,15 @@ def shape_on_meta(x):
 
 def table_on_the_first_device(x):
     return x + torch.ones(x.shape[-1], device=torch.device(x.device.type, 0))  # FAULT: foreign_device_target
+
+
+def blur_with_a_host_kernel(image):
+    """A depthwise blur whose kernel is made with no device: the CPU convolves it with mkldnn, CUDA
+    refuses it in every kernel it picks."""
+    kernel = torch.ones(image.shape[1], 1, 3, 3) / 9  # FAULT: implicit_device_factory
+    return torch.nn.functional.conv2d(image, kernel, padding=1, groups=image.shape[1])
+
+
+def blur_with_a_kernel_on_its_device(image):
+    kernel = torch.ones(image.shape[1], 1, 3, 3, device=image.device) / 9
+    return torch.nn.functional.conv2d(image, kernel, padding=1, groups=image.shape[1])

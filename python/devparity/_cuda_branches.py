@@ -1,0 +1,66 @@
+"""Library code that picks its CUDA path by the device type's name.
+
+Note [Branches on the device type's name]
+Code that chooses a CUDA-only op with `x.device.type == "cuda"` (torchvision 0.21's encode_jpeg of
+a batch: nvJPEG's `encode_jpegs_cuda`) takes its other branch on the simulated device, a branch a
+GPU never runs for that input: there the CPU op refuses device data, and the test fails on vdev
+alone. A failure on a simulated row raised on the non-CUDA side of such a branch, in the library's
+code, is that branch's: a named skip naming its line, never the library's failure. Only a test that
+is the device type's name alone counts (`== "cuda"`, `!= "cuda"`, `.is_cuda`, `not .is_cuda`): the
+else of `x.is_cuda and big` runs on a GPU too, and a failure there stays a failure. The cpu row is
+never excused: the CPU runs that branch.
+"""
+
+import ast
+import functools
+
+
+def _names_cuda_by_type(test):
+    # +1: true on a CUDA device; -1: false there; 0: not the device type's name alone.
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return -_names_cuda_by_type(test.operand)
+    if isinstance(test, ast.Attribute) and test.attr == "is_cuda":
+        return 1
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        sides = (test.left, test.comparators[0])
+        typed = any(isinstance(s, ast.Attribute) and s.attr == "type" for s in sides)
+        cuda = any(isinstance(s, ast.Constant) and s.value == "cuda" for s in sides)
+        if typed and cuda:
+            return 1 if isinstance(test.ops[0], ast.Eq) else -1
+    return 0
+
+
+@functools.lru_cache(maxsize=256)
+def _non_cuda_sides(path):
+    # ((first_line, last_line, if_line), ...): the lines a GPU does not run of each such `if` in `path`.
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        polarity = _names_cuda_by_type(node.test)
+        side = node.orelse if polarity > 0 else node.body if polarity < 0 else None
+        if side:
+            out.append((side[0].lineno, max(getattr(n, "end_lineno", n.lineno) for n in side), node.lineno))
+    return tuple(out)
+
+
+def branch_a_gpu_skips(error):
+    """"file:line" of the `if` on the device type's name on whose non-CUDA side, in library code,
+    `error` was raised; None when it was not (Note [Branches on the device type's name])."""
+    from devparity import _sources
+
+    skipped = _sources.skipped_folders()
+    tb = error.__traceback__
+    while tb is not None:
+        path, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+        if path and not path.startswith("<") and not path.startswith(skipped) and not _sources.is_scaffolding(path):
+            for first, last, test_line in _non_cuda_sides(path):
+                if first <= line <= last:
+                    return f"{path}:{test_line}"
+        tb = tb.tb_next
+    return None
