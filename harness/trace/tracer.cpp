@@ -205,6 +205,8 @@ void Tracer::mark_host(const at::Tensor& tensor, HostMark how, const std::string
 void Tracer::mark_neutral(const at::Tensor& tensor) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   if (!state_->positive) return;
+  const auto* r = record_of(*state_, tensor);
+  if (r == nullptr || !r->host) return;  // device data stays device data
   if (auto* key = storage_of(tensor)) state_->storages.erase(key);
 }
 

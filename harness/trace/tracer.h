@@ -189,11 +189,11 @@ class Tracer {
   };
   /// Records `tensor` as host data made at `source` by `op`.
   void mark_host(const at::Tensor& tensor, HostMark how, const std::string& op, const std::string& source);
-  /// Forgets what the tracer knew of `tensor`: on the cpu row of a Python
-  /// trace it is neutral from now on (Note [Neutral data]); the front end
-  /// does so for host data whose device the code reads, which manages its
-  /// placement itself (`if t.device != x.device: t = t.to(x.device)` takes
-  /// another branch on the CPU than on an accelerator).
+  /// Forgets that `tensor` is host data: on the cpu row of a Python trace it
+  /// is neutral from now on (Note [Neutral data]); the front end does so for
+  /// host data whose device the code reads, which manages its placement
+  /// itself (`if t.device != x.device: t = t.to(x.device)` takes another
+  /// branch on the CPU than on an accelerator). Device data stays.
   void mark_neutral(const at::Tensor& tensor);
   /// Records `tensor` as device data from now on (a test's own input, made
   /// in its scaffolding: Note [Device data and host data]); host data stays

@@ -125,7 +125,7 @@ def make_mode(mark_inputs=True):
     factories = _factories()
     moves = {torch.Tensor.cpu: "aten::_to_copy", torch.Tensor.to: "aten::to"}
     device_of = torch.Tensor.device.__get__
-    marked = {}  # id -> weakref of the host data this mode marked
+    read = {}  # id -> weakref of the tensors whose device the code read
     op_library = ops()
 
     class HostData(TorchFunctionMode):
@@ -135,13 +135,13 @@ def make_mode(mark_inputs=True):
             if func == device_of and args:
                 # Code that reads where its host data is manages that placement itself, through a
                 # view too (torchvision's pil_to_tensor: `as_tensor(array).view(...).permute(...)`,
-                # then a kernel made on `img.device`). The storage is what goes neutral.
-                for tensor in (args[0], getattr(args[0], "_base", None)):
-                    ref = marked.get(id(tensor)) if tensor is not None else None
-                    if ref is not None and ref() is tensor:
-                        op_library.trace_mark_neutral(tensor)
-                        del marked[id(tensor)]
-                        break
+                # then a kernel made on `img.device`), and what it computed from it (ElasticTransform's
+                # `torch.rand(size) * 2 - 1`, blurred with a kernel made on its `.device`). The storage
+                # goes neutral; the tracer keeps device data as it is. Asked once per tensor.
+                tensor = args[0]
+                if id(tensor) not in read:
+                    read[id(tensor)] = weakref.ref(tensor, lambda _, key=id(tensor): read.pop(key, None))
+                    op_library.trace_mark_neutral(tensor)
                 return out
             if not isinstance(out, torch.Tensor):
                 return out
@@ -154,7 +154,6 @@ def make_mode(mark_inputs=True):
                 elif frame is not None and not test and kwargs.get("device") is None:
                     op_library.trace_mark_host(out, "default_factory", f"torch.{name}",
                                                _sources.line_of(frame))
-                    marked[id(out)] = weakref.ref(out)
             elif func in moves and out.device.type == "cpu":
                 frame = _sources.user_frame(2)
                 if frame is not None and _sources.is_scaffolding(frame.f_code.co_filename):

@@ -365,3 +365,25 @@ def test_a_convolution_with_a_host_kernel_is_caught_on_the_cpu_row_as_on_the_dev
             t.inputs(image)
             t.returned(blur_with_a_kernel_on_its_device(image))
         assert t.errors == [], (target, [str(f) for f in t.errors])
+
+
+def test_host_data_blurred_on_its_own_device_then_moved_is_clean_on_every_row(vdev):
+    # Issue 57: torchvision's ElasticTransform on the cpu row (test_elastic_transform_consistency): its
+    # noise (`torch.rand(size) * 2 - 1`) is host data whose `.device` the blur reads for its kernel, so
+    # the kernel is made on the host too; read as device data, their convolution was a false alarm.
+    import torch
+
+    from placement_twins import displaced, displaced_in_place
+
+    for target in ("cpu", vdev):
+        image = torch.rand(1, 1, 6, 5, device=target)
+        with devparity.trace(target) as t:
+            t.inputs(image)
+            t.returned(displaced(image))
+        assert t.errors == [], (target, [str(f) for f in t.errors])
+    file, line, kind = fault_line(displaced_in_place)
+    image = torch.rand(1, 1, 6, 5, device=vdev)
+    with pytest.raises(RuntimeError, match="device"), devparity.trace(vdev) as t:
+        t.inputs(image)
+        displaced_in_place(image)
+    assert any(f.kind == kind and (f.file, f.line) == (file, line) for f in t.errors), [str(f) for f in t.findings]

@@ -191,3 +191,18 @@ def blur_with_a_host_kernel(image):
 def blur_with_a_kernel_on_its_device(image):
     kernel = torch.ones(image.shape[1], 1, 3, 3, device=image.device) / 9
     return torch.nn.functional.conv2d(image, kernel, padding=1, groups=image.shape[1])
+
+
+def displaced(image):
+    """torchvision's ElasticTransform: noise made on the host, blurred with a kernel moved to the noise's
+    own device (gaussian_blur: `kernel.to(img.device)`), then moved to the image's: right on every device."""
+    noise = torch.rand(1, 1, *image.shape[-2:]) * 2 - 1
+    kernel = (torch.ones(1, 1, 3, 3) / 9).to(noise.device)
+    field = torch.nn.functional.conv2d(noise, kernel, padding=1)
+    return image + field.to(image.device)
+
+
+def displaced_in_place(image):
+    noise = torch.rand(1, 1, *image.shape[-2:]) * 2 - 1  # FAULT: implicit_device_factory
+    kernel = (torch.ones(1, 1, 3, 3) / 9).to(noise.device)
+    return image + torch.nn.functional.conv2d(noise, kernel, padding=1)
