@@ -3,6 +3,7 @@ its library a faulty or a clean twin): a test that fails on the simulated device
 check, naming it; the clean library passes."""
 
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -104,3 +105,42 @@ def test_a_suite_parametrized_by_device_compares_its_vdev_rows_with_its_cpu_rows
                            archive=parametrized_release(tmp_path, "clean"))
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "3 tests on vdev:1" in clean.stdout, clean.stdout
+
+
+COST_PROJECT = '''
+import pytest
+import torch
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("size", [3, 4])
+def test_many_small_ops(device, size):
+    if device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no cuda")
+    x = torch.ones(size, device=device)
+    for _ in range(3000):
+        x = x * 1.0001 + 0.0001
+    assert x.device.type == torch.device(device).type
+'''
+
+
+def test_plugin_cost_times_each_row_in_each_configuration(tmp_path):
+    # tools/plugin_cost.py on a project parametrized as torchvision's is: five configurations, both rows
+    # timed, the rows without devparity its baseline; a selection of nothing is refused.
+    (tmp_path / "test_cost.py").write_text(COST_PROJECT)
+    tool = os.path.join(ROOT, "tools", "plugin_cost.py")
+    run = subprocess.run([sys.executable, tool, "--", "test_cost.py"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 6 and lines[1].startswith("without devparity"), run.stdout
+    for number, line in enumerate(lines[1:]):
+        found = re.search(r"(\d+\.\d\d)s +(\d+\.\d\d)s +(\S+)$", line)
+        assert found and float(found[1]) > 0, run.stdout  # every configuration timed its cpu rows
+        cpu, vdev, ratio = found.groups()
+        if number == 0:  # without devparity the cuda rows skip: no vdev:1 rows, the baseline
+            assert float(vdev) == 0 and ratio == "-", run.stdout
+        else:
+            assert float(vdev) > 0 and re.fullmatch(r"\d+\.\d\dx", ratio), run.stdout
+    refused = subprocess.run([sys.executable, tool], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "give the tests to run" in refused.stderr

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Where the pytest plugin's time goes on a selection of a suite's tests, one configuration at a time.
+
+Runs the selection (pytest arguments after `--`) without devparity, then with the plugin on
+`cpu,vdev:1` untraced and traced, synchronous and asynchronous, each in its own process one after
+another, and prints the seconds of the tests' calls (pytest's --durations) on the cpu rows and on
+the vdev:1 rows, and each vdev:1 total over the cpu rows' without devparity. For a suite
+parametrized with "cpu" and "cuda" (torchvision's), run in its folder:
+
+    tools/plugin_cost.py -- test/test_transforms_tensor.py -k randaugment
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+CONFIGURATIONS = [
+    ("without devparity", ["-p", "no:devparity.pytest_plugin"]),
+    ("plugin, vdev:1 synchronous", ["--devparity-vdev-sync"]),
+    ("plugin (its defaults: asynchronous)", []),
+    ("traced, vdev:1 synchronous", ["--devparity-trace", "--devparity-vdev-sync"]),
+    ("traced (the defaults with --devparity-trace)", ["--devparity-trace"]),
+]
+DURATION = re.compile(r"^([0-9.]+)s call\s+(\S+)$", re.M)
+
+
+def seconds(selection, extra):
+    plugin = [] if "no:devparity.pytest_plugin" in extra else ["-p", "devparity.pytest_plugin",
+                                                                "--devparity-devices=cpu,vdev:1"]
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugin, *extra,
+               "--durations=0", "--durations-min=0", *selection]
+    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if run.returncode not in (0, 1):
+        raise SystemExit(f"plugin_cost: error: pytest exited {run.returncode}:\n{run.stdout[-3000:]}")
+    cpu = vdev = 0.0
+    for value, test in DURATION.findall(run.stdout):
+        if re.search(r"[\[-]cpu[\]-]", test):
+            cpu += float(value)
+        elif "vdev" in test or "cuda" in test:
+            vdev += float(value)
+    return cpu, vdev
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("selection", nargs=argparse.REMAINDER, help="-- then pytest's arguments")
+    args = parser.parse_args()
+    selection = args.selection[1:] if args.selection[:1] == ["--"] else args.selection
+    if not selection:
+        parser.error("give the tests to run after --")
+    base = None
+    print(f"{'configuration':48} {'cpu rows':>9} {'vdev:1 rows':>12} {'vdev:1 / cpu':>13}")
+    for name, extra in CONFIGURATIONS:
+        cpu, vdev = seconds(selection, extra)
+        base = cpu if base is None else base
+        ratio = f"{vdev / base:.2f}x" if base and vdev else "-"
+        print(f"{name:48} {cpu:8.2f}s {vdev:11.2f}s {ratio:>13}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())
