@@ -13,6 +13,10 @@ never excused: the CPU runs that branch.
 
 import ast
 import functools
+import re
+
+# A TorchScript interpreter's error names the scripted code's own lines in its message.
+_SCRIPTED = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.M)
 
 
 def _names_cuda_by_type(test):
@@ -55,12 +59,17 @@ def branch_a_gpu_skips(error):
     from devparity import _sources
 
     skipped = _sources.skipped_folders()
+    places = []
     tb = error.__traceback__
     while tb is not None:
-        path, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+        places.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
+        tb = tb.tb_next
+    message = str(error)
+    if "Traceback of TorchScript" in message:  # (a scripted library function: its frames are not Python's)
+        places += [(path, int(line)) for path, line in _SCRIPTED.findall(message)]
+    for path, line in places:
         if path and not path.startswith("<") and not path.startswith(skipped) and not _sources.is_scaffolding(path):
             for first, last, test_line in _non_cuda_sides(path):
                 if first <= line <= last:
                     return f"{path}:{test_line}"
-        tb = tb.tb_next
     return None

@@ -700,9 +700,12 @@ def _cuda_branch_refusal(error):
     branch = branch_a_gpu_skips(error)
     if branch is None:
         return None
-    first = (str(error).splitlines() or [""])[0][:200]
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [""]
+    # (A TorchScript interpreter's error ends with the error the scripted code raised, named.)
+    said = lines[-1] if "Traceback of TorchScript" in str(error) else f"{type(error).__name__}: {lines[0]}"
+    said = said[len("builtins."):] if said.startswith("builtins.") else said  # (torch 1.13's TorchScript)
     return (f"the library picks its CUDA path by the device type's name at {branch}; the simulated device "
-            f"takes the other branch, which a GPU does not run, and fails there ({type(error).__name__}: {first})")
+            f"takes the other branch, which a GPU does not run, and fails there ({said[:200]})")
 
 
 def _refused_by_torch(error):

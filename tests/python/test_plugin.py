@@ -538,20 +538,22 @@ def test_what_torch_refuses_on_the_simulated_device_is_a_named_skip(pytest_run, 
 
 
 BRANCH_LIBRARY = '''
+from typing import List
+
 import torch
 
 
-def _encode_on_host(images):
+def _encode_on_host(images: torch.Tensor) -> torch.Tensor:
     if images.device.type != "cpu":
         raise RuntimeError("Input tensor should be on CPU")
     return (images * 255).to(torch.uint8).flatten()
 
 
-def _encode_on_gpu(images):  # (a CUDA-only op: nvJPEG)
+def _encode_on_gpu(images: List[torch.Tensor]) -> List[torch.Tensor]:  # (a CUDA-only op: nvJPEG)
     raise AssertionError("no GPU runs here")
 
 
-def encode(batch):
+def encode(batch: List[torch.Tensor]) -> List[torch.Tensor]:
     """Picks its CUDA-only encoder by the device type's name, as torchvision 0.21's encode_jpeg does."""
     if batch[0].device.type == "cuda":
         return _encode_on_gpu(batch)
@@ -588,6 +590,11 @@ def test_encode(device):
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_encode_scripted(device):
+    assert len(torch.jit.script(branchlib.encode)([torch.rand(3, 2, 2, device=device)])) == 1
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
 def test_encode_small(device):
     assert len(branchlib.encode_if_big([torch.rand(3, 2, 2, device=device)], big=False)) == 1
 
@@ -607,12 +614,14 @@ def test_a_failure_on_the_side_of_a_cuda_branch_a_gpu_does_not_run_is_a_named_sk
     pytester.makepyfile(test_branches=BRANCH_TESTS)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(pytester.path / "lib"), os.environ.get("PYTHONPATH", "")]))
     run, outcomes = pytest_run("--devparity-devices=cpu,vdev:1", "--devparity-trace", "test_branches.py")
-    for name in ("encode", "encode_small", "encode_anywhere"):
+    for name in ("encode", "encode_scripted", "encode_small", "encode_anywhere"):
         assert outcomes[f"test_branches.py::test_{name}[cpu]"] == "PASSED", run.stdout[-3000:]
-    assert "test_branches.py::test_encode[vdev:1]" not in outcomes, run.stdout[-3000:]  # -rA names no skip
-    assert re.search(r"^SKIPPED \[1\] test_branches.py:\d+: devparity: the library picks its CUDA path by the "
-                     r"device type's name at \S*branchlib.py:17; the simulated device takes the other branch, "
-                     r"which a GPU does not run, and fails there \(RuntimeError: Input tensor should be on CPU\)",
-                     run.stdout, re.M), run.stdout[-3000:]
+    for name in ("encode", "encode_scripted"):  # (TorchScript's error names the scripted lines)
+        assert f"test_branches.py::test_{name}[vdev:1]" not in outcomes, run.stdout[-3000:]  # -rA names no skip
+    skips = re.findall(r"^SKIPPED \[1\] test_branches.py:\d+: devparity: the library picks its CUDA path by the "
+                       r"device type's name at \S*branchlib.py:19; the simulated device takes the other branch, "
+                       r"which a GPU does not run, and fails there \(RuntimeError: Input tensor should be on CPU\)$",
+                       run.stdout, re.M)
+    assert len(skips) == 2, run.stdout[-3000:]
     for name in ("encode_small", "encode_anywhere"):
         assert outcomes[f"test_branches.py::test_{name}[vdev:1]"] == "FAILED", run.stdout[-3000:]
