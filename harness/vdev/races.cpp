@@ -91,7 +91,11 @@ void check_access(Access access, const Clock& clock, bool) {
                                 }),
                  kept.end());
     }
-    kept.push_back(racing.empty() ? std::move(access) : access);
+    if (racing.empty()) {
+      kept.push_back(std::move(access));  // (the common case: nothing left to name)
+    } else {
+      kept.push_back(access);
+    }
     if (kept.size() > kKeptPerBlock) kept.erase(kept.begin());
   }
   if (racing.empty()) return;

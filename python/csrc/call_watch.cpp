@@ -12,67 +12,32 @@
 // judge, and the frame's return is handed back to it. `sys.gettrace()` reads
 // the Python hook meanwhile, so code that saves and restores the trace
 // function restores a watch that works (in Python). The interpreter's C API
-// is found with dlsym (Note [Python frames without libpython]); trace
+// is found in the process (python_api.h, Note [Python frames without libpython]); trace
 // functions run with the GIL held, which guards this file's state.
+
+#include "python/csrc/python_api.h"
 
 #include <torch/library.h>
 
-#include <dlfcn.h>
-
+#include <memory>
 #include <unordered_map>
 
 namespace {
+
+using devparity::python::PythonApi;
+using devparity::python::python_api;
 
 constexpr int kCall = 0;    // PyTrace_CALL
 constexpr int kReturn = 3;  // PyTrace_RETURN
 
 enum Kind : long { kLibrary = 0, kTest = 1, kNeither = 2 };
 
-using TraceFunction = int (*)(void*, void*, int, void*);
+const PythonApi& api() { return python_api(); }
 
-struct Api {
-  int (*gil_ensure)() = nullptr;                         // PyGILState_Ensure
-  void (*gil_release)(int) = nullptr;                    // PyGILState_Release
-  void (*set_trace)(TraceFunction, void*) = nullptr;     // PyEval_SetTrace
-  void* (*frame_code)(void*) = nullptr;                  // PyFrame_GetCode (new reference)
-  void* (*frame_back)(void*) = nullptr;                  // PyFrame_GetBack (new reference)
-  void* (*import)(const char*) = nullptr;                // PyImport_ImportModule (new reference)
-  void* (*get_attr)(void*, const char*) = nullptr;       // PyObject_GetAttrString (new reference)
-  void* (*call)(void*, ...) = nullptr;                   // PyObject_CallFunctionObjArgs (new reference)
-  long (*as_long)(void*) = nullptr;                      // PyLong_AsLong
-  void (*decref)(void*) = nullptr;                       // Py_DecRef
-  void (*clear_error)() = nullptr;                       // PyErr_Clear
-  void* none = nullptr;                                  // _Py_NoneStruct
-
-  bool complete() const {
-    return gil_ensure && gil_release && set_trace && frame_code && frame_back && import && get_attr && call &&
-           as_long && decref && clear_error && none;
-  }
-};
-
-template <typename F>
-void bind(F& slot, const char* name) {
-  slot = reinterpret_cast<F>(::dlsym(RTLD_DEFAULT, name));
-}
-
-const Api& api() {
-  static const Api loaded = [] {
-    Api a;
-    bind(a.gil_ensure, "PyGILState_Ensure");
-    bind(a.gil_release, "PyGILState_Release");
-    bind(a.set_trace, "PyEval_SetTrace");
-    bind(a.frame_code, "PyFrame_GetCode");
-    bind(a.frame_back, "PyFrame_GetBack");
-    bind(a.import, "PyImport_ImportModule");
-    bind(a.get_attr, "PyObject_GetAttrString");
-    bind(a.call, "PyObject_CallFunctionObjArgs");
-    bind(a.as_long, "PyLong_AsLong");
-    bind(a.decref, "Py_DecRef");
-    bind(a.clear_error, "PyErr_Clear");
-    a.none = ::dlsym(RTLD_DEFAULT, "_Py_NoneStruct");
-    return a;
-  }();
-  return loaded;
+// The functions the watch uses.
+bool complete(const PythonApi& a) {
+  return a.gil_ensure && a.gil_release && a.set_trace && a.frame_code && a.frame_back && a.import && a.get_attr &&
+         a.call && a.as_long && a.decref && a.clear_error && a.none;
 }
 
 struct Watch {
@@ -168,7 +133,7 @@ void stop_locked() {
 // stops (the caller restores the trace function it saved).
 void watch_calls(bool on) {
   const auto& a = api();
-  TORCH_CHECK(a.complete(), "devparity: watch_calls needs a Python interpreter in the process");
+  TORCH_CHECK(complete(a), "devparity: watch_calls needs a Python interpreter in the process");
   const int gil = a.gil_ensure();
   stop_locked();
   if (on) {

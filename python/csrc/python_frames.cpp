@@ -1,11 +1,12 @@
 #include "python/csrc/python_frames.h"
 
+#include "python/csrc/python_api.h"
+
 #include "harness/builtins.h"
 #include "harness/subject/op_subject.h"
 #include "harness/trace/tracer.h"
 #include "harness/vdev/async.h"
 
-#include <dlfcn.h>
 
 #include <atomic>
 #include <mutex>
@@ -17,53 +18,11 @@
 namespace devparity::python {
 namespace {
 
-// The stable C API functions used (Note [Python frames without libpython]).
-struct PythonApi {
-  void* (*this_thread_state)() = nullptr;  // PyGILState_GetThisThreadState
-  int (*gil_ensure)() = nullptr;           // PyGILState_Ensure
-  void (*gil_release)(int) = nullptr;      // PyGILState_Release
-  void* (*frame_of)(void*) = nullptr;      // PyThreadState_GetFrame (new reference)
-  void* (*frame_back)(void*) = nullptr;    // PyFrame_GetBack (new reference)
-  void* (*frame_code)(void*) = nullptr;    // PyFrame_GetCode (new reference)
-  int (*frame_line)(void*) = nullptr;      // PyFrame_GetLineNumber
-  int (*frame_lasti)(void*) = nullptr;     // PyFrame_GetLasti (3.11+; optional)
-  void* (*get_attr)(void*, const char*) = nullptr;  // PyObject_GetAttrString (new reference)
-  const char* (*utf8)(void*) = nullptr;   // PyUnicode_AsUTF8 (borrowed)
-  void (*decref)(void*) = nullptr;         // Py_DecRef
-  void (*clear_error)() = nullptr;         // PyErr_Clear
-  void* (*error_occurred)() = nullptr;     // PyErr_Occurred (borrowed)
-  void (*fetch_error)(void**, void**, void**) = nullptr;  // PyErr_Fetch (new references)
-  void* (*str)(void*) = nullptr;           // PyObject_Str (new reference)
-
-  bool complete() const {
-    return this_thread_state && gil_ensure && gil_release && frame_of && frame_back && frame_code &&
-           frame_line && get_attr && utf8 && decref && clear_error && error_occurred && fetch_error && str;
-  }
-};
-
-template <typename F>
-void bind(F& slot, const char* name) {
-  slot = reinterpret_cast<F>(::dlsym(RTLD_DEFAULT, name));
-}
-
-PythonApi load_api() {
-  PythonApi api;
-  bind(api.this_thread_state, "PyGILState_GetThisThreadState");
-  bind(api.gil_ensure, "PyGILState_Ensure");
-  bind(api.gil_release, "PyGILState_Release");
-  bind(api.frame_of, "PyThreadState_GetFrame");
-  bind(api.frame_back, "PyFrame_GetBack");
-  bind(api.frame_code, "PyFrame_GetCode");
-  bind(api.frame_line, "PyFrame_GetLineNumber");
-  bind(api.frame_lasti, "PyFrame_GetLasti");
-  bind(api.get_attr, "PyObject_GetAttrString");
-  bind(api.utf8, "PyUnicode_AsUTF8");
-  bind(api.decref, "Py_DecRef");
-  bind(api.clear_error, "PyErr_Clear");
-  bind(api.error_occurred, "PyErr_Occurred");
-  bind(api.fetch_error, "PyErr_Fetch");
-  bind(api.str, "PyObject_Str");
-  return api;
+// The functions the locator uses (Note [Python frames without libpython]).
+bool complete(const PythonApi& a) {
+  return a.this_thread_state && a.gil_ensure && a.gil_release && a.frame_of && a.frame_back && a.frame_code &&
+         a.frame_line && a.get_attr && a.utf8 && a.decref && a.clear_error && a.error_occurred && a.fetch_error &&
+         a.str;
 }
 
 PythonApi g_api;
@@ -182,13 +141,13 @@ std::string type_name(void* type) {
 void drop_python_error();
 
 std::once_flag g_loaded;
-void load_once() { std::call_once(g_loaded, [] { g_api = load_api(); }); }
+void load_once() { std::call_once(g_loaded, [] { g_api = python_api(); }); }
 
 }  // namespace
 
 std::optional<std::string> take_python_error() {
   load_once();
-  if (!g_api.complete() || g_api.this_thread_state() == nullptr) return std::nullopt;
+  if (!complete(g_api) || g_api.this_thread_state() == nullptr) return std::nullopt;
   const int gil = g_api.gil_ensure();
   std::optional<std::string> out;
   if (g_api.error_occurred() != nullptr) {
@@ -213,7 +172,7 @@ void locate_python_sources(std::vector<std::string> skip) {
   register_builtins();
   static std::once_flag once;
   std::call_once(once, [&] {
-    if (!g_api.complete()) return;  // not in a Python process
+    if (!complete(g_api)) return;  // not in a Python process
     g_skip = std::move(skip);
     g_next.store(source_locator());
     set_source_locator(&python_source);

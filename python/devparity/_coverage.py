@@ -11,7 +11,6 @@ went both ways; with a gate still one-sided (a rare draw, or a shape test no see
 runs every seed it may. audit(random=True) and the pytest plugin's reruns use it.
 """
 
-import ast
 import functools
 
 from devparity import _sources
@@ -21,13 +20,8 @@ from devparity._settrace import SysTrace
 @functools.lru_cache(maxsize=256)
 def _gates_of(path):
     # [(if_line, body_first_line, else_first_line or None)] of the `if` statements in `path`.
-    try:
-        with open(path, encoding="utf-8") as f:
-            tree = ast.parse(f.read())
-    except (OSError, SyntaxError, ValueError):
-        return ()
     return tuple((n.lineno, n.body[0].lineno, n.orelse[0].lineno if n.orelse else None)
-                 for n in ast.walk(tree) if isinstance(n, ast.If) and n.body)
+                 for n in _sources.if_statements(path) if n.body)
 
 
 class Arcs(SysTrace):

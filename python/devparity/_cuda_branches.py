@@ -15,6 +15,8 @@ import ast
 import functools
 import re
 
+from devparity import _sources
+
 # A TorchScript interpreter's error names the scripted code's own lines in its message.
 _SCRIPTED = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.M)
 
@@ -37,15 +39,8 @@ def _names_cuda_by_type(test):
 @functools.lru_cache(maxsize=256)
 def _non_cuda_sides(path):
     # ((first_line, last_line, if_line), ...): the lines a GPU does not run of each such `if` in `path`.
-    try:
-        with open(path, encoding="utf-8") as f:
-            tree = ast.parse(f.read())
-    except (OSError, SyntaxError, ValueError):
-        return ()
     out = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.If):
-            continue
+    for node in _sources.if_statements(path):
         polarity = _names_cuda_by_type(node.test)
         side = node.orelse if polarity > 0 else node.body if polarity < 0 else None
         if side:
@@ -56,8 +51,6 @@ def _non_cuda_sides(path):
 def branch_a_gpu_skips(error):
     """"file:line" of the `if` on the device type's name on whose non-CUDA side, in library code,
     `error` was raised; None when it was not (Note [Branches on the device type's name])."""
-    from devparity import _sources
-
     skipped = _sources.skipped_folders()
     places = []
     tb = error.__traceback__

@@ -81,6 +81,18 @@ def _is_scaffolding(path):
     return any(fnmatch.fnmatch(path, g) for g in _extra_globs)
 
 
+@functools.lru_cache(maxsize=256)
+def if_statements(path):
+    """The `if` statements (ast nodes) of the Python file at `path`; () where it does not parse.
+    The random-gate sweep's gates and the branches on the device type's name read them."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    return tuple(n for n in ast.walk(tree) if isinstance(n, ast.If))
+
+
 @functools.lru_cache(maxsize=1)
 def skipped_folders():
     """Folders whose frames are not user code: torch's, devparity's, the standard library's and the

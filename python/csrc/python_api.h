@@ -1,0 +1,34 @@
+#pragma once
+// The interpreter's C API, found in the process (Note [Python frames without
+// libpython] in python_frames.h): the one place the op library looks it up.
+
+namespace devparity::python {
+
+// The stable C API functions used; null where the process has none.
+struct PythonApi {
+  void* (*this_thread_state)() = nullptr;  // PyGILState_GetThisThreadState
+  int (*gil_ensure)() = nullptr;           // PyGILState_Ensure
+  void (*gil_release)(int) = nullptr;      // PyGILState_Release
+  void* (*frame_of)(void*) = nullptr;      // PyThreadState_GetFrame (new reference)
+  void* (*frame_back)(void*) = nullptr;    // PyFrame_GetBack (new reference)
+  void* (*frame_code)(void*) = nullptr;    // PyFrame_GetCode (new reference)
+  int (*frame_line)(void*) = nullptr;      // PyFrame_GetLineNumber
+  int (*frame_lasti)(void*) = nullptr;     // PyFrame_GetLasti (3.11+; optional)
+  void* (*get_attr)(void*, const char*) = nullptr;  // PyObject_GetAttrString (new reference)
+  const char* (*utf8)(void*) = nullptr;    // PyUnicode_AsUTF8 (borrowed)
+  void (*decref)(void*) = nullptr;         // Py_DecRef
+  void (*clear_error)() = nullptr;         // PyErr_Clear
+  void* (*error_occurred)() = nullptr;     // PyErr_Occurred (borrowed)
+  void (*fetch_error)(void**, void**, void**) = nullptr;  // PyErr_Fetch (new references)
+  void* (*str)(void*) = nullptr;           // PyObject_Str (new reference)
+  void (*set_trace)(int (*)(void*, void*, int, void*), void*) = nullptr;  // PyEval_SetTrace
+  void* (*import)(const char*) = nullptr;  // PyImport_ImportModule (new reference)
+  void* (*call)(void*, ...) = nullptr;     // PyObject_CallFunctionObjArgs (new reference)
+  long (*as_long)(void*) = nullptr;        // PyLong_AsLong
+  void* none = nullptr;                    // _Py_NoneStruct
+};
+
+/// The API, looked up once.
+const PythonApi& python_api();
+
+}  // namespace devparity::python
