@@ -31,6 +31,17 @@ PythonApi load() {
   bind(api.import, "PyImport_ImportModule");
   bind(api.call, "PyObject_CallFunctionObjArgs");
   bind(api.as_long, "PyLong_AsLong");
+  bind(api.call_with, "PyObject_Call");
+  bind(api.vectorcall, "PyObject_Vectorcall");
+  bind(api.new_function, "PyCFunction_NewEx");
+  bind(api.set_attr, "PyObject_SetAttrString");
+  bind(api.set_contains, "PySet_Contains");
+  bind(api.tuple_size, "PyTuple_Size");
+  bind(api.tuple_item, "PyTuple_GetItem");
+  bind(api.dict_size, "PyDict_Size");
+  bind(api.restore_error, "PyErr_Restore");
+  bind(api.set_error, "PyErr_SetString");
+  api.type_error = static_cast<void**>(::dlsym(RTLD_DEFAULT, "PyExc_TypeError"));
   api.none = ::dlsym(RTLD_DEFAULT, "_Py_NoneStruct");
   return api;
 }

@@ -2,6 +2,8 @@
 // The interpreter's C API, found in the process (Note [Python frames without
 // libpython] in python_frames.h): the one place the op library looks it up.
 
+#include <cstddef>
+
 namespace devparity::python {
 
 // The stable C API functions used; null where the process has none.
@@ -25,6 +27,17 @@ struct PythonApi {
   void* (*import)(const char*) = nullptr;  // PyImport_ImportModule (new reference)
   void* (*call)(void*, ...) = nullptr;     // PyObject_CallFunctionObjArgs (new reference)
   long (*as_long)(void*) = nullptr;        // PyLong_AsLong
+  void* (*call_with)(void*, void*, void*) = nullptr;  // PyObject_Call (new reference)
+  void* (*vectorcall)(void*, void* const*, std::size_t, void*) = nullptr;  // PyObject_Vectorcall
+  void* (*new_function)(void*, void*, void*) = nullptr;  // PyCFunction_NewEx (new reference)
+  int (*set_attr)(void*, const char*, void*) = nullptr;  // PyObject_SetAttrString
+  int (*set_contains)(void*, void*) = nullptr;       // PySet_Contains
+  std::ptrdiff_t (*tuple_size)(void*) = nullptr;            // PyTuple_Size
+  void* (*tuple_item)(void*, std::ptrdiff_t) = nullptr;      // PyTuple_GetItem (borrowed)
+  std::ptrdiff_t (*dict_size)(void*) = nullptr;             // PyDict_Size
+  void (*restore_error)(void*, void*, void*) = nullptr;  // PyErr_Restore (steals)
+  void (*set_error)(void*, const char*) = nullptr;   // PyErr_SetString
+  void** type_error = nullptr;             // &PyExc_TypeError
   void* none = nullptr;                    // _Py_NoneStruct
 };
 

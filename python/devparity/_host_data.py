@@ -12,7 +12,7 @@ device data. What it makes with no device stays neutral: on an accelerator it wo
 tensor the test hands the library as a parameter. Host data whose `.device` the library reads
 becomes neutral too: such code manages its placement (`if t.device != x.device: t = t.to(...)`)
 and takes another branch on the CPU than on an accelerator. Active only while a trace on the
-CPU runs (the cost is one Python call per torch call).
+CPU runs; the calls it does not look at pass in C (Note [A mode's pass-through in C]).
 
 Note [A mode set at the C++ level]
 torch 1.13 keeps its stack of TorchFunctionModes in Python: every torch call runs through its
@@ -125,6 +125,7 @@ def make_mode(mark_inputs=True):
     factories = _factories()
     moves = {torch.Tensor.cpu: "aten::_to_copy", torch.Tensor.to: "aten::to"}
     device_of = torch.Tensor.device.__get__
+    looked_at = {*factories, *moves, device_of}  # what __torch_function__ does more than call
     read = {}  # id -> weakref of the tensors whose device the code read
     op_library = ops()
 
@@ -168,7 +169,26 @@ def make_mode(mark_inputs=True):
                                                _sources.line_of(frame))
             return out
 
-    return HostData()
+    mode = HostData()
+    mode.looked_at = looked_at
+    _pass_through_in_c(mode, type(mode).__torch_function__.__get__(mode), looked_at)
+    return mode
+
+
+_passing_through = None  # set by the op library: mode -> its __torch_function__ in C
+
+
+def _pass_through_in_c(target, handler, looked_at, set_mode=None, depth=None):
+    """Gives `target` a `__torch_function__` that calls what is not in `looked_at` in C and the
+    rest through `handler` (Note [A mode's pass-through in C] in python/csrc/mode_pass_through.cpp);
+    `set_mode` and `depth` where `target` sits in torch 1.13's C++ slot. Stays Python where the
+    op library cannot install it."""
+    from devparity._devices import ops
+
+    if _passing_through is None and not ops().install_mode_pass_through():
+        return
+    target._devparity_pass_through = (looked_at, handler, set_mode, target, depth)
+    target.__torch_function__ = _passing_through(target)
 
 
 def _set_at_cpp_level(mode):
@@ -198,6 +218,7 @@ def _set_at_cpp_level(mode):
             return straight(func, types, args, kwargs, self)
 
     slot = AtCppLevel()
+    _pass_through_in_c(slot, AtCppLevel.__torch_function__.__get__(slot), mode.looked_at, set_mode, depth)
 
     class StackStandIn(stack_mode):
         # torch's Python functions (`Tensor.__rsub__`) call the stack mode by name, which pops

@@ -12,6 +12,7 @@ CPU bytes) are not reported: the tracer knows them as the CPU's own results.
 """
 
 import json
+import os
 import sys
 
 from devparity import _sources
@@ -28,7 +29,9 @@ class Received(SysTrace):
 
     def __init__(self):
         self._scaffolding = {}  # code object -> its kind (_kind)
-        self._stdlib = _sources.stdlib_folder()
+        # The standard library's helpers and devparity's own code (the cpu row's mode, which
+        # torch calls from the test's frame) are neither the test's nor the library's.
+        self._neither = (_sources.stdlib_folder(), os.path.dirname(os.path.abspath(__file__)) + os.sep)
         self.reported = 0
         self.asked = set()  # devparity names of the devices with an index the test passed to the library
 
@@ -84,10 +87,10 @@ class Received(SysTrace):
     # The C trace function's questions (python/csrc/call_watch.cpp).
     def _kind(self, code):
         """1: the test's code; 2: neither the test's nor the library's (the standard library's
-        helpers, copy.deepcopy of the test's params); 0: the library's."""
+        helpers, copy.deepcopy of the test's params; devparity's own); 0: the library's."""
         if _sources.is_scaffolding(code.co_filename):
             return 1
-        return 2 if code.co_filename.startswith(self._stdlib) else 0
+        return 2 if code.co_filename.startswith(self._neither) else 0
 
     def _on_call(self, frame):
         """For a call from the test's code into the library: what judges its return, or None."""

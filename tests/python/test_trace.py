@@ -342,6 +342,67 @@ def test_the_cpu_rows_watch_keeps_below_torchs_python_ops_and_the_codes_own_mode
     assert t.errors == [], [str(f) for f in t.errors]
 
 
+def test_the_cpu_rows_watch_hands_the_calls_it_does_not_look_at_on_in_c(monkeypatch):
+    # Issue 57: the watch saw every torch call in Python (a pure-Python roi_align reference ran 14x
+    # slower traced on the cpu row). Only the functions it looks at reach its Python handler now
+    # (Note [A mode's pass-through in C]); the rest, an error raised included, pass straight on, and
+    # host data is still seen. The twin: the Python-only watch hands every call to its handler.
+    import types
+
+    import torch
+
+    from devparity import _host_data
+
+    from placement_twins import weigh_with_a_host_ramp
+
+    # The counting handler's frame must not be the test's: the watch charges a factory to its caller.
+    namespace = {}
+    exec(compile("def wrap(handler, seen):\n"
+                 "    def counted(func, *args, **kwargs):\n"
+                 "        seen.append(func)\n"
+                 "        return handler(func, *args, **kwargs)\n"
+                 "    return counted\n"
+                 "def as_method(handler):\n"
+                 "    return lambda mode, *args, **kwargs: handler(*args, **kwargs)\n", "<counting>", "exec"),
+         namespace)
+
+    def counted(install):
+        seen = []
+
+        def counting(target, handler, *rest):
+            return install(target, namespace["wrap"](handler, seen), *rest)
+
+        return seen, counting
+
+    def run(install):
+        seen, counting = counted(install)
+        monkeypatch.setattr(_host_data, "_pass_through_in_c", counting)
+        image = torch.rand(1, 3, 2, 4)
+        with devparity.trace("cpu") as t:
+            t.inputs(image)
+            for _ in range(3):
+                image.add(1)[0, 1].sum()
+            with pytest.raises(RuntimeError):
+                image.view(5)
+            t.returned(weigh_with_a_host_ramp(image))
+        return seen, t
+
+    file, line, kind = fault_line(weigh_with_a_host_ramp)
+    seen, t = run(_host_data._pass_through_in_c)
+    assert torch.Tensor.add not in seen and torch.Tensor.view not in seen, seen
+    assert torch.arange in seen or torch.linspace in seen, seen
+    caught = [f for f in t.errors if f.kind == kind]
+    assert caught and (caught[0].file, caught[0].line) == (file, line), [str(f) for f in t.findings]
+    assert torch.ones(2).add(1).sum().item() == 4  # the watch is gone after the block
+
+    def python_only(target, handler, *rest):
+        # Where torch calls it: the instance's attribute, a method of the mode (2.x checks __self__).
+        target.__torch_function__ = types.MethodType(namespace["as_method"](handler), target)
+
+    seen, t = run(python_only)
+    assert torch.Tensor.add in seen and [f for f in t.errors if f.kind == kind], seen
+
+
 def test_a_convolution_with_a_host_kernel_is_caught_on_the_cpu_row_as_on_the_device(vdev):
     # Issue 57: on the cpu row conv2d reaches mkldnn's kernel, which has no CUDA rule: a host kernel
     # met device data unjudged. convolution itself is judged now (every backend CUDA picks takes one GPU).
