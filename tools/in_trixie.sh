@@ -4,6 +4,7 @@
 #   tools/in_trixie.sh --cuda          the same with the CUDA LibTorch: the `cuda` preset
 #   tools/in_trixie.sh [--cuda] -- CMD run CMD in the root's copy of this clone instead
 #   tools/in_trixie.sh [--cuda] --if-cached ...   do nothing (say so) unless the root exists
+#   tools/in_trixie.sh [--cuda] --root-only        make (or update) the root, run nothing
 #
 # The root is made with mmdebstrap in a cache outside the clone
 # ($DEVPARITY_CACHE, default ~/.cache/devparity), reused while its package
@@ -17,13 +18,15 @@ set -euo pipefail
 clone="$(cd "$(dirname "$0")/.." && pwd)"
 flavour=cpu
 if_cached=0
+root_only=0
 command=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --cuda) flavour=cuda ;;
     --if-cached) if_cached=1 ;;
+    --root-only) root_only=1 ;;
     --) shift; command=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "in_trixie: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -121,6 +124,7 @@ if [ ! -f "$root/.devparity-stamp" ] || [ "$(cat "$root/.devparity-stamp")" != "
 else
   echo "in_trixie: reusing the $flavour trixie root in $root"
 fi
+[ "$root_only" -eq 0 ] || exit 0
 
 mounted=()
 cleanup() {

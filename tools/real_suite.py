@@ -269,8 +269,9 @@ def main():
     parser.add_argument("--tests", nargs="+", default=None, metavar="PATH",
                         help="the suite's test files or folders to run (default: its tests folder)")
     parser.add_argument("--skip", action="append", default=[], metavar="NAME",
-                        help="leave out the tests whose names hold NAME (tests that download: their outcome is "
-                             "the network's, and the CPU run's is cached)")
+                        help="leave out the tests whose names (or classes) hold NAME: tests that download (their "
+                             "outcome is the network's, and the CPU run's is cached), or a whole model's forward "
+                             "pass left to a run by hand for CI's minutes")
     parser.add_argument("--installed", default=None, metavar="PACKAGE",
                         help="test the installed PACKAGE (Debian's python3-torchvision, built with its C++ ops), "
                              "not the archive's uncompiled sources: they are moved out of the way")
