@@ -12,7 +12,6 @@ CPU bytes) are not reported: the tracer knows them as the CPU's own results.
 """
 
 import json
-import os
 import sys
 
 from devparity import _sources
@@ -31,7 +30,7 @@ class Received(SysTrace):
         self._scaffolding = {}  # code object -> its kind (_kind)
         # The standard library's helpers and devparity's own code (the cpu row's mode, which
         # torch calls from the test's frame) are neither the test's nor the library's.
-        self._neither = (_sources.stdlib_folder(), os.path.dirname(os.path.abspath(__file__)) + os.sep)
+        self._neither = (_sources.stdlib_folder(), _sources._HERE)
         self.reported = 0
         self.asked = set()  # devparity names of the devices with an index the test passed to the library
 
