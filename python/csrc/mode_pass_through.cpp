@@ -11,7 +11,7 @@
 // roi_align reference in torchvision's test ran 14x slower on a traced cpu
 // row than untraced. The mode's `__torch_function__` is instead a C function
 // bound to the mode (torch 2.x checks its `__self__`), reading the mode's
-// `_devparity_pass_through`, (looked_at, handler, set_mode, slot, depth): a
+// `_devparity_pass_through`, (looked_at, handler, set_mode, depth): a
 // call whose function is in the set `looked_at` goes to the Python `handler`
 // as before; any other is called at once. Where torch keeps its mode stack in
 // C++ (2.x) it runs the mode with the mode stashed, so the call is all there
@@ -44,7 +44,7 @@ constexpr int kOneArgument = 0x0008;  // METH_O
 constexpr int kFastCall = 0x0080;     // METH_FASTCALL
 constexpr int kKeywords = 0x0002;     // METH_KEYWORDS
 
-enum Slot : std::ptrdiff_t { kLookedAt = 0, kHandler, kSetMode, kModeSlot, kDepth, kSlots };
+enum Slot : std::ptrdiff_t { kLookedAt = 0, kHandler, kSetMode, kDepth, kSlots };
 
 const PythonApi& api() { return python_api(); }
 
@@ -75,7 +75,7 @@ bool code_mode_pushed(void* depth) {
 
 // `func(*args, **kwargs)` with torch 1.13's slot emptied meanwhile; an error
 // the call raises is kept across the slot's restore.
-void* call_with_slot_empty(void* state, void* func, void* args, void* kwargs) {
+void* call_with_slot_empty(void* mode, void* state, void* func, void* args, void* kwargs) {
   const auto& a = api();
   void* set_mode = a.tuple_item(state, kSetMode);
   call_quietly(set_mode, a.none);
@@ -84,13 +84,13 @@ void* call_with_slot_empty(void* state, void* func, void* args, void* kwargs) {
   void* value = nullptr;
   void* trace = nullptr;
   if (out == nullptr) a.fetch_error(&type, &value, &trace);
-  call_quietly(set_mode, a.tuple_item(state, kModeSlot));
+  call_quietly(set_mode, mode);
   if (out == nullptr) a.restore_error(type, value, trace);
   return out;
 }
 
 // The mode's `__torch_function__(func, types, args, kwargs)`, given its state.
-void* pass_through_with(void* state, void* const* arguments, std::ptrdiff_t count, void* keyword_names) {
+void* pass_through_with(void* mode, void* state, void* const* arguments, std::ptrdiff_t count, void* keyword_names) {
   const auto& a = api();
   void* handler = a.tuple_item(state, kHandler);
   const auto by_handler = [&] {
@@ -113,7 +113,7 @@ void* pass_through_with(void* state, void* const* arguments, std::ptrdiff_t coun
   void* depth = a.tuple_item(state, kDepth);
   if (depth == a.none) return a.call_with(func, args, kwargs);  // the mode is stashed by torch
   if (code_mode_pushed(depth)) return by_handler();
-  return call_with_slot_empty(state, func, args, kwargs);
+  return call_with_slot_empty(mode, state, func, args, kwargs);
 }
 
 // The state a mode's pass-through reads: the mode's attribute (a tuple).
@@ -128,10 +128,10 @@ void* pass_through(void* mode, void* const* arguments, std::ptrdiff_t count, voi
   if (a.tuple_size(state) != kSlots) {
     a.decref(state);
     a.clear_error();
-    a.set_error(*a.type_error, "devparity: a mode's _devparity_pass_through is (looked_at, handler, set_mode, slot, depth)");
+    a.set_error(*a.type_error, "devparity: a mode's _devparity_pass_through is (looked_at, handler, set_mode, depth)");
     return nullptr;
   }
-  void* out = pass_through_with(state, arguments, count, keyword_names);
+  void* out = pass_through_with(mode, state, arguments, count, keyword_names);
   a.decref(state);
   return out;
 }

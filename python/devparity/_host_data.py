@@ -187,7 +187,7 @@ def _pass_through_in_c(target, handler, looked_at, set_mode=None, depth=None):
 
     if _passing_through is None and not ops().install_mode_pass_through():
         return
-    target._devparity_pass_through = (looked_at, handler, set_mode, target, depth)
+    target._devparity_pass_through = (looked_at, handler, set_mode, depth)
     target.__torch_function__ = _passing_through(target)
 
 
