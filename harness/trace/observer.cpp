@@ -680,6 +680,10 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
       // A host buffer the op filled with device data (`out.copy_(x)`,
       // `out[i] = x`): on the cpu row, a CPU result of CPU input.
       if (it->second.host && frame.inputs_target && s.target.is_cpu()) it->second.filled = true;
+      if (it->second.host && frame.info != nullptr && frame.info->writes) {
+        it->second.written = true;
+        it->second.drawn = it->second.drawn || frame.info->random;
+      }
       continue;
     }
     std::shared_ptr<const Origin> origin;
@@ -688,6 +692,7 @@ void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
         origin = copied_home(t, frame, here);
       }
       remember(s, out, true, declared(t, std::move(origin)));  // Note [Recorded storages]
+      if (frame.info != nullptr && frame.info->random) s.storages[key].drawn = true;  // randn with no device
     } else if (origin && s.infer_target) {
       remember(s, out, false, std::move(origin));  // made before the target is known
       s.storages[key].provisional = s.positive;
@@ -743,6 +748,8 @@ void remember(Tracer::State& s, const at::Tensor& t, bool host, std::shared_ptr<
   r.host = host;
   r.provisional = false;
   r.origin = std::move(origin);
+  r.written = false;
+  r.drawn = false;
 }
 
 // "aten::arange at ramp.py:12".

@@ -32,6 +32,13 @@ OpInfo* make_info(const c10::OperatorName& name) {
     for (size_t i = 0; i < args.size(); ++i) {
       if (args[i].name() == "device") info->device_index = static_cast<int>(i);
       if (args[i].type()->str().find("Tensor") != std::string::npos) any_tensor = true;
+      if (args[i].alias_info() != nullptr && args[i].alias_info()->isWrite()) info->writes = true;
+    }
+    // In-place ops that change a tensor's metadata, not its data (torch.tensor's own detach_).
+    for (const char* metadata : {"aten::detach_", "aten::requires_grad_", "aten::squeeze_", "aten::unsqueeze_",
+                                 "aten::transpose_", "aten::t_", "aten::as_strided_", "aten::swapdims_",
+                                 "aten::swapaxes_", "aten::rename_"}) {
+      if (info->base == metadata) info->writes = false;
     }
     info->factory = !any_tensor;
   }

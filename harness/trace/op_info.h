@@ -21,6 +21,7 @@ struct OpInfo {
   bool random = false;
   bool move = false;
   bool syncing = false;
+  bool writes = false;                        // writes an argument in place (an out= or `_` op)
   const device_rules::OpRule* rule = nullptr;  // its device rule
   int num_arguments = -1;                     // -1: unknown or variadic
   int num_returns = -1;

@@ -31,6 +31,27 @@ void remember_kept(Tracer::State& s, const std::string& name, const at::Tensor& 
   remember(s, t, true, std::move(o));
 }
 
+// Note [Parameters the library samples]: a library that samples its
+// parameters on the host (torchvision's make_params and get_params: the CPU
+// generator's draws, the same on every device for one seed, and the fill
+// value the caller gave as numbers) hands them back to a test that asks for
+// them; a GPU run hands them back on the CPU too, and the kernel that uses
+// them copies them over. Such host data (drawn from the host generator, or a
+// non-empty tensor of Python numbers: made empty with no device and filled by
+// no op) is not the call's result in the wrong place. Where it meets device
+// data, CUDA's rules judge it as any host data. Results made with no device
+// by a sized factory (Kornia #2926's empty descriptors, `torch.ones(n)`) are.
+bool sampled_parameters(const Record* r, const at::Tensor& t) {
+  if (r == nullptr || !r->host || !r->origin || r->origin->made != Origin::Made::kDefaultFactory) return false;
+  const auto& op = r->origin->op;
+  // (The cpu row names a factory by its Python call: "torch.rand".)
+  const auto base = op.rfind("torch.", 0) == 0 ? "aten::" + op.substr(6) : op.substr(0, op.find('.'));
+  if (r->drawn || op_kinds::is_random(base)) return true;
+  const bool literal = op == "torch.tensor" || op == "torch.as_tensor" || op == "torch.asarray" ||
+                       (base == "aten::empty" && !r->written);
+  return literal && t.numel() > 0;
+}
+
 // The findings of handing `output` back (Tracer::returned and
 // judge_received); `wrong` says whether one is a wrong_device_output.
 std::vector<Finding> hand_back(const Tracer::State& s, const at::Tensor& output, bool& wrong,
@@ -46,6 +67,7 @@ std::vector<Finding> hand_back(const Tracer::State& s, const at::Tensor& output,
   const bool host = is_host_data(s, output) || (!off_target && homed != s.homed.end() && origin);
   if (!host && !off_target) return out;
   if (origin && origin->declared) return out;  // a declared hand-over: the point
+  if (given_device_data && sampled_parameters(r, output)) return out;
   // The cpu row: a host buffer filled from the input, or code that never met device data
   // at all (a CPU decoder of host bytes), is a CPU result of CPU input.
   const bool device_work = given_device_data || s.device_work;

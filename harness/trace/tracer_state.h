@@ -36,6 +36,10 @@ struct Record {
   bool seeded = false;                             // the subject's input or state
   bool filled = false;                             // host data written with device data (cpu row)
   bool provisional = false;                        // made before the target was known: neutral on the CPU
+  // Host data: an op wrote it after it was made, and whether one drew random numbers into it
+  // (Note [Parameters the library samples]).
+  bool written = false;
+  bool drawn = false;
   std::shared_ptr<const Origin> origin;            // host data: how it was made
 };
 

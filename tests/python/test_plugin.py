@@ -493,6 +493,102 @@ def test_correct_code_passes_where_its_faulty_twin_fails(pytest_run, pytester, t
     assert "foreign_device_target" in kinds("test_twins.py::test_decoder_on_the_first_device[vdev:1]")
 
 
+PARAMS_LIBRARY = '''
+import torch
+
+
+def make_params(image, value):
+    # torchvision's RandomErasing.make_params: parameters sampled on the host generator, the fill
+    # value the caller gave as numbers; the kernel copies them over.
+    if value is None:
+        v = torch.empty([image.shape[-3], 2, 2], dtype=torch.float32).normal_()
+    else:
+        v = torch.tensor(value)[:, None, None]
+    i = torch.randint(0, 3, size=(1,)).item()
+    return dict(i=i, v=v, sigma=torch.rand(1))
+
+
+def erase(image, i, v, sigma):
+    image = image.clone()
+    image[..., i:i + 2, i:i + 2] = v
+    return image
+
+
+def describe(image):
+    return torch.empty(image.shape[0], 0, 128)  # FAULT: no device (Kornia #2926)
+
+
+def describe_ones(image):
+    return {"descs": -1 * torch.ones(image.shape[0], 4)}  # FAULT: no device (efficientdet #105)
+'''
+
+PARAMS_TESTS = '''
+import pytest
+import torch
+
+import paramslib
+
+
+@pytest.fixture(autouse=True)
+def needs_cuda(request):
+    if request.node.callspec.params.get("device") == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no cuda")
+
+
+@pytest.mark.parametrize("value", [None, [0.5], [0.0, 1.0, 0.5]])
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_erase(device, value):
+    image = torch.rand(3, 8, 8, device=device)
+    params = paramslib.make_params(image, value)
+    assert paramslib.erase(image, **params).device == image.device
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_describe(device):
+    assert paramslib.describe(torch.rand(2, 8, 8, device=device)).shape == (2, 0, 128)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_describe_ones(device):
+    assert paramslib.describe_ones(torch.rand(2, 8, 8, device=device))["descs"].shape == (2, 4)
+'''
+
+
+def test_parameters_sampled_on_the_host_are_handed_back_there_and_results_are_not(pytest_run, pytester, tmp_path,
+                                                                                   monkeypatch):
+    # Note [Parameters the library samples]; the suite turns every warning into an error, as
+    # torchvision's does (Note [Placement warnings under a suite's filters]): the erase kernel's
+    # host_to_device_copy warning stays a warning.
+    (pytester.path / "lib").mkdir()
+    (pytester.path / "lib" / "paramslib.py").write_text(PARAMS_LIBRARY)
+    pytester.makepyfile(test_params=PARAMS_TESTS)
+    pytester.makeini("[pytest]\nfilterwarnings =\n    error\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(pytester.path / "lib"), os.environ.get("PYTHONPATH", "")]))
+    report = tmp_path / "session.json"
+    args = ("--devparity-devices=cpu,vdev:1", "--devparity-trace", f"--devparity-report={report}", "test_params.py")
+    run, outcomes = pytest_run(*args)
+    rows = {r["id"]: r for r in load_report(report)["results"]}
+
+    def kinds(test, severity="error"):
+        return {f["kind"] for c in rows[test]["checks"] for f in c["findings"] if f["severity"] == severity}
+
+    for row in ("cpu", "vdev:1"):
+        for value in ("None", "value1", "value2"):
+            test = f"test_params.py::test_erase[{row}-{value}]"
+            assert outcomes[test] == "PASSED", run.stdout[-4000:]
+            assert kinds(test) == set(), rows[test]
+        for test in ("test_describe", "test_describe_ones"):
+            assert outcomes[f"test_params.py::{test}[{row}]"] == "FAILED", run.stdout[-4000:]
+            assert "wrong_device_output" in kinds(f"test_params.py::{test}[{row}]")
+    assert "host_to_device_copy" in {k for v in ("None", "value1", "value2")
+                                     for k in kinds(f"test_params.py::test_erase[vdev:1-{v}]", "warning")}
+    # A suite that names the plugin's warning as an error gets it as one.
+    pytester.makeini("[pytest]\nfilterwarnings =\n    error::devparity.pytest_plugin.DevparityPlacementWarning\n")
+    # (Once per line of code: the first test to meet the kernel's copy.)
+    run, outcomes = pytest_run(*args[:3], "test_params.py::test_erase")
+    assert run.returncode == 1 and "DevparityPlacementWarning" in run.stdout, run.stdout[-4000:]
+
+
 REFUSED_MODULE = '''
 import pytest
 import torch
