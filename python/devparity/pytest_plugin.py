@@ -5,7 +5,8 @@ does nothing unless one of its options is given or DEVPARITY_VDEV=1 is set:
 
   --devparity-devices=cpu,vdev:1,meta  parametrizes the `devparity_device` fixture, adds the
                                        simulated devices to `parametrize("device", [..., "cuda"])`
-                                       lists and to a conftest's TEST_DEVICES dict (docs/python.md)
+                                       lists (or any one parameter's list of device names alone)
+                                       and to a conftest's TEST_DEVICES dict (docs/python.md)
   --devparity-trace                    traces every test; placement errors fail it, warnings
                                        become pytest warnings (--devparity-placement=strict: fail)
   --devparity-report=FILE              writes the session's findings in devparity's report schema
@@ -58,6 +59,7 @@ class _Session:
         self.warned_sites = set()      # (kind, op, line) of warnings given (--devparity-warnings=once)
         self.relayed = 0               # results[:relayed] went to a pytest-xdist controller
         self.controller = None         # a pytest-xdist controller's _xdist.Controller
+        self.device_argnames = ["devparity_device", "device", "device_name"]  # Note [Device parameters]
 
 
 _STATE = pytest.StashKey()
@@ -237,12 +239,24 @@ def devparity_device(request):
     return getattr(request, "param", torch.device("cpu"))
 
 
+def _device_name(v):
+    # A parametrize value's device name (a pytest.param's too); None for anything else.
+    inner = v.values[0] if hasattr(v, "values") and len(v.values) == 1 else v
+    return inner if isinstance(inner, str) else None
+
+
+_DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "meta")
+
+
+def _names_devices(values):
+    # Note [Device parameters]: a list of device names alone, "cuda" among them.
+    names = [(_device_name(v) or "").split(":")[0] for v in values]
+    return "cuda" in names and all(n in _DEVICE_TYPES for n in names)
+
+
 def _with_simulated(values):
     # A parametrize list naming "cuda" gets the simulated devices after it.
-    def names(v):
-        inner = v.values[0] if hasattr(v, "values") and len(v.values) == 1 else v
-        return inner if isinstance(inner, str) else None
-
+    names = _device_name
     if not any((names(v) or "").split(":")[0] == "cuda" for v in values):
         return None
     present = [names(v) for v in values]
@@ -266,14 +280,18 @@ def pytest_generate_tests(metafunc):
                              ids=[n for n, _ in state.devices], indirect=True)
     if not simulated_devices():
         return
-    # torchvision's idiom: @pytest.mark.parametrize("device", cpu_and_cuda()).
+    # torchvision's idiom: @pytest.mark.parametrize("device", cpu_and_cuda()); its test_models names
+    # the parameter "dev" (Note [Device parameters]).
     markers = metafunc.definition.own_markers
     for i, mark in enumerate(markers):
         if mark.name != "parametrize" or len(mark.args) < 2:
             continue
         argnames = mark.args[0]
-        if (argnames if isinstance(argnames, str) else ",".join(argnames)).replace(" ", "") != "device":
+        argname = (argnames if isinstance(argnames, str) else ",".join(argnames)).replace(" ", "")
+        if argname != "device" and ("," in argname or not _names_devices(list(mark.args[1]))):
             continue
+        if argname not in state.device_argnames:
+            state.device_argnames.append(argname)
         values = _with_simulated(list(mark.args[1]))
         if values is None:
             continue
@@ -326,11 +344,19 @@ def _as_device(value):
     return None
 
 
+# Note [Device parameters]
+# A test takes its device as a parameter. Its name is "device" in most suites, but not all
+# (torchvision's test_models: `parametrize("dev", cpu_and_gpu())`): a parameter of one name whose
+# values are device names alone, "cuda" among them, is a device parameter too, and gets the
+# simulated devices as "device" does. (A list of other strings that happens to hold "cuda", a
+# backend's name beside "triton", is not.)
+
+
 def _test_target(item):
     # The device the test runs on, when it says: a device argument, or a parameter naming one.
     funcargs = getattr(item, "funcargs", None) or {}
     params = getattr(getattr(item, "callspec", None), "params", {})
-    for key in ("devparity_device", "device", "device_name"):
+    for key in _state(item.config).device_argnames:
         for source in (funcargs, params):
             if key in source:
                 found = _as_device(source[key])

@@ -551,6 +551,18 @@ def test_describe(device):
 @pytest.mark.parametrize("device", ["cpu", "cuda"])
 def test_describe_ones(device):
     assert paramslib.describe_ones(torch.rand(2, 8, 8, device=device))["descs"].shape == (2, 4)
+
+
+@pytest.mark.parametrize("dev", ["cpu", "cuda"])  # torchvision's test_models names it so
+def test_describe_dev(dev):
+    if dev == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no cuda")
+    assert paramslib.describe(torch.rand(2, 8, 8, device=dev)).shape == (2, 0, 128)
+
+
+@pytest.mark.parametrize("backend", ["cuda", "triton"])  # names, not devices
+def test_backend_names(backend):
+    assert backend in ("cuda", "triton")
 '''
 
 
@@ -580,6 +592,12 @@ def test_parameters_sampled_on_the_host_are_handed_back_there_and_results_are_no
         for test in ("test_describe", "test_describe_ones"):
             assert outcomes[f"test_params.py::{test}[{row}]"] == "FAILED", run.stdout[-4000:]
             assert "wrong_device_output" in kinds(f"test_params.py::{test}[{row}]")
+    # A device parameter by another name gets the simulated rows, and the fault is caught there; a list of
+    # names that holds "cuda" beside others is no device parameter.
+    assert outcomes["test_params.py::test_describe_dev[vdev:1]"] == "FAILED", run.stdout[-4000:]
+    assert "wrong_device_output" in kinds("test_params.py::test_describe_dev[vdev:1]")
+    assert sorted(t for t in outcomes if "test_backend_names" in t) == [
+        "test_params.py::test_backend_names[cuda]", "test_params.py::test_backend_names[triton]"]
     assert "host_to_device_copy" in {k for v in ("None", "value1", "value2")
                                      for k in kinds(f"test_params.py::test_erase[vdev:1-{v}]", "warning")}
     # A suite that names the plugin's warning as an error gets it as one.
