@@ -6,7 +6,9 @@ PrivateUse1 one ("don't know how to determine data location", "Storage device no
 "Invalid device for storage"), so a real suite failed on vdev where a GPU passes. install() gives
 the simulated device what a GPU has, and where torch has no way for the device at all (DLPack
 names no such device; 1.13's autocast accepts only 'cuda' and 'cpu'; nvFuser, CUDA's own TorchScript
-fuser, which torchvision's test_jit asks for on its GPU rows, needs a CUDA build) it raises
+fuser, which torchvision's test_jit asks for on its GPU rows, needs a CUDA build; 1.13's TorchScript
+loader takes tensors saved on the CPU, CUDA and HPU alone, and torchvision's test_models saves and
+loads every scripted model on its GPU rows) it raises
 UnsupportedOnSimulatedDevice, which the pytest plugin reports as a skip naming the reason: the
 simulator's gap, never the suite's failure. Each piece is probed on a live tensor and installed only
 where torch refuses, so a torch that handles the device itself keeps its own behaviour.
@@ -39,7 +41,8 @@ def install(device):
               ("dlpack", _packs, _refuse_dlpack),
               ("autocast", _autocasts, _refuse_autocast),
               ("autocast queries", _answers_autocast_queries, _install_autocast_queries),
-              ("nvfuser", _fuses_with_nvfuser, _refuse_nvfuser))
+              ("nvfuser", _fuses_with_nvfuser, _refuse_nvfuser),
+              ("scripted load", _loads_scripted, _refuse_scripted_load))
     for name, works, fill in pieces:
         if name in _installed or works(probe):
             continue
@@ -251,6 +254,47 @@ def _fuses_with_nvfuser(t):
             pass
 
     return not hasattr(torch.jit, "fuser") or not _fails(enter)
+
+
+def _loads_scripted(t):
+    import torch
+
+    class Holder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("held", t)
+
+        def forward(self):
+            return self.held
+
+    def round_trip():
+        buffer = io.BytesIO()
+        torch.jit.save(torch.jit.script(Holder()), buffer)
+        buffer.seek(0)
+        if torch.jit.load(buffer).held.device != t.device:
+            raise RuntimeError("loaded on another device")
+
+    return not _fails(round_trip)
+
+
+def _refuse_scripted_load(device_type):
+    import torch
+
+    original = torch.jit.load
+    reason = (f"this torch's TorchScript loader takes tensors saved on the CPU, CUDA and HPU alone (torch 1.13: "
+              f"\"supported devices include CPU, CUDA and HPU\"), so a scripted module saved on devparity's simulated "
+              f"device ('{device_type}') cannot be loaded back; on a GPU this runs")
+
+    @functools.wraps(original)
+    def load(*args, **kwargs):
+        try:
+            return original(*args, **kwargs)
+        except RuntimeError as e:
+            if "supported devices include" in str(e) and "PRIVATEUSEONE" in str(e):
+                raise UnsupportedOnSimulatedDevice(reason) from e
+            raise
+
+    torch.jit.load = load
 
 
 def _refuse_nvfuser(device_type):

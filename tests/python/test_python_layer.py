@@ -83,3 +83,26 @@ def test_nvfuser_is_named_unsupported_where_torch_refuses_it(vdev):
         assert "nvFuser" in str(e) and not torch.cuda.is_available()
     with torch.jit.fuser("fuser1"):  # the other fusers are untouched
         pass
+
+
+def test_a_scripted_module_saved_on_the_device_loads_back_there_or_is_named_unsupported(vdev):
+    # torchvision's test_models saves and loads every scripted model on its GPU rows; torch 1.13's
+    # TorchScript loader refuses tensors saved on a PrivateUse1 device, the simulator's gap (a named skip).
+    import torch
+
+    def round_trip(module):
+        buffer = io.BytesIO()
+        torch.jit.save(torch.jit.script(module), buffer)
+        buffer.seek(0)
+        return torch.jit.load(buffer)
+
+    try:
+        loaded = round_trip(torch.nn.Linear(2, 2).to(vdev))
+    except devparity.UnsupportedOnSimulatedDevice as e:
+        assert "TorchScript loader" in str(e) and isinstance(e.__cause__, RuntimeError)
+    else:
+        assert loaded.weight.device == vdev
+    assert round_trip(torch.nn.Linear(2, 2)).weight.device.type == "cpu"  # the CPU's is untouched
+    with pytest.raises(RuntimeError) as other:  # and the loader's other errors stay its own
+        torch.jit.load(io.BytesIO(b"not an archive"))
+    assert not isinstance(other.value, devparity.UnsupportedOnSimulatedDevice)
