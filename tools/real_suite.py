@@ -188,6 +188,40 @@ def outcomes(path, device, times=None, rows="option"):
     return result
 
 
+OUR_FRAME = re.compile(r"devparity/\w+\.py")  # a frame of devparity's package in a traceback
+
+
+def test_ids(path):
+    """The test ids a run's junit file holds, and the files or classes it could not collect, each with
+    whether devparity's code is in the collection error's traceback."""
+    ids, uncollected = set(), {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        error = case.find("error")
+        if error is not None and error.get("message") == "collection failure":
+            uncollected[case.get("name", "")] = bool(OUR_FRAME.search(error.text or ""))
+            continue
+        ids.add(case.get("classname", "") + "::" + case.get("name", ""))
+    return ids, uncollected
+
+
+def missing_from_traced(cpu_xml, traced_xml, rows):
+    """The problems of runs that lost tests to devparity: a file the plugin cannot collect passes no
+    gate by running nothing (with --rows option the CPU run loads the plugin too)."""
+    cpu_ids, cpu_uncollected = test_ids(cpu_xml)
+    traced_ids, traced_uncollected = test_ids(traced_xml)
+    problems = [f"the traced run could not collect {name} (the CPU run could)"
+                for name in sorted(set(traced_uncollected) - set(cpu_uncollected))]
+    problems += [f"devparity's plugin failed collecting {name} (in its traceback)"
+                 for name in sorted(n for n, ours in cpu_uncollected.items() if ours)]
+    if rows == "option":  # the traced run's rows are the CPU run's on the device
+        cpu_ids = {device_token("cpu").sub("DEV", t) for t in cpu_ids}
+        traced_ids = {device_token(DEVICE).sub("DEV", t) for t in traced_ids}
+    lost = sorted(cpu_ids - traced_ids)  # (parametrized: the traced run has the cpu rows too)
+    if lost:
+        problems.append(f"{len(lost)} tests of the CPU run are not in the traced run (first: {lost[0]})")
+    return problems
+
+
 def time_on_both(cpu, traced, cpu_times, traced_times):
     # The tests that ran on both rows (the plugin skips torch.compile tests on the simulated device,
     # and they are the costliest on the CPU): their own seconds, without collection.
@@ -339,6 +373,7 @@ def main():
 
     report = devparity.load_report(report_path)
     only_on_device, problems = judge(cpu, traced, report, listed, args.max_warned, args.rows)
+    problems += missing_from_traced(out + "-cpu.xml", out + "-trace.xml", args.rows)
     counts = {s: sum(1 for v in traced.values() if v == s) for s in ("pass", "failure", "error", "skipped")}
     print(f"real_suite: {os.path.basename(root)}: {len(traced)} tests on {DEVICE} ({counts}), "
           f"{len(only_on_device)} fail there alone ({len(listed)} listed GPU failures)")

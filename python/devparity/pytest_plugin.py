@@ -240,8 +240,10 @@ def devparity_device(request):
 
 
 def _device_name(v):
-    # A parametrize value's device name (a pytest.param's too); None for anything else.
-    inner = v.values[0] if hasattr(v, "values") and len(v.values) == 1 else v
+    # A parametrize value's device name (a pytest.param's too); None for anything else (a dict's
+    # `values` is a method).
+    values = getattr(v, "values", None)
+    inner = values[0] if isinstance(values, (tuple, list)) and len(values) == 1 else v
     return inner if isinstance(inner, str) else None
 
 

@@ -107,6 +107,43 @@ def test_a_suite_parametrized_by_device_compares_its_vdev_rows_with_its_cpu_rows
     assert "3 tests on vdev:1" in clean.stdout, clean.stdout
 
 
+def junit(path, cases):
+    """A junit file of (classname, name, error text or None) test cases; an error is a collection failure."""
+    rows = []
+    for classname, name, error in cases:
+        inner = "" if error is None else f'<error message="collection failure">{error}</error>'
+        rows.append(f'<testcase classname="{classname}" name="{name}" time="0.1">{inner}</testcase>')
+    path.write_text(f'<testsuites><testsuite name="pytest">{"".join(rows)}</testsuite></testsuites>')
+    return str(path)
+
+
+def test_tests_the_plugin_lost_at_collection_fail_the_check(tmp_path):
+    # Issue 57: a collection error in the plugin ran no test of the files it hit, in both rows (Kornia's
+    # runs both under it), and the check passed on what was left.
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    try:
+        import real_suite
+    finally:
+        sys.path.pop(0)
+    plugin_error = "python/devparity/pytest_plugin.py:253: in _device_name\nTypeError: ..."
+    cpu = junit(tmp_path / "cpu.xml", [("test.test_a", "test_x[cpu-float32]", None),
+                                        ("test.test_a", "test_weights_cpu[disk]", None),
+                                        ("", "test.test_b", "ModuleNotFoundError: No module named 'onnx'")])
+    traced = junit(tmp_path / "traced.xml", [("test.test_a", "test_x[vdev:1-float32]", None),
+                                             ("test.test_a", "test_weights_cpu[disk]", None),
+                                             ("", "test.test_b", "ModuleNotFoundError: No module named 'onnx'")])
+    assert real_suite.missing_from_traced(cpu, traced, "option") == []  # the suite's own, in both runs
+    lost = junit(tmp_path / "lost.xml", [("test.test_a", "test_weights_cpu[disk]", None),
+                                         ("", "test.test_b", "ModuleNotFoundError: No module named 'onnx'"),
+                                         ("", "TestX", plugin_error)])
+    problems = real_suite.missing_from_traced(cpu, lost, "option")
+    assert any("could not collect TestX" in p for p in problems), problems
+    assert any("1 tests of the CPU run are not in the traced run" in p and "test_x[DEV-float32]" in p
+               for p in problems), problems
+    both = junit(tmp_path / "both.xml", [("", "TestX", plugin_error)])
+    assert any("plugin failed collecting TestX" in p for p in real_suite.missing_from_traced(both, both, "option"))
+
+
 COST_PROJECT = '''
 import pytest
 import torch

@@ -20,3 +20,8 @@ def test_normalize(device, scale):
 
 def test_needs_no_device():
     assert lib.normalize(torch.ones(2)).sum().item() == 2.0
+
+
+@pytest.mark.parametrize("config", [{"gain": 1.0}, {"gain": 2.0}])  # dicts: their `values` is a method
+def test_configured(config):
+    assert lib.normalize(torch.ones(2) * config["gain"]).sum().item() == 2.0
