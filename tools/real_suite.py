@@ -17,7 +17,10 @@ whose vdev:1 rows are compared with the cpu rows of the same test. It fails, nam
     the tracer, or a real one nobody listed);
   - an error finding on a test that is not in EXPECTED;
   - warnings on more than --max-warned of the traced tests (the trace must stay quiet), counted as
-    the plugin gives them: once per line of code, on the first test that runs it.
+    the plugin gives them: once per line of code, on the first test that runs it;
+  - tests lost to devparity: a file or class the traced run could not collect and the CPU run could,
+    one whose collection error has a frame of devparity's package (in either run), or a test of the
+    CPU run the traced run does not have.
 It prints the CPU seconds of both runs and their ratio, and the listed tests that now pass.
 The CPU run's outcomes are kept in the cache ($DEVPARITY_CACHE, default ~/.cache/devparity,
 real-suites/) under a key of the archive, the stub, torch, Python and devparity's Python sources,
