@@ -198,8 +198,20 @@ def test_audit_under_autocast_passes_torchvision(vdev):
         return torch.nn.functional.conv2d(x, weight, padding=1)[:, :3]
 
     image = torch.rand(2, 3, 16, 12)
+    # LibTorch's own CPU bfloat16 convolution is wrong on some machines (trixie's 2.6 on an AMD EPYC
+    # with avx512_bf16: oneDNN's kernel is 0.51 off where bfloat16's rounding gives 0.005): both
+    # rows run that kernel, so the case is left out there, and the test says so.
+    weight = torch.linspace(-1, 1, 8 * 3 * 3 * 3).view(8, 3, 3, 3) / 9
+    reference = torch.nn.functional.conv2d(image, weight, padding=1)
+    own = torch.nn.functional.conv2d(image.bfloat16(), weight.bfloat16(), padding=1)
+    own_error = (own.float() - reference).abs().max().item()
+    left_out = None
     for fn in (pipeline, conv_head):
         for dtype in ("bfloat16", "float16"):
+            if fn is conv_head and dtype == "bfloat16" and own_error > 0.05:
+                left_out = (f"LibTorch's CPU bfloat16 convolution is {own_error:.3f} off float32 on this machine "
+                            f"(bfloat16's rounding: about 0.005); conv_head under bfloat16 autocast not judged")
+                continue
             result = devparity.audit(fn, [image], devices="cpu,vdev:1,meta", autocast=dtype)
             assert not result.failures, [r["message"] for r in result.failures]
             # Where no device has autocast for it (1.13) nothing ran, and that is not a pass (issue 56).
@@ -210,6 +222,8 @@ def test_audit_under_autocast_passes_torchvision(vdev):
                     assert not errors, (row["id"], errors)
             if _autocasts(vdev):
                 assert _by_device(result)["vdev:1"]["status"] == "pass", _by_device(result)["vdev:1"]["message"]
+    if left_out:
+        pytest.skip(left_out)
 
 
 def test_audit_autocast_arguments_are_checked(vdev):
