@@ -258,10 +258,9 @@ def _names_devices(values):
 
 def _with_simulated(values):
     # A parametrize list naming "cuda" gets the simulated devices after it.
-    names = _device_name
-    if not any((names(v) or "").split(":")[0] == "cuda" for v in values):
+    if not any((_device_name(v) or "").split(":")[0] == "cuda" for v in values):
         return None
-    present = [names(v) for v in values]
+    present = [_device_name(v) for v in values]
     extra = [pytest.param(str(dev), marks=pytest.mark.devparity_vdev, id=name) for name, dev in simulated_devices()
              if dev.type == "cpu" or str(dev) not in present]
     return list(values) + extra if extra else None
