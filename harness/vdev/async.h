@@ -145,6 +145,7 @@ struct Counters {
   int64_t enqueued = 0;      ///< kernels and copies queued on streams
   int64_t host_waits = 0;    ///< ops without a meta kernel, run when their stream reached them
   int64_t poisoned = 0;      ///< buffers filled with the poison byte
+  int64_t at_call = 0;       ///< ops run at their call (Note [Ops at their call while nothing overlaps])
 };
 Counters counters();
 

@@ -287,6 +287,28 @@ void take_kernels_sizes(const c10::OperatorHandle& op, const at::Tensor& result,
   if (auto impl = device.lock()) impl->set_sizes_contiguous(result.sizes());
 }
 
+// Fresh results are CPU memory: registered copies outlive their tensors
+// while queued work reads them (Note [Stream-ordered release]).
+void adopt_results(const c10::FunctionSchema& schema, torch::jit::Stack* stack) {
+  for (size_t i = stack->size() - schema.returns().size(); i < stack->size(); ++i) {
+    auto& v = (*stack)[i];
+    if (v.isTensor()) v = c10::IValue(adopt(v.toTensor()));
+  }
+}
+
+// Note [Ops at their call while nothing overlaps]: the op's accesses are
+// judged as a queued op's, on its stream, then it runs here.
+void run_at_call(const c10::FunctionSchema& schema, torch::jit::Stack* stack, const c10::Stream& stream,
+                 std::vector<Span> spans, const std::function<void()>& run_now) {
+  Work marker;
+  marker.name = op_name(schema);
+  marker.device = std::move(spans);
+  run_through(stream, submit(stream, std::move(marker)));
+  count_at_call();
+  run_now();
+  adopt_results(schema, stack);
+}
+
 // The host path: the stream reaches the op, then `run_now` runs it here.
 void run_when_reached(const c10::FunctionSchema& schema, torch::jit::Stack* stack, const c10::Stream& stream,
                       std::vector<Span> spans, const std::function<void()>& run_now) {
@@ -302,12 +324,7 @@ void run_when_reached(const c10::FunctionSchema& schema, torch::jit::Stack* stac
     host_waits_for(name, stream, std::move(spans));
   }
   run_now();
-  // Its fresh results are CPU memory: registered copies outlive their
-  // tensors while queued work reads them (Note [Stream-ordered release]).
-  for (size_t i = stack->size() - schema.returns().size(); i < stack->size(); ++i) {
-    auto& v = (*stack)[i];
-    if (v.isTensor()) v = c10::IValue(adopt(v.toTensor()));
-  }
+  adopt_results(schema, stack);
 }
 
 }  // namespace
@@ -325,6 +342,10 @@ void enqueue_op(const c10::OperatorHandle& op, torch::jit::Stack* stack, const c
     each_tensor((*stack)[first + i], [&](const at::Tensor& t) {
       if (on_vdev(t)) spans.push_back(span_of(t, is_written(args[i])));
     });
+  }
+  if (runs_at_call()) {
+    run_at_call(schema, stack, stream, std::move(spans), run_now);
+    return;
   }
   std::vector<c10::IValue> meta_args;
   torch::jit::Stack meta;
@@ -364,6 +385,7 @@ void enqueue_op(const c10::OperatorHandle& op, torch::jit::Stack* stack, const c
 
 void enqueue_copy(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   const at::DisableRecordFunctionGuard quiet;  // Note [Virtual device kernels]
+  if (non_blocking) overlap_begins();  // it lands later (Note [Ops at their call while nothing overlaps])
   Work work;
   at::Tensor source, target = on_vdev(dst) ? borrowed(dst) : dst;
   if (on_vdev(dst)) {

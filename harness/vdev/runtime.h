@@ -74,6 +74,12 @@ void host_access(const Span& span, const std::string& op);
 bool in_device_work();
 /// Runs every queued item of every stream; the host sees all of it.
 void drain_all();
+/// Note [Ops at their call while nothing overlaps]: whether an op may run at
+/// its call (nothing queued can overlap it), and the calls that end that for
+/// the session: a stream other than a default one made current, an event
+/// recorded, record_stream, pinned memory, a non-blocking copy.
+bool runs_at_call();
+void overlap_begins();
 /// Sessions (async::Session): the first seeds the interleaving and says
 /// whether work runs only when a sync needs it (`lazy`).
 uint64_t begin_session(uint64_t seed, bool lazy);
@@ -86,6 +92,7 @@ async::Counters counters();
 uint8_t poison_byte();
 void count_poisoned();
 void count_host_wait();
+void count_at_call();
 
 /// The actor of a stream, its progress and clock (for the memory registry).
 Actor actor_of(const c10::Stream& stream);

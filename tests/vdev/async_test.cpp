@@ -55,9 +55,48 @@ TEST_F(VdevAsyncTest, ValuesEqualTheCpusInEveryInterleaving) {
   }
 }
 
+// Note [Ops at their call while nothing overlaps]: on the default stream
+// alone an op runs at its call; the first call that lets work overlap
+// (another stream, an event, pinned memory, a non-blocking copy) queues
+// from then on, in this session only.
+TEST_F(VdevAsyncTest, OpsRunAtTheirCallUntilWorkCanOverlap) {
+  const c10::DeviceGuard guard(v0_);
+  const auto stream = impl_.getStream(v0_);
+  for (const std::string how : {"pool stream", "event", "pinned memory", "non-blocking copy"}) {
+    vdev::async::Session session(7);
+    auto x = at::zeros({64}, at::TensorOptions().device(v0_));
+    const auto before = vdev::async::counters();  // (after zeros: a fill, or an empty and a zero_)
+    for (int i = 0; i < 10; ++i) x.add_(1.0);
+    EXPECT_EQ(vdev::async::counters().at_call - before.at_call, 10) << how;
+    if (how == "pool stream") {
+      const c10::StreamGuard on_pool(impl_.getStreamFromGlobalPool(v0_));
+    } else if (how == "event") {
+      c10::Event e(kVdev);
+      e.record(stream);
+    } else if (how == "pinned memory") {
+      vdev::async::pinned_empty({4}, at::kFloat);
+    } else {
+      x.copy_(at::ones({64}) * 10.0, /*non_blocking=*/true);
+    }
+    const auto queued = vdev::async::counters();
+    for (int i = 0; i < 10; ++i) x.add_(1.0);
+    EXPECT_EQ(vdev::async::counters().at_call, queued.at_call) << how;
+    EXPECT_GE(vdev::async::counters().enqueued - queued.enqueued, 10) << how;
+    EXPECT_EQ(x.cpu()[0].item<float>(), 20.0f) << how;
+    EXPECT_TRUE(session.finish().empty()) << how;
+  }
+  vdev::async::Session next(8);  // a new session starts at the call again
+  auto y = at::zeros({8}, at::TensorOptions().device(v0_));
+  const auto before = vdev::async::counters().at_call;
+  y.add_(1.0);
+  EXPECT_EQ(vdev::async::counters().at_call - before, 1);
+  EXPECT_TRUE(next.finish().empty());
+}
+
 TEST_F(VdevAsyncTest, QueuedWorkRunsLaterAndSyncsWaitForIt) {
   const c10::DeviceGuard guard(v0_);
   vdev::async::Session session(7);
+  { const c10::StreamGuard on_pool(impl_.getStreamFromGlobalPool(v0_)); }  // work may overlap from here
   const auto before = vdev::async::counters().enqueued;
   auto x = at::zeros({64}, at::TensorOptions().device(v0_));
   for (int i = 0; i < 50; ++i) x.add_(1.0);
