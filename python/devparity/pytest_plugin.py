@@ -355,15 +355,24 @@ def _as_device(value):
 
 def _test_target(item):
     # The device the test runs on, when it says: a device argument, or a parameter naming one.
+    # Asked by every hook of every test: kept on the item until its fixtures fill in (a device
+    # fixture names it only then).
     funcargs = getattr(item, "funcargs", None) or {}
+    kept = item.__dict__.get("_devparity_target")
+    if kept is not None and kept[0] == len(funcargs):
+        return kept[1]
     params = getattr(getattr(item, "callspec", None), "params", {})
+    found = None
     for key in _state(item.config).device_argnames:
         for source in (funcargs, params):
             if key in source:
                 found = _as_device(source[key])
                 if found is not None:
-                    return found
-    return None
+                    break
+        if found is not None:
+            break
+    item.__dict__["_devparity_target"] = (len(funcargs), found)
+    return found
 
 
 def _simulated(device):
@@ -393,13 +402,17 @@ def _row(item):
     import devparity
 
     target = _test_target(item)
+    cpu_only = _on_cpu_only_row(item)
+    if not (cpu_only or _simulated_index(target)):  # (most rows: nothing to set)
+        yield
+        return
     with contextlib.ExitStack() as stack:
         if _simulated_index(target):
             ops = devparity._devices.ops()
             previous = ops.current_device()
             ops.set_device(ops.other_current_index(target.index))
             stack.callback(ops.set_device, previous)
-        if _on_cpu_only_row(item):
+        if cpu_only:
             from devparity._no_accelerator import without_accelerator
 
             stack.enter_context(without_accelerator())
