@@ -3,7 +3,7 @@
 
 Runs the selection (pytest arguments after `--`) without devparity, then with the plugin on
 `cpu,vdev:1` untraced and traced, synchronous and asynchronous, each in its own process one after
-another, and prints the seconds of the tests' calls (pytest's --durations) on the cpu rows and on
+another, and prints the seconds of the tests (setup, call and teardown, from JUnit XML) on the cpu rows and on
 the vdev:1 rows, and each vdev:1 total over the cpu rows' without devparity. For a suite
 parametrized with "cpu" and "cuda" (torchvision's), run in its folder:
 
@@ -15,6 +15,8 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
+import xml.etree.ElementTree as ET
 
 CONFIGURATIONS = [
     ("without devparity", ["-p", "no:devparity.pytest_plugin"]),
@@ -23,26 +25,33 @@ CONFIGURATIONS = [
     ("traced, vdev:1 synchronous", ["--devparity-trace", "--devparity-vdev-sync"]),
     ("traced (the defaults with --devparity-trace)", ["--devparity-trace"]),
 ]
-DURATION = re.compile(r"^([0-9.]+)s call\s+(\S+)$", re.M)
+ROW = re.compile(r"[\[-](cpu|cuda|vdev(?::|_)?\d*)[\]-]")
 
 
 def seconds(selection, extra):
     plugin = [] if "no:devparity.pytest_plugin" in extra else ["-p", "devparity.pytest_plugin",
                                                                 "--devparity-devices=cpu,vdev:1"]
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugin, *extra,
-               "--durations=0", "--durations-min=0", *selection]
-    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if run.returncode not in (0, 1):
-        raise SystemExit(f"plugin_cost: error: pytest exited {run.returncode}:\n{run.stdout[-3000:]}")
-    cpu = vdev = 0.0
-    # Without devparity the "cuda" rows are skips, not vdev:1's (a CUDA torch without a GPU spends
-    # milliseconds deciding so).
-    device_rows = ("vdev",) if not plugin else ("vdev", "cuda")
-    for value, test in DURATION.findall(run.stdout):
-        if re.search(r"[\[-]cpu[\]-]", test):
-            cpu += float(value)
-        elif any(name in test for name in device_rows):
-            vdev += float(value)
+    # Each test's own seconds from JUnit XML (setup, call and teardown): pytest's --durations hides
+    # those under 5 ms, and most of a suite's tests are that short.
+    with tempfile.TemporaryDirectory() as folder:
+        xml = os.path.join(folder, "times.xml")
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugin, *extra,
+                   f"--junitxml={xml}", *selection]
+        run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if run.returncode not in (0, 1) or not os.path.isfile(xml):
+            raise SystemExit(f"plugin_cost: error: pytest exited {run.returncode}:\n{run.stdout[-3000:]}")
+        cases = ET.parse(xml).getroot().iter("testcase")
+        cpu = vdev = 0.0
+        # Without devparity the "cuda" rows are skips, not vdev:1's (a CUDA torch without a GPU spends
+        # milliseconds deciding so).
+        device_rows = ("vdev",) if not plugin else ("vdev", "cuda")
+        for case in cases:
+            row = ROW.search(case.get("name", ""))
+            seconds_taken = float(case.get("time") or 0)
+            if row and row.group(1) == "cpu":
+                cpu += seconds_taken
+            elif row and row.group(1).startswith(device_rows):
+                vdev += seconds_taken
     return cpu, vdev
 
 

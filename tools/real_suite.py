@@ -23,8 +23,8 @@ whose vdev:1 rows are compared with the cpu rows of the same test. It fails, nam
     CPU run the traced run does not have.
 It prints the CPU seconds of both runs and their ratio, and the listed tests that now pass.
 The CPU run's outcomes are kept in the cache ($DEVPARITY_CACHE, default ~/.cache/devparity,
-real-suites/) under a key of the archive, the stub, torch, Python and devparity's Python sources,
-and reused while the key holds (--cpu-run always runs it regardless): the CPU row does not depend
+real-suites/) under a key of the archive, the stub, torch, Python, the --installed package's version
+and devparity's Python sources (with --rows option: that run loads the plugin), and reused while the key holds (--cpu-run always runs it regardless): the CPU row does not depend
 on the simulator, and it is half of the suite's cost.
 vdev:1 runs asynchronously, as the plugin runs it by default (races fail tests); --vdev-sync runs
 it synchronously, for the cost of the asynchronous device (run both and compare the traced CPU seconds).
@@ -134,7 +134,17 @@ def _hash_tree(digest, folder, suffixes=None):
                     digest.update(f.read())
 
 
-def cpu_cache_path(archive, stub, selection):
+def installed_version(package):
+    """The version of the installed `package` the suite tests (Debian's python3-torchvision)."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return getattr(importlib.import_module(package), "__version__", "")
+
+
+def cpu_cache_path(archive, stub, selection, installed=None):
     """Where the CPU run's outcomes of this archive are kept: keyed by everything they depend on."""
     import torch
 
@@ -146,8 +156,12 @@ def cpu_cache_path(archive, stub, selection):
     if stub and os.path.isdir(stub):
         _hash_tree(digest, stub)
     digest.update(f"{torch.__version__} {sys.version}".encode())
+    if installed:
+        digest.update(f"{installed} {installed_version(installed)}".encode())
     spec = importlib.util.find_spec("devparity")
-    if spec and spec.submodule_search_locations:
+    # With --rows parametrized the CPU run is the suite without devparity (its plugin turned off):
+    # devparity's sources are not part of what it depends on, so a change to them keeps its cache.
+    if spec and spec.submodule_search_locations and selection[0] != "parametrized":
         _hash_tree(digest, list(spec.submodule_search_locations)[0], (".py",))
     cache = cache_folder()
     name = os.path.basename(archive).split(".tar")[0]
@@ -340,7 +354,7 @@ def main():
     started = time.time()
     deadline = started + args.timeout
     selection = (args.rows, args.tests) + ((tuple(args.skip),) if args.skip else ())
-    cached = cpu_cache_path(args.archive, args.stub, selection) if args.cpu_run == "cache" else None
+    cached = cpu_cache_path(args.archive, args.stub, selection, args.installed) if args.cpu_run == "cache" else None
     reuse = cached is not None and os.path.isfile(cached + ".xml") and os.path.isfile(cached + ".json")
     cpu_run = None if reuse else start(root, "cpu", out + "-cpu", [], args.stub, args.rows, args.tests, args.skip)
     traced_run = start(root, DEVICE, out + "-trace", ["--devparity-trace", f"--devparity-report={report_path}",
