@@ -24,8 +24,9 @@ whose vdev:1 rows are compared with the cpu rows of the same test. It fails, nam
 It prints the CPU seconds of both runs and their ratio, and the listed tests that now pass.
 The CPU run's outcomes are kept in the cache ($DEVPARITY_CACHE, default ~/.cache/devparity,
 real-suites/) under a key of the archive, the stub, torch, Python, the --installed package's version
-and devparity's Python sources (with --rows option: that run loads the plugin), and reused while the key holds (--cpu-run always runs it regardless): the CPU row does not depend
-on the simulator, and it is half of the suite's cost.
+and, with --rows option (that run loads the plugin), devparity's Python sources, and reused while
+the key holds (--cpu-run always runs it regardless): the CPU row does not depend on the simulator,
+and it is half of the suite's cost.
 vdev:1 runs asynchronously, as the plugin runs it by default (races fail tests); --vdev-sync runs
 it synchronously, for the cost of the asynchronous device (run both and compare the traced CPU seconds).
 """

@@ -359,20 +359,20 @@ def _test_target(item):
     # fixture names it only then).
     funcargs = getattr(item, "funcargs", None) or {}
     kept = item.__dict__.get("_devparity_target")
-    if kept is not None and kept[0] == len(funcargs):
-        return kept[1]
+    if kept is None or kept[0] != len(funcargs):
+        kept = item.__dict__["_devparity_target"] = (len(funcargs), _named_device(item, funcargs))
+    return kept[1]
+
+
+def _named_device(item, funcargs):
     params = getattr(getattr(item, "callspec", None), "params", {})
-    found = None
     for key in _state(item.config).device_argnames:
         for source in (funcargs, params):
             if key in source:
                 found = _as_device(source[key])
                 if found is not None:
-                    break
-        if found is not None:
-            break
-    item.__dict__["_devparity_target"] = (len(funcargs), found)
-    return found
+                    return found
+    return None
 
 
 def _simulated(device):
@@ -402,12 +402,12 @@ def _row(item):
     import devparity
 
     target = _test_target(item)
-    cpu_only = _on_cpu_only_row(item)
-    if not (cpu_only or _simulated_index(target)):  # (most rows: nothing to set)
+    simulated, cpu_only = _simulated_index(target), _on_cpu_only_row(item)
+    if not (simulated or cpu_only):  # (most rows: nothing to set)
         yield
         return
     with contextlib.ExitStack() as stack:
-        if _simulated_index(target):
+        if simulated:
             ops = devparity._devices.ops()
             previous = ops.current_device()
             ops.set_device(ops.other_current_index(target.index))
