@@ -37,12 +37,15 @@ void set_device(int64_t index) {
   guard().setDevice(c10::Device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(index)));
 }
 
-// The index made current while code runs on simulated device `index`: the
-// runner's rule (Note [Current device]), for the pytest plugin's rows.
-int64_t other_current_index(int64_t index) {
+// Makes current the index the runner's rule (Note [Current device]) picks
+// while code runs on simulated device `index`, for the pytest plugin's rows;
+// returns the index that was current (one call: every phase of every test).
+int64_t make_other_current(int64_t index) {
   const c10::Device device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(index));
   const auto other = devparity::other_current_device(device);
-  return other ? other->index() : index;
+  const int64_t previous = current_device();
+  set_device(other ? other->index() : index);
+  return previous;
 }
 
 // Why `name` is not a device of this process ("" when it is): its type has no
@@ -78,6 +81,6 @@ TORCH_LIBRARY(devparity, m) {
   m.def("named_in_libtorch() -> bool", &named_in_libtorch);
   m.def("current_device() -> int", &current_device);
   m.def("set_device(int index) -> ()", &set_device);
-  m.def("other_current_index(int index) -> int", &other_current_index);
+  m.def("make_other_current(int index) -> int", &make_other_current);
   m.def("device_absent(str device) -> str", &device_absent);
 }

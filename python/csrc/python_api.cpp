@@ -27,7 +27,7 @@ PythonApi load() {
   bind(api.error_occurred, "PyErr_Occurred");
   bind(api.fetch_error, "PyErr_Fetch");
   bind(api.str, "PyObject_Str");
-  bind(api.set_trace, "PyEval_SetTrace");
+  bind(api.set_profile, "PyEval_SetProfile");
   bind(api.import, "PyImport_ImportModule");
   bind(api.call, "PyObject_CallFunctionObjArgs");
   bind(api.as_long, "PyLong_AsLong");

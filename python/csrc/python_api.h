@@ -23,7 +23,7 @@ struct PythonApi {
   void* (*error_occurred)() = nullptr;     // PyErr_Occurred (borrowed)
   void (*fetch_error)(void**, void**, void**) = nullptr;  // PyErr_Fetch (new references)
   void* (*str)(void*) = nullptr;           // PyObject_Str (new reference)
-  void (*set_trace)(int (*)(void*, void*, int, void*), void*) = nullptr;  // PyEval_SetTrace
+  void (*set_profile)(int (*)(void*, void*, int, void*), void*) = nullptr;  // PyEval_SetProfile
   void* (*import)(const char*) = nullptr;  // PyImport_ImportModule (new reference)
   void* (*call)(void*, ...) = nullptr;     // PyObject_CallFunctionObjArgs (new reference)
   long (*as_long)(void*) = nullptr;        // PyLong_AsLong

@@ -12,9 +12,9 @@ runs every seed it may. audit(random=True) and the pytest plugin's reruns use it
 """
 
 import functools
+import sys
 
 from devparity import _sources
-from devparity._settrace import SysTrace
 
 
 @functools.lru_cache(maxsize=256)
@@ -24,9 +24,9 @@ def _gates_of(path):
                  for n in _sources.if_statements(path) if n.body)
 
 
-class Arcs(SysTrace):
+class Arcs:
     """Collects (file, from_line, to_line) arcs of frames outside torch, devparity and the
-    standard library."""
+    standard library while the block runs (a sys.settrace hook, restoring the one that was there)."""
 
     def __init__(self):
         self.arcs = set()
@@ -66,7 +66,13 @@ class Arcs(SysTrace):
         # torch's, devparity's and the standard library's own branches are not the code's gates.
         self._skip = _sources.skipped_folders()
         self._last = {}
-        return super().__enter__()
+        self._previous = sys.gettrace()
+        sys.settrace(self._global)
+        return self
+
+    def __exit__(self, *exc):
+        sys.settrace(self._previous)
+        return False
 
 
 def sweep(run_seed, arcs, seeds, patience=3):

@@ -17,13 +17,13 @@ import sys
 from devparity import _sources
 from devparity._arguments import tensors_in
 from devparity._findings import add_to_trace
-from devparity._settrace import SysTrace
 
 
-_watcher = None  # the Received watching now: the C trace function asks it (Note [Calls watched in C])
+_watcher = None  # the Received watching now: the C profile function asks it (Note [Calls watched in C])
+_kinds_key = None  # the scaffolding the C watch's kinds of code were asked under
 
 
-class Received(SysTrace):
+class Received:
     """Judges the values library calls hand back to scaffolding frames while the block runs."""
 
     def __init__(self):
@@ -60,17 +60,21 @@ class Received(SysTrace):
             self.reported += 1
 
     def __enter__(self):
-        global _watcher
+        global _watcher, _kinds_key
         from devparity._devices import ops
 
         self._global = self._make_global()
-        self._previous = sys.gettrace()
+        self._previous = sys.getprofile()
         _watcher = self
+        # A code object's kind holds while the scaffolding does: the C watch keeps its answers
+        # from one test to the next (asked once per code object, not once per test).
+        key = _sources.scaffolding_key()
+        same, _kinds_key = key == _kinds_key, key
         try:
-            ops().watch_calls(True)
+            ops().watch_calls(True, same)
         except RuntimeError:
             _watcher = None
-            return super().__enter__()  # (the hook in Python: slower, the same verdicts)
+            sys.setprofile(self._global)  # (the hook in Python: slower, the same verdicts)
         return self
 
     def __exit__(self, *exc):
@@ -78,12 +82,12 @@ class Received(SysTrace):
         if _watcher is self:
             from devparity._devices import ops
 
-            ops().watch_calls(False)
+            ops().watch_calls(False, True)
             _watcher = None
-        sys.settrace(self._previous)
+        sys.setprofile(self._previous)
         return False
 
-    # The C trace function's questions (python/csrc/call_watch.cpp).
+    # The C profile function's questions (python/csrc/call_watch.cpp).
     def _kind(self, code):
         """1: the test's code; 2: neither the test's nor the library's (the standard library's
         helpers, copy.deepcopy of the test's params; devparity's own); 0: the library's."""
@@ -101,40 +105,40 @@ class Received(SysTrace):
         return lambda returning, value: self._judge(returning, value, given)
 
     def _make_global(self):
-        # The same watch as a sys.settrace hook: what sys.gettrace() reads while the C one runs,
+        # The same watch as a sys.setprofile hook: what sys.getprofile() reads while the C one runs,
         # and the watch where the op library cannot install it. Locals only, the callee's own code
         # looked at before its caller's frame (reading f_back makes a frame object).
         known = self._scaffolding
         kind = self._kind
         on_call = self._on_call
+        returning = {}  # frame -> its judge, for the calls from the test's code into the library
 
         def hook(frame, event, arg):
+            if event == "return":
+                judge = returning.pop(frame, None) if returning else None
+                if judge is not None:
+                    judge(frame, arg)
+                return
+            if event != "call":
+                return
             code = frame.f_code
             callee = known.get(code)
             if callee is None:
                 callee = known[code] = kind(code)
             if callee:
-                return None
+                return
             caller = frame.f_back
             if caller is None:
-                return None
+                return
             caller_code = caller.f_code
             test = known.get(caller_code)
             if test is None:
                 test = known[caller_code] = kind(caller_code)
             if test != 1:
-                return None
-            frame.f_trace_lines = False  # only its return matters
+                return
             judge = on_call(frame)
-            if judge is None:
-                return None
-
-            def returning(frame, event, arg):
-                if event == "return":
-                    judge(frame, arg)
-                return returning
-
-            return returning
+            if judge is not None:
+                returning[frame] = judge
 
         return hook
 

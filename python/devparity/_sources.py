@@ -65,6 +65,11 @@ def scaffolding_file(path):
         _extra_files.remove(path)
 
 
+def scaffolding_key():
+    """What decides which files are scaffolding now: equal keys, the same answers from is_scaffolding."""
+    return (tuple(_extra_globs), frozenset(_extra_dirs), tuple(_extra_files))
+
+
 def is_scaffolding(path):
     """True for files of a test suite's scaffolding (Note [Scaffolding])."""
     return bool(path) and (path in _extra_files or _is_scaffolding(path))

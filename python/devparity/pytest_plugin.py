@@ -409,9 +409,7 @@ def _row(item):
     with contextlib.ExitStack() as stack:
         if simulated:
             ops = devparity._devices.ops()
-            previous = ops.current_device()
-            ops.set_device(ops.other_current_index(target.index))
-            stack.callback(ops.set_device, previous)
+            stack.callback(ops.set_device, ops.make_other_current(target.index))
         if cpu_only:
             from devparity._no_accelerator import without_accelerator
 
@@ -425,9 +423,17 @@ def _absent(device):
     # devparity, untouched by the trace.
     if device is None:
         return None
+    from devparity._devices import installed_count
+
+    return _absent_from(str(device), installed_count())
+
+
+@functools.lru_cache(maxsize=64)
+def _absent_from(name, simulated_count):
+    # (A process's devices change only as install() adds simulated indices.)
     from devparity._devices import ops
 
-    return ops().device_absent(str(device)) or None
+    return ops().device_absent(name) or None
 
 
 def _held_back(item):
@@ -592,8 +598,12 @@ def _traced_call(item):
         tracer.__enter__()
         if target is not None:  # the test names its device: its fixtures' tensors are its inputs
             tracer.inputs(*(getattr(item, "funcargs", None) or {}).values())
-        with Received() as received, _seeding_noted() as seeded:
-            outcome = yield
+        received = item.__dict__[_RECEIVED] = Received()  # (watched around the test function alone)
+        try:
+            with _seeding_noted(drawn is not None) as seeded:
+                outcome = yield
+        finally:
+            del item.__dict__[_RECEIVED]  # (the random sweep's reruns are not watched)
         exc = outcome.excinfo
         skipped_because = _skip_reason(exc)
         try:  # the trace ends whatever a rerun raises: the next test opens its own
@@ -614,6 +624,22 @@ def _traced_call(item):
         pytest.fail(f"devparity: {len(failing)} placement problem(s) on {tracer.target_name}:\n{lines}",
                     pytrace=False)
     return outcome
+
+
+_RECEIVED = "_devparity_received"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_pyfunc_call(pyfuncitem):
+    # Note [Received values]: the watch slows every Python call it sees (3.11 runs all code on its
+    # slow path while a profile function is set), so it covers the test function alone, not pytest's
+    # hooks around it.
+    received = pyfuncitem.__dict__.get(_RECEIVED)
+    if received is None:
+        yield
+        return
+    with received:
+        yield
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -639,13 +665,17 @@ def pytest_runtest_makereport(item, call):
 
 
 @contextlib.contextmanager
-def _seeding_noted():
-    # Yields a list that is non-empty once the code called torch.manual_seed.
+def _seeding_noted(needed):
+    # Yields a list that is non-empty once the code called torch.manual_seed (when `needed`: only the
+    # random sweep asks, and patching costs every test).
+    calls = []
+    if not needed:
+        yield calls
+        return
     import torch
 
     from devparity._patching import patched
 
-    calls = []
     original = torch.manual_seed
 
     def noted(seed):

@@ -77,7 +77,7 @@ def run_trace(bug, twin):
         device = devparity.device(name)
         previous = ops.current_device()
         if device.index is not None:  # as the plugin and the runner run it: another index current
-            ops.set_device(ops.other_current_index(device.index))
+            ops.make_other_current(device.index)
         try:
             with devparity.trace(device) as t:  # an error leaves through it: the trace names it
                 for tensor in _tensors(package.scenario(lib, device)):

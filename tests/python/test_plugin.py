@@ -422,6 +422,8 @@ class FirstDeviceDecoder(Decoder):
 '''
 
 TWIN_TESTS = '''
+import sys
+
 import pytest
 import torch
 
@@ -432,6 +434,18 @@ import twinlib
 def needs_cuda(request):
     if request.node.callspec.params.get("device") == "cuda" and not torch.cuda.is_available():
         pytest.skip("no cuda")
+
+
+def coverage_tool(frame, event, arg):
+    return None
+
+
+@pytest.fixture(autouse=True)
+def traced_by_a_coverage_tool():
+    previous = sys.gettrace()
+    sys.settrace(coverage_tool)
+    yield
+    sys.settrace(previous)
 
 
 def other_index(device):
@@ -450,6 +464,22 @@ def test_checked(device):
 def test_checked_home(device):
     x = torch.rand(3, device=device)
     twinlib.checked_home(x, x + 0.1)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("fault", [False, True])
+def test_after_a_profiler_handed_back(device, fault):
+    # A profiler in the test's code saves the profile function and restores it (the watch then goes
+    # on in Python), and a coverage tool's trace function is left where it was.
+    saved = sys.getprofile()
+    sys.setprofile(None)
+    sys.setprofile(saved)
+    assert sys.gettrace() is coverage_tool
+    x = torch.rand(3, device=device)
+    if fault:
+        twinlib.checked_home(x, x + 0.1)
+    else:
+        twinlib.checked(twinlib.brighten(x), x + 0.1)
 
 
 @pytest.mark.parametrize("device", ["cpu", "cuda"])
@@ -485,6 +515,8 @@ def test_correct_code_passes_where_its_faulty_twin_fails(pytest_run, pytester, t
         # The library's look at the test's tensor through `.cpu()`: clean; its result sent home: caught.
         assert outcomes[f"test_twins.py::test_checked[{row}]"] == "PASSED", run.stdout[-4000:]
         assert "wrong_device_output" in kinds(f"test_twins.py::test_checked_home[{row}]"), rows
+        assert outcomes[f"test_twins.py::test_after_a_profiler_handed_back[False-{row}]"] == "PASSED", run.stdout[-4000:]
+        assert "wrong_device_output" in kinds(f"test_twins.py::test_after_a_profiler_handed_back[True-{row}]"), rows
     # A decoder the test makes on the other index, and the test's own data there: its choice. A
     # library that picks index 0 itself: caught, on the row where that is not the data's device.
     assert outcomes["test_twins.py::test_second_decoder_on_the_other_device[vdev:1]"] == "PASSED", run.stdout[-4000:]
