@@ -598,9 +598,13 @@ def _traced_call(item):
         tracer.__enter__()
         if target is not None:  # the test names its device: its fixtures' tensors are its inputs
             tracer.inputs(*(getattr(item, "funcargs", None) or {}).values())
-        received = item.__dict__[_RECEIVED] = Received()  # (watched around the test function alone)
+        received = Received()
+        # A test function is watched around its call alone (pytest_pyfunc_call); other items
+        # (unittest's TestCase methods run without that hook) around the whole call.
+        alone = type(item).runtest is pytest.Function.runtest
+        item.__dict__[_RECEIVED] = received if alone else None
         try:
-            with _seeding_noted(drawn is not None) as seeded:
+            with (contextlib.nullcontext() if alone else received), _seeding_noted(drawn is not None) as seeded:
                 outcome = yield
         finally:
             del item.__dict__[_RECEIVED]  # (the random sweep's reruns are not watched)

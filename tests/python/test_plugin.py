@@ -423,7 +423,9 @@ class FirstDeviceDecoder(Decoder):
 
 TWIN_TESTS = '''
 import sys
+import unittest
 
+import devparity
 import pytest
 import torch
 
@@ -432,7 +434,8 @@ import twinlib
 
 @pytest.fixture(autouse=True)
 def needs_cuda(request):
-    if request.node.callspec.params.get("device") == "cuda" and not torch.cuda.is_available():
+    callspec = getattr(request.node, "callspec", None)  # (unittest's methods have none)
+    if callspec is not None and callspec.params.get("device") == "cuda" and not torch.cuda.is_available():
         pytest.skip("no cuda")
 
 
@@ -482,6 +485,17 @@ def test_after_a_profiler_handed_back(device, fault):
         twinlib.checked(twinlib.brighten(x), x + 0.1)
 
 
+class TestAsUnittest(unittest.TestCase):
+    # unittest's methods run without pytest_pyfunc_call: watched all the same.
+    def test_checked(self):
+        x = torch.rand(3, device=devparity.device("vdev:1"))
+        twinlib.checked(twinlib.brighten(x), x + 0.1)
+
+    def test_checked_home(self):
+        x = torch.rand(3, device=devparity.device("vdev:1"))
+        twinlib.checked_home(x, x + 0.1)
+
+
 @pytest.mark.parametrize("device", ["cpu", "cuda"])
 def test_second_decoder_on_the_other_device(device):
     x = torch.rand(3, device=device)
@@ -517,6 +531,8 @@ def test_correct_code_passes_where_its_faulty_twin_fails(pytest_run, pytester, t
         assert "wrong_device_output" in kinds(f"test_twins.py::test_checked_home[{row}]"), rows
         assert outcomes[f"test_twins.py::test_after_a_profiler_handed_back[False-{row}]"] == "PASSED", run.stdout[-4000:]
         assert "wrong_device_output" in kinds(f"test_twins.py::test_after_a_profiler_handed_back[True-{row}]"), rows
+    assert outcomes["test_twins.py::TestAsUnittest::test_checked"] == "PASSED", run.stdout[-4000:]
+    assert "wrong_device_output" in kinds("test_twins.py::TestAsUnittest::test_checked_home"), rows
     # A decoder the test makes on the other index, and the test's own data there: its choice. A
     # library that picks index 0 itself: caught, on the row where that is not the data's device.
     assert outcomes["test_twins.py::test_second_decoder_on_the_other_device[vdev:1]"] == "PASSED", run.stdout[-4000:]
