@@ -602,12 +602,13 @@ def _traced_call(item):
         # A test function is watched around its call alone (pytest_pyfunc_call); other items
         # (unittest's TestCase methods run without that hook) around the whole call.
         alone = type(item).runtest is pytest.Function.runtest
-        item.__dict__[_RECEIVED] = received if alone else None
+        if alone:
+            item.__dict__[_RECEIVED] = received
         try:
             with (contextlib.nullcontext() if alone else received), _seeding_noted(drawn is not None) as seeded:
                 outcome = yield
         finally:
-            del item.__dict__[_RECEIVED]  # (the random sweep's reruns are not watched)
+            item.__dict__.pop(_RECEIVED, None)  # (the random sweep's reruns are not watched)
         exc = outcome.excinfo
         skipped_because = _skip_reason(exc)
         try:  # the trace ends whatever a rerun raises: the next test opens its own
