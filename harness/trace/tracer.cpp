@@ -282,6 +282,11 @@ int64_t Tracer::ops_traced() const {
   return state_->ops;
 }
 
+size_t Tracer::records() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->storages.size();
+}
+
 int64_t Tracer::tensors_seen() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return state_->tensors;

@@ -24,7 +24,9 @@
 /// there: it is neutral, and an op judges only its device and host operands.
 /// Device data is then recorded as it is made (TraceSeeds::
 /// positive_device_data, Python traces only: C++ subjects keep the
-/// cheaper rule of Note [Recorded storages]).
+/// cheaper rule of Note [Recorded storages]); the records of its freed
+/// storages are dropped as the trace goes (Note [Records of freed storages]
+/// in observer.cpp).
 ///
 /// Note [Recorded storages]
 /// The tracer records host data only (by storage, holding a weak reference
@@ -222,6 +224,8 @@ class Tracer {
   int64_t ops_traced() const;
   /// Tensor arguments seen on top-level ops (the self-test's evidence).
   int64_t tensors_seen() const;
+  /// Storages it keeps a record of (Note [Records of freed storages]).
+  size_t records() const;
   /// The device findings are judged against (the inferred one, once known).
   c10::Device target() const;
 

@@ -43,6 +43,9 @@ struct Record {
   std::shared_ptr<const Origin> origin;            // host data: how it was made
 };
 
+// Records kept before the first sweep for freed storages (Note [Records of freed storages]).
+constexpr size_t kFirstSweep = 4096;
+
 enum class Role : uint8_t { kScope, kComposite, kJudged };
 
 struct Frame {
@@ -96,6 +99,7 @@ struct Tracer::State {
   int64_t tensors = 0;
   std::vector<DeviceDraw> draws;
   std::unordered_map<const c10::StorageImpl*, tracing::Record> storages;
+  size_t sweep_at = tracing::kFirstSweep;  // Note [Records of freed storages]
   // Tensors sent home by code that names the CPU although they are on it
   // (Tracer::mark_host): by tensor, since they share device data's storage.
   std::unordered_map<const c10::TensorImpl*,

@@ -366,6 +366,29 @@ TEST(TracerTest, HostDataTheFrontEndMarksMeetsDeviceDataOnTheCpu) {
   EXPECT_EQ(found[1].made_at, "ramp.py:4");
 }
 
+TEST(TracerTest, RecordsOfFreedStoragesAreDroppedAndTheLiveOnesKept) {
+  // A Python cpu row records every output (Note [Neutral data]); a long test (gradcheck) frees
+  // most of them at once (Note [Records of freed storages]).
+  const auto x = at::rand({2, 3});
+  const auto ramp = at::arange(3, at::kFloat).view({1, 3}).expand({2, 3}).contiguous();
+  TraceSeeds seeds;
+  seeds.positive_device_data = true;
+  std::vector<Finding> found;
+  {
+    Tracer tracer(kCpu, seeds);
+    tracer.mark_device(x);
+    tracer.mark_host(ramp, Tracer::HostMark::kDefaultFactory, "torch.arange", "ramp.py:4");
+    auto kept = x * 2;  // device data that stays alive through every sweep
+    for (int i = 0; i < 40000; ++i) (void)((x + i) * 2);
+    EXPECT_LT(tracer.records(), 20000u) << "the records of freed storages stayed";
+    (void)(kept + x);  // device data with device data: nothing to say
+    (void)(x + ramp);  // host data made before the sweeps still meets device data as host data
+    found = tracer.findings();
+  }
+  EXPECT_EQ(kinds_of(found), (Kinds{"implicit_device_factory", "foreign_device_input"}));
+  EXPECT_EQ(found[1].made_at, "ramp.py:4");
+}
+
 TEST(TracerTest, ReturnedHostDataIsAWrongDeviceOutputOnTheCpu) {
   const auto x = at::rand({2, 2});
   {

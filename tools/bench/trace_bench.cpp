@@ -93,6 +93,28 @@ void run_small_ops(benchmark::State& state, const std::string& device_name) {
 DP_SMALL_OPS_PAIR(cpu, "cpu")
 DP_SMALL_OPS_PAIR(vdev, "vdev:1")
 
+// Per-op cost against the trace's length: a Python cpu row records every output
+// (Note [Neutral data]), as gradcheck's ~10^5 small ops make them; 10x the ops in
+// one trace (4 a step) must cost 10x, not more (Note [Records of freed storages]).
+void BM_trace_long_cpu_row(benchmark::State& state) {
+  register_builtins();
+  const auto x = at::rand({3, 16, 16});
+  TraceSeeds seeds;
+  seeds.positive_device_data = true;
+  int64_t ops = 0;
+  for (auto _ : state) {
+    Tracer tracer(x.device(), seeds);
+    tracer.mark_device(x);
+    for (int64_t i = 0; i < state.range(0); ++i) {
+      const auto y = x.add(x);  // outputs of three sizes, as gradcheck's ops make them
+      benchmark::DoNotOptimize(at::cat({y.sum(0), y[0]}).data_ptr());
+    }
+    ops += tracer.ops_traced();
+  }
+  state.SetItemsProcessed(ops);
+}
+BENCHMARK(BM_trace_long_cpu_row)->Arg(2500)->Arg(25000)->Unit(benchmark::kMillisecond);
+
 // A scripted torchvision transform, through the TorchScript subject kind.
 template <bool kTraced>
 void run_torchvision(benchmark::State& state, const std::string& name) {
