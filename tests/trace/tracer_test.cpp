@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <set>
 
 namespace devparity {
@@ -344,23 +345,29 @@ TEST(TracerTest, OpsOnDeviceDataAloneAreStillJudgedWhereTheyMust) {
                                          "host_sync aten::to.dtype_layout"}));
 }
 
-TEST(TracerTest, HostDataTheFrontEndMarksMeetsDeviceDataOnTheCpu) {
-  // Python's device-less factories arrive with the CPU named (Note [Host data on the cpu row]).
+// The findings of `body` on a Python cpu row (TraceSeeds::positive_device_data), given device
+// data `x` and host data `ramp` the front end marked as a device-less factory's at ramp.py:4.
+std::vector<Finding> on_a_python_cpu_row(
+    const std::function<void(Tracer&, const at::Tensor& x, const at::Tensor& ramp)>& body) {
   const auto x = at::rand({2, 3});
   const auto ramp = at::arange(3, at::kFloat).view({1, 3}).expand({2, 3}).contiguous();
   TraceSeeds seeds;
   seeds.positive_device_data = true;
-  std::vector<Finding> found;
-  {
-    Tracer tracer(kCpu, seeds);
-    tracer.mark_device(x);
-    tracer.mark_host(ramp, Tracer::HostMark::kDefaultFactory, "torch.arange", "ramp.py:4");
+  Tracer tracer(kCpu, seeds);
+  tracer.mark_device(x);
+  tracer.mark_host(ramp, Tracer::HostMark::kDefaultFactory, "torch.arange", "ramp.py:4");
+  body(tracer, x, ramp);
+  return tracer.findings();
+}
+
+TEST(TracerTest, HostDataTheFrontEndMarksMeetsDeviceDataOnTheCpu) {
+  // Python's device-less factories arrive with the CPU named (Note [Host data on the cpu row]).
+  const auto found = on_a_python_cpu_row([](Tracer&, const at::Tensor& x, const at::Tensor& ramp) {
     const auto neutral = at::ones({2, 3}, at::TensorOptions().device(at::kCPU));  // as Python makes it: neither
     (void)(x + neutral);
     (void)(neutral + ramp);
     (void)(x + ramp);
-    found = tracer.findings();
-  }
+  });
   EXPECT_EQ(kinds_of(found), (Kinds{"implicit_device_factory", "foreign_device_input"}));
   EXPECT_EQ(found[0].source, "ramp.py:4");
   EXPECT_EQ(found[1].made_at, "ramp.py:4");
@@ -369,22 +376,13 @@ TEST(TracerTest, HostDataTheFrontEndMarksMeetsDeviceDataOnTheCpu) {
 TEST(TracerTest, RecordsOfFreedStoragesAreDroppedAndTheLiveOnesKept) {
   // A Python cpu row records every output (Note [Neutral data]); a long test (gradcheck) frees
   // most of them at once (Note [Records of freed storages]).
-  const auto x = at::rand({2, 3});
-  const auto ramp = at::arange(3, at::kFloat).view({1, 3}).expand({2, 3}).contiguous();
-  TraceSeeds seeds;
-  seeds.positive_device_data = true;
-  std::vector<Finding> found;
-  {
-    Tracer tracer(kCpu, seeds);
-    tracer.mark_device(x);
-    tracer.mark_host(ramp, Tracer::HostMark::kDefaultFactory, "torch.arange", "ramp.py:4");
+  const auto found = on_a_python_cpu_row([](Tracer& tracer, const at::Tensor& x, const at::Tensor& ramp) {
     auto kept = x * 2;  // device data that stays alive through every sweep
     for (int i = 0; i < 40000; ++i) (void)((x + i) * 2);
     EXPECT_LT(tracer.records(), 20000u) << "the records of freed storages stayed";
     (void)(kept + x);  // device data with device data: nothing to say
     (void)(x + ramp);  // host data made before the sweeps still meets device data as host data
-    found = tracer.findings();
-  }
+  });
   EXPECT_EQ(kinds_of(found), (Kinds{"implicit_device_factory", "foreign_device_input"}));
   EXPECT_EQ(found[1].made_at, "ramp.py:4");
 }
