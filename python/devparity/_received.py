@@ -23,6 +23,36 @@ _watcher = None  # the Received watching now: the C profile function asks it (No
 _kinds_key = None  # the scaffolding the C watch's kinds of code were asked under
 
 
+# Note [A profiler in C]
+# The watch replaces the thread's profile function while the test's call runs, and puts the one it
+# found back after. `sys.getprofile()` reads a profile function set in C as its object, which
+# `sys.setprofile` cannot reinstall: Python 3.11's cProfile (`python -m cProfile -m pytest`,
+# pytest-profiling) is one, and reinstalling its Profiler made the next Python call raise
+# "'Profile' object is not callable" in the test. cProfile's profiler puts itself back with
+# `enable()` (its options kept); another in C is left in place and the test's received values
+# are not judged: a profiler the user set outranks this one check. Python
+# 3.12+'s cProfile uses sys.monitoring and meets no profile function here at all.
+
+
+def _restorable(previous):
+    return previous is None or callable(previous) or _is_lsprof(previous)
+
+
+def _restore(previous):
+    if previous is None or callable(previous):
+        sys.setprofile(previous)
+    else:
+        previous.enable()  # (_restorable: cProfile's)
+
+
+def _is_lsprof(previous):
+    try:
+        import _lsprof
+    except ImportError:
+        return False
+    return isinstance(previous, _lsprof.Profiler)
+
+
 class Received:
     """Judges the values library calls hand back to scaffolding frames while the block runs."""
 
@@ -65,6 +95,9 @@ class Received:
 
         self._global = self._make_global()
         self._previous = sys.getprofile()
+        self._watching = _restorable(self._previous)  # Note [A profiler in C]
+        if not self._watching:
+            return self
         _watcher = self
         # A code object's kind holds while the scaffolding does: the C watch keeps its answers
         # from one test to the next (asked once per code object, not once per test).
@@ -79,12 +112,14 @@ class Received:
 
     def __exit__(self, *exc):
         global _watcher
+        if not self._watching:
+            return False
         if _watcher is self:
             from devparity._devices import ops
 
             ops().watch_calls(False, True)
             _watcher = None
-        sys.setprofile(self._previous)
+        _restore(self._previous)
         return False
 
     # The C profile function's questions (python/csrc/call_watch.cpp).
