@@ -35,7 +35,7 @@ namespace {
 struct Use {
   Actor actor;
   uint64_t seq;
-  std::string op, stream;
+  Name op, stream;
 };
 
 struct Block {
@@ -156,7 +156,7 @@ void register_block(void* base, size_t bytes, bool pinned, Actor allocated_on) {
   }
 }
 
-void note_use(const Span& span, Actor actor, uint64_t seq, const std::string& op, const std::string& stream) {
+void note_use(const Span& span, Actor actor, uint64_t seq, Name op, Name stream) {
   if (span.hi == span.lo) return;
   const std::lock_guard<std::mutex> lock(g_mem);
   Block* b = block_at(span.lo);
@@ -227,8 +227,8 @@ void release_block(void* base) {
   }
   if (early != nullptr) {
     async::Race r;
-    r.earlier = {early->op, early->stream, "", true};
-    r.later = {"free (the tensor's last reference dropped)", "host", current_site(), true};
+    r.earlier = {*early->op, *early->stream, "", true};
+    r.later = {"free (the tensor's last reference dropped)", "host", *current_site(), true};
     r.memory = what(copy);
     r.freed = true;
     add_race(std::move(r));

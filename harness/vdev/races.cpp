@@ -11,6 +11,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <unordered_set>
 
 namespace devparity::vdev::runtime {
 namespace {
@@ -51,11 +52,25 @@ void add_locked(async::Race race) {
   if (!seen(session, race)) g_found.push_back({session, std::move(race)});
 }
 
+// Note [Names the detector keeps]
+// Every span of every queued op is an access the detector keeps (its op and
+// its source line) and a use of its block (its op and its stream): copied as
+// strings, two mallocs and two frees each, a fifth of what the asynchronous
+// device added to a small op. The names are few (ops, streams, lines of
+// code), so each is kept once for the process and accesses hold pointers.
+std::mutex g_names_mutex;
+
 }  // namespace
 
-std::string current_site() {
+Name intern(const std::string& text) {
+  static auto* names = new std::unordered_set<std::string>();  // (never destroyed: workers may name late)
+  const std::lock_guard<std::mutex> lock(g_names_mutex);
+  return &*names->insert(text).first;
+}
+
+Name current_site() {
   const auto provider = g_site.load();
-  return provider == nullptr ? std::string() : provider();
+  return intern(provider == nullptr ? std::string() : provider());
 }
 
 void check_access(Access access, const Clock& clock, bool) {
@@ -77,8 +92,8 @@ void check_access(Access access, const Clock& clock, bool) {
       // The allocation is the stream's first claim on the block: named only
       // when none of that stream's own work on it races too (Note [Allocation
       // is an access]).
-      const bool claimed = e->op == kAllocation && std::any_of(unordered.begin(), unordered.end(), [&](const Access* o) {
-                             return o->actor == e->actor && o->op != kAllocation;
+      const bool claimed = *e->op == kAllocation && std::any_of(unordered.begin(), unordered.end(), [&](const Access* o) {
+                             return o->actor == e->actor && *o->op != kAllocation;
                            });
       if (!claimed) racing.push_back(*e);
     }
@@ -105,16 +120,17 @@ void check_access(Access access, const Clock& clock, bool) {
   const auto memory = describe_memory(access.span.lo, &pinned);
   for (const auto& e : racing) {
     async::Race race;
-    race.earlier = {e.op, actor_label(e.actor), e.site, e.span.write};
-    race.later = {access.op, stream, access.site, access.span.write};
+    race.earlier = {*e.op, actor_label(e.actor), *e.site, e.span.write};
+    race.later = {*access.op, stream, *access.site, access.span.write};
     race.memory = memory.empty() ? std::string("device memory") : memory;
     add_race(std::move(race));
   }
 }
 
-void note_allocation(uintptr_t base, size_t bytes, Actor actor, uint64_t seq, std::string site) {
+void note_allocation(uintptr_t base, size_t bytes, Actor actor, uint64_t seq, Name site) {
   if (bytes == 0) return;
-  Access access{actor, seq, Span{base, base + bytes, /*write=*/true}, kAllocation, std::move(site)};
+  static const Name allocation = intern(kAllocation);
+  Access access{actor, seq, Span{base, base + bytes, /*write=*/true}, allocation, site};
   const std::lock_guard<std::mutex> lock(g_races_mutex);
   g_accesses[base] = {std::move(access)};
 }

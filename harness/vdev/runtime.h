@@ -17,6 +17,11 @@
 
 namespace devparity::vdev::runtime {
 
+/// A name kept for the life of the process: an op's, a stream's, a source line's
+/// (Note [Names the detector keeps], vdev/races.cpp).
+using Name = const std::string*;
+Name intern(const std::string& text);
+
 /// An actor of the race detector: 0 is the host, then one per stream.
 using Actor = int;
 constexpr Actor kHost = 0;
@@ -110,7 +115,7 @@ uint64_t actor_enqueued(Actor actor);
 void register_block(void* base, size_t bytes, bool pinned, Actor allocated_on);
 /// A use of the block holding `span` by `actor` up to its work `seq` (`op`
 /// on `stream`, for the finding a free too early makes).
-void note_use(const Span& span, Actor actor, uint64_t seq, const std::string& op, const std::string& stream);
+void note_use(const Span& span, Actor actor, uint64_t seq, Name op, Name stream);
 /// The allocator's free: releases now, or when the streams using the block
 /// are past this point (poisoned first when one was not allowed to be).
 void release_block(void* base);
@@ -134,7 +139,7 @@ struct Access {
   Actor actor = kHost;
   uint64_t seq = 0;  // the actor's clock component at the access
   Span span;
-  std::string op, site;
+  Name op, site;
 };
 /// Judges `access` against earlier ones by other actors, with `clock` the
 /// accessing actor's clock; records it. `freed`: the access is a free.
@@ -147,14 +152,14 @@ inline constexpr const char* kAllocation = "allocation";
 /// is the current stream is ordered after that stream's work up to `seq`
 /// (the caching allocator may have just taken it back from that work); a
 /// use by another stream that has not seen that point races, as a write.
-void note_allocation(uintptr_t base, size_t bytes, Actor actor, uint64_t seq, std::string site);
+void note_allocation(uintptr_t base, size_t bytes, Actor actor, uint64_t seq, Name site);
 /// Forgets the accesses of the block at `base` (released).
 void forget_accesses(uintptr_t base);
 /// The races found by `session`'s thread, and those found off any session.
 std::vector<async::Race> take_races(uint64_t session);
 void drop_all_races();
 /// The site of the current op on this thread (the provider's answer).
-std::string current_site();
+Name current_site();
 void set_site_provider_fn(async::SiteProvider provider);
 /// async::set_pending_error_reset's hook (vdev/async_ops.cpp).
 void set_pending_error_reset_fn(async::PendingErrorReset reset);

@@ -59,6 +59,7 @@ struct StreamState {
   std::deque<Item> queue;
   uint64_t enqueued = 0;
   Clock clock;
+  Name label = nullptr;  // stream_label's, kept (Note [Names the detector keeps])
 };
 
 std::recursive_mutex g_sched;
@@ -96,7 +97,7 @@ StreamState& state_of(const c10::Stream& stream) {
   if (it != g_by_stream.end()) return *g_actors[static_cast<size_t>(it->second)];
   TORCH_CHECK(g_actors.size() < static_cast<size_t>(kMaxActors), "vdev: too many streams (", kMaxActors, ")");
   const Actor actor = static_cast<Actor>(g_actors.size());
-  g_actors.push_back(std::make_unique<StreamState>(StreamState{stream, actor, {}, 0, {}}));
+  g_actors.push_back(std::make_unique<StreamState>(StreamState{stream, actor, {}, 0, {}, intern(stream_label(stream))}));
   g_by_stream.emplace(key, actor);
   return *g_actors.back();
 }
@@ -248,6 +249,7 @@ uint64_t actor_enqueued(Actor actor) {
 uint64_t submit(const c10::Stream& stream, Work work) {
   // Before the lock: a provider may take another lock (Python's, to read frames).
   const auto site = current_site();
+  const auto op = intern(work.name);
   const std::lock_guard<std::recursive_mutex> lock(g_sched);
   auto& s = state_of(stream);
   merge(s.clock, g_host_clock);  // what the host did or saw comes first
@@ -255,8 +257,8 @@ uint64_t submit(const c10::Stream& stream, Work work) {
   tick(s.clock, s.actor, seq);
   for (const auto& spans : {&work.device, &work.host}) {
     for (const auto& span : *spans) {
-      check_access(Access{s.actor, seq, span, work.name, site}, s.clock);
-      note_use(span, s.actor, seq, work.name, stream_label(s.stream));
+      check_access(Access{s.actor, seq, span, op, site}, s.clock);
+      note_use(span, s.actor, seq, op, s.label);
     }
   }
   Item item;
@@ -364,8 +366,9 @@ void record_data_on_stream(const void* data, const c10::Stream& stream) {
   overlap_begins();
   const std::lock_guard<std::recursive_mutex> lock(g_sched);
   auto& s = state_of(stream);
+  static const Name record_stream = intern("record_stream");
   note_use(Span{reinterpret_cast<uintptr_t>(data), reinterpret_cast<uintptr_t>(data) + 1, false}, s.actor,
-           s.enqueued, "record_stream", stream_label(s.stream));
+           s.enqueued, record_stream, s.label);
   mark_recorded(data, s.actor);
 }
 
@@ -375,10 +378,11 @@ void count_host_wait() { g_host_waits.fetch_add(1); }
 void count_at_call() { g_at_call.fetch_add(1); }
 
 void host_access(const Span& span, const std::string& op) {
-  auto site = current_site();  // before the lock, as in submit()
+  const auto site = current_site();  // before the lock, as in submit()
+  const auto name = intern(op);
   const std::lock_guard<std::recursive_mutex> lock(g_sched);
   tick(g_host_clock, kHost, ++g_host_seq);
-  check_access(Access{kHost, g_host_seq, span, op, std::move(site)}, g_host_clock);
+  check_access(Access{kHost, g_host_seq, span, name, site}, g_host_clock);
 }
 
 bool in_device_work() { return tls_in_work; }

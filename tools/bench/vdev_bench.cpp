@@ -39,5 +39,36 @@ void BM_vdev_async_small_ops_with_live_blocks(benchmark::State& state) {
 
 BENCHMARK(BM_vdev_async_small_ops_with_live_blocks)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
+// The same three ops on each device as a test's code runs them, before anything lets work overlap:
+// the CPU's kernels alone, the synchronous vdev, and the asynchronous vdev running each op at its call
+// (Note [Ops at their call while nothing overlaps]): what the simulated device adds to every op.
+void run_three_small_ops(benchmark::State& state, const c10::Device& device) {
+  const auto x = at::ones({16}, at::TensorOptions().device(device));
+  for (auto _ : state) {
+    auto y = x * 2 + 1;
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+
+void BM_vdev_three_small_ops_cpu(benchmark::State& state) { run_three_small_ops(state, c10::Device(c10::kCPU)); }
+
+void BM_vdev_three_small_ops_sync(benchmark::State& state) {
+  run_three_small_ops(state, c10::Device(c10::DeviceType::PrivateUse1, 1));
+}
+
+void BM_vdev_three_small_ops_async_at_call(benchmark::State& state) {
+  vdev::async::set_enabled(true);
+  {
+    vdev::async::Session session(1);
+    run_three_small_ops(state, c10::Device(c10::DeviceType::PrivateUse1, 1));
+    session.finish();
+  }
+  vdev::async::set_enabled(false);
+}
+
+BENCHMARK(BM_vdev_three_small_ops_cpu)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_vdev_three_small_ops_sync)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_vdev_three_small_ops_async_at_call)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace devparity::bench
