@@ -42,7 +42,6 @@ c10::Stream current_stream(c10::DeviceIndex device);
 void set_current_stream(const c10::Stream& stream);
 c10::Stream pool_stream(c10::DeviceIndex device);
 c10::Stream new_stream(c10::DeviceIndex device);
-std::string stream_label(const c10::Stream& stream);
 
 /// A unit of work on a stream: runs on the worker thread.
 struct Work {

@@ -59,7 +59,7 @@ struct StreamState {
   std::deque<Item> queue;
   uint64_t enqueued = 0;
   Clock clock;
-  Name label = nullptr;  // stream_label's, kept (Note [Names the detector keeps])
+  Name label = nullptr;  // "vdev:1 pool stream 2" (Note [Names the detector keeps])
 };
 
 std::recursive_mutex g_sched;
@@ -89,6 +89,13 @@ void merge(Clock& into, const Clock& from) {
 void tick(Clock& clock, Actor actor, uint64_t seq) {
   if (clock.size() <= static_cast<size_t>(actor)) clock.resize(static_cast<size_t>(actor) + 1, 0);
   clock[static_cast<size_t>(actor)] = seq;
+}
+
+std::string stream_label(const c10::Stream& stream) {
+  const auto dev = "vdev:" + std::to_string(static_cast<int>(stream.device_index()));
+  if (stream.id() == 0) return dev + " default stream";
+  if (stream.id() <= kPoolSize) return dev + " pool stream " + std::to_string(stream.id());
+  return dev + " stream " + std::to_string(stream.id());
 }
 
 StreamState& state_of(const c10::Stream& stream) {
@@ -212,13 +219,6 @@ c10::Stream pool_stream(c10::DeviceIndex device) {
 
 c10::Stream new_stream(c10::DeviceIndex device) { return make_stream(device, g_next_new.fetch_add(1)); }
 
-std::string stream_label(const c10::Stream& stream) {
-  const auto dev = "vdev:" + std::to_string(static_cast<int>(stream.device_index()));
-  if (stream.id() == 0) return dev + " default stream";
-  if (stream.id() <= kPoolSize) return dev + " pool stream " + std::to_string(stream.id());
-  return dev + " stream " + std::to_string(stream.id());
-}
-
 Actor actor_of(const c10::Stream& stream) {
   const std::lock_guard<std::recursive_mutex> lock(g_sched);
   return state_of(stream).actor;
@@ -227,7 +227,7 @@ Actor actor_of(const c10::Stream& stream) {
 std::string actor_label(Actor actor) {
   if (actor == kHost) return "host";
   const std::lock_guard<std::recursive_mutex> lock(g_sched);
-  return stream_label(g_actors[static_cast<size_t>(actor)]->stream);
+  return *g_actors[static_cast<size_t>(actor)]->label;
 }
 
 bool seen_at_free(Actor allocated_on, Actor actor, uint64_t seq) {

@@ -93,11 +93,11 @@ class Received:
         global _watcher, _kinds_key
         from devparity._devices import ops
 
-        self._global = self._make_global()
         self._previous = sys.getprofile()
         self._watching = _restorable(self._previous)  # Note [A profiler in C]
         if not self._watching:
             return self
+        self._global = self._make_global()
         _watcher = self
         # A code object's kind holds while the scaffolding does: the C watch keeps its answers
         # from one test to the next (asked once per code object, not once per test).
