@@ -9,6 +9,7 @@
 #include "harness/subject/transform_registry.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/kernels/cuda_resample_switch.h"
+#include "harness/vdev/cuda_arithmetic.h"
 #include "harness/vdev/perturb.h"
 
 #include <mutex>
@@ -59,6 +60,8 @@ void register_builtins() {
     // reference kernels give.
     for (auto& s : vdev::perturb::builtin_switches()) vdev::perturb::add(std::move(s));
     vdev::perturb::add(resample::cuda_resample_switch());
+    // Note [CUDA's arithmetic on vdev]: vdev's own models.
+    for (auto& m : vdev::cuda_arithmetic::builtin_models()) vdev::cuda_arithmetic::add(std::move(m));
 
     auto& reporters = ReporterRegistry::global();
     register_console_reporter(reporters);

@@ -126,6 +126,7 @@ nlohmann::json TrialResult::to_json() const {
   if (!baseline.empty()) j["baseline"] = baseline;
   if (interleaving_seed) j["interleaving_seed"] = *interleaving_seed;
   if (!perturbed.is_null()) j["perturbed"] = perturbed;
+  if (!cuda_arithmetic.is_null()) j["cuda_arithmetic"] = cuda_arithmetic;
   if (!round_trip.empty()) j["round_trip"] = round_trip;
   if (!autocast.empty()) j["autocast"] = autocast;
   return j;
@@ -161,6 +162,7 @@ TrialResult TrialResult::from_json(const nlohmann::json& j) {
   r.baseline = j.value("baseline", "");
   if (j.contains("interleaving_seed")) r.interleaving_seed = read_unsigned(j.at("interleaving_seed"), "/interleaving_seed");
   if (j.contains("perturbed")) r.perturbed = j.at("perturbed");
+  if (j.contains("cuda_arithmetic")) r.cuda_arithmetic = j.at("cuda_arithmetic");
   r.round_trip = j.value("round_trip", "");
   r.autocast = j.value("autocast", "");
   for (const auto& c : j.at("checks")) r.checks.push_back(CheckOutcome::from_json(c));

@@ -67,6 +67,9 @@ struct TrialResult {
   /// {"switches": [on], "moved": {switch: op calls it changed}, and on a
   /// failure "blamed": [switches that fail the trial alone]}; null otherwise.
   nlohmann::json perturbed;
+  /// On vdev where CUDA's arithmetic moved values (Note [CUDA's arithmetic on
+  /// vdev]): {model: op calls it changed}; null otherwise.
+  nlohmann::json cuda_arithmetic;
   /// In float16 or bfloat16 where LibTorch's CPU lacks a kernel: what ran in float32 instead,
   /// this row's own run or ("reference: ...") its reference's (Note [Half precision reference]).
   std::string round_trip;

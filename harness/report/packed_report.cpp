@@ -7,7 +7,7 @@
 // never ran had only sampled (its seed, parameters and input shape):
 // - "shared" holds each value that occurs more than once: a whole check, or a
 //   check's describe, message, stats, findings or artifacts; a result's
-//   params, reference_params, shape or perturbed. Where it occurs, its index
+//   params, reference_params, shape, perturbed or cuda_arithmetic. Where it occurs, its index
 //   stands instead; none of these fields is an integer in full, so an integer
 //   there is a reference.
 // - A result leaves out what its other fields give back: status and message
@@ -42,7 +42,7 @@ namespace devparity {
 namespace {
 
 constexpr const char* kCheckFields[] = {"describe", "message", "stats", "findings", "artifacts"};
-constexpr const char* kResultFields[] = {"params", "reference_params", "shape", "perturbed"};
+constexpr const char* kResultFields[] = {"params", "reference_params", "shape", "perturbed", "cuda_arithmetic"};
 constexpr const char* kIdFields[] = {"case", "subject", "variant", "dtype", "device", "input"};
 constexpr const char* kDefaultFields[] = {"suite", "reference_device"};
 constexpr const char* kSampledFields[] = {"seed", "params", "shape", "interleaving_seed"};

@@ -41,7 +41,7 @@ void CheckDispatch::run(GroupRun& group, const Trial& trial, const Execution& mi
   // (compares_reference_row()).
   const Execution* ref = group.reference();
   const bool expect_exact = !g.compares_reference_row() && trial.target.kind().simulated &&
-                            trial.target.kind().runs_cpu_kernels && mine.perturbation.empty() &&
+                            trial.target.kind().runs_cpu_kernels && !mine.other_arithmetic() &&
                             (ref == nullptr || ref->round_trip.empty()) &&
                             g.reference_device.device->type() == c10::DeviceType::CPU;
   const auto replay = group.replay();

@@ -1,5 +1,6 @@
 #include "harness/run/perturbation_verdict.h"
 
+#include "harness/vdev/cuda_arithmetic.h"
 #include "harness/vdev/perturb.h"
 
 #include <fmt/format.h>
@@ -51,6 +52,16 @@ std::string moved_words(const nlohmann::json& moved) {
 }
 
 }  // namespace
+
+void judge_cuda_arithmetic(const Execution& mine, TrialResult& row) {
+  if (mine.cuda_moved.empty()) return;
+  row.cuda_arithmetic = nlohmann::json(mine.cuda_moved);
+  if (!values_failed(row)) return;
+  const auto words = vdev::cuda_arithmetic::moved_words(mine.cuda_moved);
+  for (auto& c : row.checks) {
+    if (value_check_failed(c)) c.message += fmt::format(" [CUDA's arithmetic on vdev moved values: {}]", words);
+  }
+}
 
 void judge_perturbation(GroupRun& group, const Trial& trial, const Execution& mine, bool on_reference_device,
                         const CheckDispatch& dispatch, TrialResult& row) {

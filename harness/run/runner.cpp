@@ -165,6 +165,7 @@ class RunPass {
     r.checks.push_back(run);
     dispatch_.run(group, trial, mine, on_reference_device, r);
     judge_perturbation(group, trial, mine, on_reference_device, dispatch_, r);
+    judge_cuda_arithmetic(mine, r);
     return r;
   }
 

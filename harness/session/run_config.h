@@ -78,6 +78,8 @@ struct RunConfig {
   int interleavings = 1;    ///< with vdev_async: interleavings per vdev trial
   /// With vdev_async: when pinned memory is released (--vdev-pinned-release).
   vdev::async::PinnedRelease pinned_release = vdev::async::PinnedRelease::kPooled;
+  /// vdev computes CUDA's arithmetic where modelled (--vdev-arithmetic; Note [CUDA's arithmetic on vdev]).
+  bool cuda_arithmetic = true;
   /// vdev's perturbed-numerics switches (--vdev-perturb); empty: none.
   std::vector<std::string> perturb;
   /// This process is a worker (--worker SPEC, Note [Workers]): it runs the

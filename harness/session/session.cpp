@@ -16,6 +16,7 @@
 #include "harness/base/text.h"
 #include "harness/device/device.h"
 #include "harness/vdev/async.h"
+#include "harness/vdev/cuda_arithmetic.h"
 #include "harness/device/device_kinds.h"
 #include "harness/vdev/perturb.h"
 #include "harness/model/artifacts.h"
@@ -119,6 +120,7 @@ RunInfo session_run_info(const RunConfig& c, const DeviceInventory& inventory) {
                               {"pinned_release", vdev::async::pinned_release_name(c.pinned_release)}};
   }
   if (!c.perturb.empty()) info.run["vdev_perturb"] = c.perturb;
+  if (!c.cuda_arithmetic) info.run["vdev_arithmetic"] = "cpu";
   info.run.update(c.run_fields);
   info.environment = describe_environment(inventory);
   return info;
@@ -176,19 +178,22 @@ std::unique_ptr<SplitWorker> split_worker(const RunConfig& c, const Plan& plan, 
 }
 
 // vdev's modes for one session (asynchronous, pinned release, perturbed
-// numerics), as they were before afterwards.
+// numerics, CUDA's arithmetic), as they were before afterwards.
 class AsyncMode {
  public:
   explicit AsyncMode(const RunConfig& c)
-      : was_(vdev::async::enabled()), release_(vdev::async::pinned_release()), perturb_(vdev::perturb::session()) {
+      : was_(vdev::async::enabled()), release_(vdev::async::pinned_release()), perturb_(vdev::perturb::session()),
+        cuda_(vdev::cuda_arithmetic::enabled()) {
     if (c.vdev_async) vdev::async::set_enabled(true);
     vdev::async::set_pinned_release(c.pinned_release);
     vdev::perturb::set_session(c.perturb);
+    vdev::cuda_arithmetic::set_enabled(c.cuda_arithmetic);
   }
   ~AsyncMode() {
     vdev::async::set_enabled(was_);
     vdev::async::set_pinned_release(release_);
     vdev::perturb::set_session(perturb_);
+    vdev::cuda_arithmetic::set_enabled(cuda_);
   }
   AsyncMode(const AsyncMode&) = delete;
   AsyncMode& operator=(const AsyncMode&) = delete;
@@ -197,6 +202,7 @@ class AsyncMode {
   bool was_;
   vdev::async::PinnedRelease release_;
   std::vector<std::string> perturb_;
+  bool cuda_;
 };
 
 // The session's reporters, built once its outputs are checked and its report

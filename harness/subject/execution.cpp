@@ -14,6 +14,7 @@
 #include "harness/trace/replayed_draws.h"
 #include "harness/trace/scope.h"
 #include "harness/vdev/async.h"
+#include "harness/vdev/cuda_arithmetic.h"
 #include "harness/vdev/perturb.h"
 
 #include <ATen/ATen.h>
@@ -143,9 +144,12 @@ class Run {
     // Note [Perturbed numerics]: on a simulated device with values, whose
     // kernels are devparity's.
     std::optional<vdev::perturb::Scope> perturbed;
-    if (const auto& kind = device_kind(device_.type()); kind.simulated && kind.runs_cpu_kernels) {
+    const auto& kind = device_kind(device_.type());
+    const bool own_kernels = kind.simulated && kind.runs_cpu_kernels;
+    if (own_kernels) {
       e_.perturbation = vdev::perturb::session();
       if (!e_.perturbation.empty()) perturbed.emplace(e_.perturbation);
+      vdev::cuda_arithmetic::take_moved();  // Note [CUDA's arithmetic on vdev]: this trial's alone
     }
     try {
       refuse_autocast_where_unavailable();
@@ -165,6 +169,7 @@ class Run {
       }
     }
     if (perturbed) e_.perturbed = perturbed->moved();
+    if (own_kernels) e_.cuda_moved = vdev::cuda_arithmetic::take_moved();
     e_.findings = found_.items();
     return std::move(e_);
   }

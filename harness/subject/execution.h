@@ -81,6 +81,11 @@ struct Execution {
   /// and how many op calls each gave other values than the CPU's kernel.
   std::vector<std::string> perturbation;
   std::map<std::string, int64_t> perturbed;
+  /// On vdev under CUDA's arithmetic (Note [CUDA's arithmetic on vdev]): how
+  /// many op calls each model gave other values than the CPU's kernel.
+  std::map<std::string, int64_t> cuda_moved;
+  /// Whether vdev ran other arithmetic than the CPU's kernels (a switch on, or a model moved values).
+  bool other_arithmetic() const { return !perturbation.empty() || !cuda_moved.empty(); }
   Unrounded unrounded;           ///< with ExecuteOptions::keep_unrounded, where known
   /// On the CPU in float16 or bfloat16 where LibTorch's CPU has no kernel for the dtype: what
   /// ran in float32 instead and why (Note [Half precision reference]); empty otherwise.

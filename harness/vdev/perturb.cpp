@@ -3,6 +3,7 @@
 #include "harness/vdev/perturb.h"
 
 #include "harness/rules/op_arguments.h"
+#include "harness/vdev/cuda_arithmetic.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -38,30 +39,6 @@ const Switch* on_for(const std::string& op) {
 void count_moved(const Switch& s) {
   const std::lock_guard<std::mutex> lock(g_mutex);
   ++g_moved[s.name];
-}
-
-// Bit for bit, NaN equal to NaN: a switch that only changes a NaN's payload moved nothing.
-bool same(const at::Tensor& a, const at::Tensor& b) {
-  if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
-  if (!at::isFloatingType(a.scalar_type())) return at::equal(a, b);
-  return ((a == b) | (at::isnan(a) & at::isnan(b))).all().item<bool>();
-}
-
-bool is_written(const c10::Argument& a) { return a.alias_info() != nullptr && a.alias_info()->isWrite(); }
-
-std::vector<at::Tensor> tensors_of(const torch::jit::Stack& stack) {
-  std::vector<at::Tensor> out;
-  for (const auto& v : stack) {
-    if (v.isTensor()) out.push_back(v.toTensor());
-  }
-  return out;
-}
-
-CpuKernel cpu_kernel_of(const c10::OperatorHandle& op) {
-  return [&op](std::vector<c10::IValue> args) {
-    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), &args);
-    return tensors_of(args);
-  };
 }
 
 }  // namespace
@@ -137,38 +114,15 @@ std::map<std::string, int64_t> Scope::moved() const {
 }
 
 void run_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  const auto& schema = op.schema();
-  const Switch* s = g_any.load() ? on_for(op_name(schema)) : nullptr;
-  if (s == nullptr || !s->kernel) {
-    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+  if (const Switch* s = g_any.load() ? on_for(op_name(op.schema())) : nullptr; s != nullptr && s->kernel) {
+    if (run_replacement(op, stack, s->kernel)) count_moved(*s);
     return;
   }
-  const auto n = schema.arguments().size();
-  const std::vector<c10::IValue> args(stack->end() - static_cast<std::ptrdiff_t>(n), stack->end());
-  // The CPU's results, for the count: written arguments on copies.
-  std::vector<size_t> written;
-  std::vector<c10::IValue> theirs = args;
-  for (size_t i = 0; i < n; ++i) {
-    if (!is_written(schema.arguments()[i]) || !args[i].isTensor()) continue;
-    written.push_back(i);
-    theirs[i] = c10::IValue(args[i].toTensor().clone());
+  if (const auto* model = cuda_arithmetic::model_for(op)) {
+    if (run_replacement(op, stack, model->kernel)) cuda_arithmetic::count_moved(*model);
+    return;
   }
-  const auto cpu = cpu_kernel_of(op)(theirs);
-  auto mine = s->kernel(schema, args, cpu_kernel_of(op));
-  bool moved = mine.size() != cpu.size();
-  for (size_t k = 0; k < mine.size() && !moved; ++k) moved = !same(mine[k], cpu[k]);
-  if (moved) count_moved(*s);
-  torch::jit::drop(*stack, n);
-  for (size_t k = 0; k < mine.size(); ++k) {
-    if (k < written.size()) {  // in place or out=: the results land in the written argument
-      auto target = args[written[k]].toTensor();
-      if (target.sizes() != mine[k].sizes()) target.resize_(mine[k].sizes());
-      target.copy_(mine[k]);
-      stack->emplace_back(target);
-    } else {
-      stack->emplace_back(mine[k]);
-    }
-  }
+  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
 }
 
 at::Tensor run_unboxed(const std::string& name, const std::vector<at::Tensor>& inputs,
@@ -176,7 +130,7 @@ at::Tensor run_unboxed(const std::string& name, const std::vector<at::Tensor>& i
   const Switch* s = g_any.load() ? on_for(name) : nullptr;
   if (s == nullptr || !s->inputs) return compute(inputs);
   auto mine = compute(s->inputs(name, inputs));
-  if (!same(mine, compute(inputs))) count_moved(*s);
+  if (!same_result(mine, compute(inputs))) count_moved(*s);
   return mine;
 }
 

@@ -16,10 +16,10 @@
 /// fails under them names them. Only functional, in-place and out= forms
 /// whose results are the op's returns are replaced; what a switch leaves
 /// alone it says in its doc. A switch is registered once (builtins.cpp);
-/// vdev's own are in perturb_switches.cpp.
+/// vdev's own are in perturb_switches.cpp. A switch on for an op outranks
+/// CUDA's model of it (Note [CUDA's arithmetic on vdev]).
 
-#include <ATen/core/Tensor.h>
-#include <ATen/core/dispatch/Dispatcher.h>
+#include "harness/vdev/kernel_replacement.h"
 
 #include <cstdint>
 #include <functional>
@@ -29,19 +29,13 @@
 
 namespace devparity::vdev::perturb {
 
-/// The CPU's kernel of the op being replaced, on other arguments: returns
-/// the op's results (for a switch that changes arguments, not arithmetic).
-using CpuKernel = std::function<std::vector<at::Tensor>(std::vector<c10::IValue> args)>;
+using vdev::CpuKernel;
 
 struct Switch {
   std::string name;               ///< "tf32": the token of --vdev-perturb
   std::string doc;                ///< what it does and why it is legal, for `devparity list` and the docs
   std::vector<std::string> ops;   ///< "aten::round", "aten::round.decimals", ...: schema names with overload
-  /// The op's results (its returns, functional even for an in-place or out=
-  /// form) from its arguments (the out= argument included, unread).
-  std::function<std::vector<at::Tensor>(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
-                                        const CpuKernel& cpu)>
-      kernel;
+  ReplacementKernel kernel;  ///< the op's results under the switch (vdev/kernel_replacement.h)
   /// For ops the backend runs itself (convolution): the inputs as this
   /// switch hands them to the computation; null: none.
   std::function<std::vector<at::Tensor>(const std::string& op, std::vector<at::Tensor> inputs)> inputs;
@@ -75,8 +69,9 @@ class Scope {
   std::map<std::string, int64_t> moved() const;
 };
 
-/// Runs `op` on the host on `stack` (CPU tensors): the CPU's kernel, or the
-/// kernel of the switch that is on for it.
+/// Runs `op` on the host on `stack` (CPU tensors): the kernel of the switch
+/// that is on for it, or else CUDA's model of it (vdev/cuda_arithmetic.h),
+/// or else the CPU's.
 void run_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
 /// An op the backend computes itself (`name`, e.g. convolution): `compute`

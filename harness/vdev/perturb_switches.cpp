@@ -3,6 +3,8 @@
 // CPU's kernel uses another.
 #include "harness/vdev/perturb.h"
 
+#include "harness/vdev/tf32.h"
+
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -42,27 +44,8 @@ std::vector<at::Tensor> round_half_away(const c10::FunctionSchema& schema, const
 
 // ---- tf32 -----------------------------------------------------------------
 
-// Rounds float32 to TF32's 10 mantissa bits, to nearest even, as tensor
-// cores read their inputs.
-at::Tensor to_tf32(const at::Tensor& x) {
-  if (x.scalar_type() != at::kFloat) return x;
-  const auto bits = x.contiguous().view(at::kInt);
-  const auto rounded = at::bitwise_and(bits + 0xFFF + at::bitwise_and(bits.__rshift__(13), 1), ~0x1FFF);
-  return rounded.view(at::kFloat).view(x.sizes());
-}
-
-std::vector<at::Tensor> tf32_matmul(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
-                                    const CpuKernel& cpu) {
-  // mm and bmm multiply their first two arguments; addmm, addbmm and
-  // baddbmm add `self` (not rounded: the accumulator is float32) to the product of the next two.
-  const size_t first = schema.name() == "aten::mm" || schema.name() == "aten::bmm" ? 0 : 1;
-  auto rounded = with(args, first, to_tf32(args[first].toTensor()));
-  rounded = with(rounded, first + 1, to_tf32(args[first + 1].toTensor()));
-  return cpu(rounded);
-}
-
 std::vector<at::Tensor> tf32_inputs(const std::string&, std::vector<at::Tensor> inputs) {
-  for (size_t i = 0; i < inputs.size() && i < 2; ++i) inputs[i] = to_tf32(inputs[i]);  // input and weight
+  for (size_t i = 0; i < inputs.size() && i < 2; ++i) inputs[i] = tf32::round(inputs[i]);  // input and weight
   return inputs;
 }
 
@@ -125,6 +108,12 @@ std::vector<at::Tensor> numpy_linspace(const c10::FunctionSchema& schema, const 
   return {values.to(r.scalar_type())};
 }
 
+std::vector<std::string> tf32_ops() {
+  auto ops = tf32::matmul_ops();
+  ops.push_back("aten::convolution_overrideable");
+  return ops;
+}
+
 }  // namespace
 
 std::vector<Switch> builtin_switches() {
@@ -141,10 +130,8 @@ std::vector<Switch> builtin_switches() {
                  "matrix products (mm, bmm, addmm, addbmm, baddbmm) and convolutions read float32 inputs rounded to "
                  "TF32 (10 mantissa bits, to nearest even), as tensor cores do when allow_tf32 is on (cuDNN's "
                  "default for convolutions); accumulation stays float32. Convolution backward is not rounded",
-                 {"aten::mm", "aten::bmm", "aten::addmm", "aten::addbmm", "aten::baddbmm", "aten::mm.out",
-                  "aten::bmm.out", "aten::addmm.out", "aten::addbmm.out", "aten::baddbmm.out",
-                  "aten::convolution_overrideable"},
-                 tf32_matmul,
+                 tf32_ops(),
+                 tf32::matmul,
                  tf32_inputs});
   all.push_back({"reduction_order",
                  "sum and mean add the same elements in the reverse order along every reduced dim, as a GPU's "

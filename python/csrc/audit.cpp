@@ -73,6 +73,7 @@ devparity::RunConfig audit_config(const nlohmann::json& o, const devparity::Devi
   }
   c.placement = devparity::parse_placement(o.value("placement", std::string("warn")), "audit(placement)");
   c.vdev_async = o.value("vdev_async", true);
+  c.cuda_arithmetic = o.value("vdev_arithmetic", std::string("cuda")) != "cpu";
   c.interleavings = o.value("interleavings", 1);
   if (o.contains("perturb") && !o.at("perturb").is_null()) {
     try {

@@ -3,6 +3,7 @@
 // CPython extension and no libtorch_python link: the same artifact works for
 // any Python that runs the torch it was built against. This file: the
 // simulated device; trace.cpp and audit.cpp add their fragments.
+#include "harness/builtins.h"
 #include "harness/device/device.h"
 #include "harness/vdev/autograd_threads.h"
 #include "harness/vdev/vdev.h"
@@ -15,7 +16,11 @@
 
 namespace {
 
-void install(int64_t count) { devparity::vdev::install(static_cast<int>(count)); }
+// The built-ins first: vdev's models of CUDA's arithmetic run on its rows from the first op.
+void install(int64_t count) {
+  devparity::register_builtins();
+  devparity::vdev::install(static_cast<int>(count));
+}
 
 int64_t device_count() { return devparity::vdev::device_count(); }
 

@@ -346,7 +346,7 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
           vdev_async: bool = True, interleavings: int = 1, seeds: Union[int, Sequence[int], None] = None,
           isolate: bool = False, timeout_s: Optional[float] = None, pinned_release: str = "pooled",
           perturb: Union[str, Sequence[str], None] = None, autocast: Union[bool, str, Any] = False,
-          require_all: bool = False) -> AuditResult:
+          require_all: bool = False, vdev_arithmetic: str = "cuda") -> AuditResult:
     """Audits `fn` (a callable image -> image, or an nn.Module, moved per device) as `devparity run`
     audits a transform: parity against the reference device with per-dtype tolerances, placement,
     the gradient for floating inputs; random draws replayed per device.
@@ -366,6 +366,9 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
     perturb: vdev computes with other legal arithmetic than the CPU ("all", or switch names:
     `devparity list` names them; docs/perturbed-numerics.md); a trial whose result then moves past
     its tolerance fails, naming the switches that move it.
+    vdev_arithmetic: "cuda" (the default): vdev computes as CUDA would where devparity models it (TF32
+    matmuls while the process allows them, register_cuda_model's models); "cpu": the CPU's kernels
+    alone (docs/cuda-arithmetic.md).
     autocast: True (float16), "float16", "bfloat16" or a torch dtype: each device's row runs under
     `torch.autocast(device.type, dtype)` and is compared with the reference made outside it, at the
     lower precision's tolerance (floating dtypes; float32 by default). A device type without autocast
@@ -390,6 +393,9 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
     if isinstance(dtypes, str):  # "float32" or "float32,uint8", as the CLI takes them
         dtypes = [d.strip() for d in dtypes.split(",") if d.strip()]
     perturb = _perturb_text(perturb)
+    if vdev_arithmetic not in ("cuda", "cpu"):
+        raise argument_error(f"audit(vdev_arithmetic): expected 'cuda' or 'cpu', got {vdev_arithmetic!r}",
+                             vdev_arithmetic, str)
     autocast = _autocast_name(autocast)
     _isolation.check_arguments(isolate, timeout_s)
     caller = _sources.caller_file(2)
@@ -397,7 +403,7 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
     def here(report_path, case_checks=checks, isolation=None):
         return _audit_here(fn, inputs, devices, dtypes, seed, report_path, junit, html, name, differentiable, random,
                            case_checks, tolerance, placement, quiet,
-                           (vdev_async, interleavings, pinned_release, perturb),
+                           (vdev_async, interleavings, pinned_release, perturb, vdev_arithmetic),
                            seeds, caller, isolation, autocast, require_all)
 
     if isolate or timeout_s is not None:
@@ -411,7 +417,8 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
                    "placement": placement, "require_all": bool(require_all)}
         arguments = dict(fn=fn, inputs=inputs, devices=devices, dtypes=dtypes, seed=seed, junit=junit, html=html,
                          name=name, differentiable=differentiable, random=random, checks=checks, tolerance=tolerance,
-                         placement=placement, quiet=quiet, streams=(vdev_async, interleavings, pinned_release, perturb),
+                         placement=placement, quiet=quiet,
+                         streams=(vdev_async, interleavings, pinned_release, perturb, vdev_arithmetic),
                          seeds=seeds, caller=caller, autocast=autocast, require_all=require_all)
         spawn = (_audit_spawned, arguments) if _isolation.pickles((_audit_spawned, arguments)) else None
         return AuditResult.from_report(_isolation.run_isolated(in_worker, options, timeout_s, spawn))
@@ -426,9 +433,9 @@ def _audit_spawned(arguments, report_path):
 def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, differentiable, random, checks,
                 tolerance, placement, quiet, streams, seeds, caller, isolation=None, autocast=None, require_all=False):
     """The audit in this process; returns its report. `streams`: (vdev_async, interleavings,
-    pinned_release, perturb); `isolation`: how its worker ran (run.isolation); `autocast`: the
+    pinned_release, perturb, vdev_arithmetic); `isolation`: how its worker ran (run.isolation); `autocast`: the
     case's "autocast" dtype name, or None."""
-    vdev_async, interleavings, pinned_release, perturb = streams
+    vdev_async, interleavings, pinned_release, perturb, vdev_arithmetic = streams
     device_list = _device_list(devices)
     if installed_count() == 0 and ("vdev" in device_list or device_list == "auto") and not _runs_cuda(device_list):
         install()  # Note [One accelerator per process]: never in a process that runs CUDA rows
@@ -455,7 +462,8 @@ def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, di
     options = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
                "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": list(_sources.skipped_folders()),
                "vdev_async": bool(vdev_async), "interleavings": interleavings, "pinned_release": pinned_release,
-               "perturb": perturb, "vdev_count": installed_count() or 2, "require_all": bool(require_all)}
+               "perturb": perturb, "vdev_arithmetic": vdev_arithmetic, "vdev_count": installed_count() or 2,
+               "require_all": bool(require_all)}
     if isolation:
         options["isolation"] = isolation
     with _sources.scaffolding_file(caller):

@@ -26,6 +26,9 @@ does nothing unless one of its options is given or DEVPARITY_VDEV=1 is set:
   --devparity-perturb=all|LIST         vdev computes with other legal arithmetic than the CPU (TF32,
                                        another summation order, ...): a test whose values depend on
                                        the CPU's fails, with the switches that moved them
+  --devparity-vdev-arithmetic=cpu      vdev runs the CPU's kernels alone; by default it computes as
+                                       CUDA would where devparity has a model (TF32 matmuls while the
+                                       test allows them), and a failing test names the models
   DEVPARITY_VDEV=1                     installs it and, without --devparity-devices, means cpu,vdev:1
 
 `vdev` without an index names the current device, as users write `cuda`. A test on vdev:K runs
@@ -128,6 +131,10 @@ def pytest_addoption(parser):
     group.addoption("--devparity-perturb", default=None, metavar="LIST",
                     help="tests on vdev:K run with other legal arithmetic than the CPU's: all, or a comma list of "
                          "switches (devparity list names them; docs/perturbed-numerics.md)")
+    group.addoption("--devparity-vdev-arithmetic", default="cuda", choices=("cuda", "cpu"),
+                    help="tests on vdev:K compute as CUDA would where devparity models CUDA's arithmetic (cuda, the "
+                         "default: TF32 matmuls while the test allows them, register_cuda_model's models) or with the "
+                         "CPU's kernels alone (cpu; docs/cuda-arithmetic.md)")
     group.addoption("--devparity-shard", default=None, metavar="I/N",
                     help="run the I-th of N parts of the tests (0 <= I < N, by a hash of each node id, the same on every "
                          "machine); `devparity merge` joins the N reports and refuses a missing one (docs/python.md)")
@@ -175,6 +182,10 @@ def pytest_load_initial_conftests(early_config, parser, args):
     try:
         if wants_vdev or options.devparity_vdev_count:
             devparity.install(count)
+            # Note [CUDA's arithmetic on vdev]: on by default, as the GPU computes.
+            from devparity._devices import ops
+
+            ops().set_cuda_arithmetic(options.devparity_vdev_arithmetic == "cuda")
         devices = [(name, devparity.device(name)) for name in names]
     except devparity.DevparityError as e:
         raise pytest.UsageError(f"devparity: {e}") from None
@@ -547,6 +558,29 @@ def _perturbed(item):
         moved.update(json.loads(ops().perturb_end()))
 
 
+@contextlib.contextmanager
+def _cuda_arithmetic(item):
+    # Note [CUDA's arithmetic on vdev]: what CUDA's models moved in this test, told on failure.
+    if not (_state(item.config).enabled and _simulated(_test_target(item))
+            and item.config.getoption("devparity_vdev_arithmetic") == "cuda"):
+        yield None
+        return
+    from devparity._devices import ops
+
+    ops().cuda_arithmetic_take()  # what ran before this test is not its own
+    moved = {}
+    try:
+        yield moved
+    finally:
+        moved.update(json.loads(ops().cuda_arithmetic_take()))
+
+
+def _tell_cuda_arithmetic(item, moved, failed):
+    if failed and moved and moved["moved"]:
+        item.add_report_section("call", "devparity CUDA arithmetic",
+                                f"  vdev computed as CUDA would, and moved values: {moved['words']}")
+
+
 def _tell_perturbation(item, moved, failed):
     if failed and moved:
         words = ", ".join(f"{name} in {calls} op call(s)" for name, calls in sorted(moved.items()))
@@ -555,7 +589,7 @@ def _tell_perturbation(item, moved, failed):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    with _perturbed(item) as moved, _asynchronous(item) as run:
+    with _cuda_arithmetic(item) as cuda_moved, _perturbed(item) as moved, _asynchronous(item) as run:
         if _state(item.config).enabled and item.config.getoption("devparity_trace"):
             outcome = yield from _traced_call(item)
         else:
@@ -563,6 +597,8 @@ def pytest_runtest_call(item):
                 outcome = yield
     if moved is not None:
         _tell_perturbation(item, moved, failed=outcome.excinfo is not None)
+    if cuda_moved is not None:
+        _tell_cuda_arithmetic(item, cuda_moved, failed=outcome.excinfo is not None)
     if run is not None and run.races:
         _report_races(item, run)
         _fail_on_races(item, run, failed=outcome.excinfo is not None)

@@ -23,6 +23,20 @@ inline TransformInfo twin_info(const std::string& name, bool faulty, const std::
   return info;
 }
 
+/// Four cases of `subject`, one per seed 0..3, on a float32 noise image of
+/// 2x3x29x37: what the numeric twins (perturbed numerics, CUDA's arithmetic) run on.
+inline nlohmann::json seeded_noise_cases(const std::string& subject) {
+  auto cases = nlohmann::json::array();
+  for (int seed = 0; seed < 4; ++seed) {
+    cases.push_back({{"name", "seed" + std::to_string(seed)},
+                     {"subject", subject},
+                     {"seed", seed},
+                     {"inputs", {{{"pattern", "noise"}, {"shape", {2, 3, 29, 37}}}}},
+                     {"dtypes", {"float32"}}});
+  }
+  return cases;
+}
+
 /// sample() for twins without parameters: accepts only {}.
 inline nlohmann::json no_params(const nlohmann::json& given) {
   ObjectReader(given).finish();

@@ -5,6 +5,7 @@
 
 #include "harness/vdev/perturb.h"
 #include "harness/vdev/vdev.h"
+#include "tests/faults/fault_util.h"
 #include "tests/support/run_suite.h"
 
 #include <gtest/gtest.h>
@@ -23,18 +24,10 @@ class PerturbFaultsTest : public ::testing::Test {
   }
 
   static EventRecorder run(const std::string& subject, std::vector<std::string> perturb, bool async = true) {
-    json cases = json::array();
-    for (int seed = 0; seed < 4; ++seed) {
-      cases.push_back({{"name", "seed" + std::to_string(seed)},
-                       {"subject", subject},
-                       {"seed", seed},
-                       {"inputs", {{{"pattern", "noise"}, {"shape", {2, 3, 29, 37}}}}},
-                       {"dtypes", {"float32"}}});
-    }
     RunConfig config;
     config.perturb = std::move(perturb);
     config.vdev_async = async;
-    return testing::run_suite({{"cases", cases}}, "cpu,vdev:1", 0, "", nullptr, config);
+    return testing::run_suite({{"cases", faults::seeded_noise_cases(subject)}}, "cpu,vdev:1", 0, "", nullptr, config);
   }
 
   // Each twin: silent without its switch, caught with it (alone, alone on the

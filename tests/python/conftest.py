@@ -2,7 +2,9 @@
 
 import contextlib
 import os
+import re
 import sys
+import types
 
 import pytest
 
@@ -13,6 +15,17 @@ pytest_plugins = ["pytester"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "faults", "python"))
+
+
+def run_pytest(pytester, *args):
+    """Runs pytest with `args` in pytester's folder, in a subprocess (the plugin installs a device
+    backend, a process-wide act); returns the run (returncode, stdout, stderr as text, `result`
+    pytester's RunResult) and each test's outcome by node id."""
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA", "-q", *args, timeout=600)
+    stdout, stderr = result.stdout.str(), result.stderr.str()
+    outcomes = dict((test, status) for status, test in
+                    re.findall(r"^(PASSED|FAILED|SKIPPED|ERROR) (test_\S+)", stdout, re.M))
+    return types.SimpleNamespace(returncode=int(result.ret), stdout=stdout, stderr=stderr, result=result), outcomes
 
 
 @pytest.fixture(scope="session")

@@ -311,6 +311,40 @@ def test_perturbed_numerics_catch_a_tie_rule_and_name_the_switch(vdev):
         devparity.audit(fixed, [(1, 3, 8, 8)], devices="cpu,vdev:1", perturb="fast")
 
 
+def test_cuda_arithmetic_fails_a_float32_matmul_while_tf32_is_allowed(vdev):
+    # Note [CUDA's arithmetic on vdev]: the process allows TF32 matmuls, so a GPU's product reads TF32
+    # inputs; the colour matrix judged at float32's tolerance fails on vdev, naming the model and the
+    # setting; the product in float64 (the clean twin) passes; the CPU row keeps its arithmetic.
+    import torch
+
+    matrix = torch.tensor([[0.299, 0.587, 0.114], [-0.168736, -0.331264, 0.5], [0.5, -0.418688, -0.081312]])
+
+    def faulty(img):
+        return torch.matmul(img.movedim(1, -1), matrix.to(img.device).t()).movedim(-1, 1)
+
+    def fixed(img):
+        return torch.matmul(img.movedim(1, -1).double(), matrix.to(img.device).t().double()).movedim(-1, 1).float()
+
+    was = torch.backends.cuda.matmul.allow_tf32
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = True
+        caught = devparity.audit(faulty, [(1, 3, 16, 16)], devices="cpu,vdev:1", seed=2, differentiable=False)
+        assert not caught.passed
+        rows = {r["device"]: r for r in caught.results}
+        assert rows["cpu"]["status"] == "pass" and "cuda_arithmetic" not in rows["cpu"], rows["cpu"]
+        assert rows["vdev:1"]["status"] == "fail" and rows["vdev:1"]["cuda_arithmetic"]["tf32_matmul"] >= 1
+        assert "(torch.backends.cuda.matmul.allow_tf32 is on)" in rows["vdev:1"]["message"], rows["vdev:1"]
+        assert devparity.audit(fixed, [(1, 3, 16, 16)], devices="cpu,vdev:1", seed=2, differentiable=False).passed
+        off = devparity.audit(faulty, [(1, 3, 16, 16)], devices="cpu,vdev:1", seed=2, differentiable=False,
+                              vdev_arithmetic="cpu")
+        assert off.passed and off.report["run"]["vdev_arithmetic"] == "cpu", off.failures
+        with pytest.raises(devparity.DevparityValueError, match="vdev_arithmetic"):
+            devparity.audit(fixed, [(1, 3, 8, 8)], devices="cpu,vdev:1", vdev_arithmetic="gpu")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = was
+    assert devparity.audit(faulty, [(1, 3, 16, 16)], devices="cpu,vdev:1", seed=2, differentiable=False).passed
+
+
 def _forks_and_returns(x):
     """x * 2; off the CPU it forks first, and its copy returns too (issue 56: the copy ran the rest of the
     audit and its report replaced the worker's)."""

@@ -8,9 +8,9 @@ import re
 import shutil
 import subprocess
 import sys
-import types
 
 import pytest
+from conftest import run_pytest
 
 SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample_project")
 
@@ -35,11 +35,7 @@ def pytest_run(pytester, monkeypatch):
     def run(*args, env=None):
         for key, value in (env or {}).items():
             monkeypatch.setenv(key, value)
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA", "-q", *args, timeout=600)
-        stdout, stderr = result.stdout.str(), result.stderr.str()
-        outcomes = dict((test, status) for status, test in
-                        re.findall(r"^(PASSED|FAILED|SKIPPED|ERROR) (test_\S+)", stdout, re.M))
-        return types.SimpleNamespace(returncode=int(result.ret), stdout=stdout, stderr=stderr, result=result), outcomes
+        return run_pytest(pytester, *args)
 
     return run
 

@@ -1,5 +1,6 @@
 #include "harness/base/dtype.h"
 #include "harness/checks/registry.h"
+#include "harness/vdev/cuda_arithmetic.h"
 #include "harness/vdev/perturb.h"
 #include "harness/trace/finding_kinds.h"
 #include "harness/device/device.h"
@@ -134,12 +135,17 @@ nlohmann::json listing(const DeviceInventory& inventory, const std::vector<Suite
   for (const auto& s : vdev::perturb::switches()) {
     perturbations.push_back({{"name", s.name}, {"description", s.doc}, {"ops", s.ops}});
   }
+  nlohmann::json cuda_models = nlohmann::json::array();
+  for (const auto& m : vdev::cuda_arithmetic::models()) {
+    cuda_models.push_back({{"name", m.name}, {"description", m.doc}, {"ops", m.ops}, {"setting", m.setting}});
+  }
   return {{"transforms", transforms_json()},
           {"subject_kinds", kinds},
           {"checks", checks},
           {"finding_kinds", findings},
           {"reporters", reporters},
           {"perturbations", perturbations},
+          {"cuda_models", cuda_models},
           {"devices", devices_json(inventory)},
           {"input_patterns", input_patterns()},
           {"suites", suites_json(suites)}};
@@ -219,6 +225,7 @@ int cmd_list(const Options& options) {
   }
   print_named("reporters:", all["reporters"]);
   print_named("vdev's perturbed numerics (run --vdev-perturb all|LIST):", all["perturbations"]);
+  print_named("vdev's models of CUDA's arithmetic (on unless run --vdev-arithmetic cpu):", all["cuda_models"]);
   print_devices_and_suites(all);
   return 0;
 }

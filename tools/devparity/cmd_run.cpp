@@ -94,6 +94,13 @@ void add_vdev_options(CLI::App& run_app, Options& o) {
       ->check(CLI::IsMember({"pooled", "eager"}))
       ->envname("DEVPARITY_VDEV_PINNED_RELEASE")
       ->capture_default_str();
+  run->add_option("--vdev-arithmetic", o.run.vdev_arithmetic,
+                  "vdev computes as CUDA would where devparity has a model of CUDA's arithmetic (cuda, the "
+                  "default: TF32 matmuls while the process allows them, registered models of custom ops), or "
+                  "with the CPU's kernels alone (cpu; docs/cuda-arithmetic.md)")
+      ->check(CLI::IsMember({"cuda", "cpu"}))
+      ->envname("DEVPARITY_VDEV_ARITHMETIC")
+      ->capture_default_str();
   run->add_option("--vdev-perturb", o.run.perturb,
                   "vdev computes with other legal arithmetic than the CPU: all, or a comma list of switches "
                   "(devparity list names them); a trial that fails under them names the switches that move it "
@@ -288,6 +295,7 @@ RunConfig run_config(const Options& options, const DeviceInventory& inventory) {
   c.isolation.memory_limit_mb = static_cast<double>(o.memory_limit_mb);
   c.timeout_s = o.timeout_s;
   c.vdev_async = o.vdev_async;
+  c.cuda_arithmetic = o.vdev_arithmetic != "cpu";
   c.interleavings = o.interleavings;
   c.pinned_release = vdev::async::parse_pinned_release(o.pinned_release, "--vdev-pinned-release");
   try {

@@ -43,6 +43,7 @@ struct RunOptions {
   int interleavings = 1;                             ///< with vdev_async: interleavings per trial
   std::string pinned_release = "pooled";             ///< with vdev_async: pooled or eager
   std::string perturb;                               ///< vdev's perturbed numerics: "all" or a list
+  std::string vdev_arithmetic = "cuda";              ///< vdev computes CUDA's arithmetic (cuda) or the CPU's (cpu)
 };
 
 /// `devparity list`.

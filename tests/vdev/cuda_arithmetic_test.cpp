@@ -1,0 +1,146 @@
+// CUDA's arithmetic on vdev (Note [CUDA's arithmetic on vdev]): the TF32
+// model follows LibTorch's setting call by call, leaves the CPU and gemv
+// alone, names itself, turns off with the run's switch; a library's model
+// of its own op runs on vdev rows and nowhere else.
+
+#include "harness/vdev/cuda_arithmetic.h"
+
+#include "harness/base/registration.h"
+#include "harness/builtins.h"
+#include "harness/vdev/tf32.h"
+#include "harness/vdev/vdev.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <gtest/gtest.h>
+#include <torch/library.h>
+
+#include <algorithm>
+
+namespace devparity {
+namespace {
+
+namespace ca = vdev::cuda_arithmetic;
+
+// A custom op whose CPU kernel rounds to nearest, as a library's C++ op;
+// its CUDA kernel (the model below) truncates, as a float-to-int cast does.
+at::Tensor quantize_cpu(const at::Tensor& x) { return at::round(x * 255.0); }
+
+TORCH_LIBRARY(devparity_test_cuda_model, m) { m.def("quantize(Tensor x) -> Tensor"); }
+TORCH_LIBRARY_IMPL(devparity_test_cuda_model, CPU, m) { m.impl("quantize", quantize_cpu); }
+
+}  // namespace
+
+// A library's model of its op, registered as user code registers it.
+DEVPARITY_REGISTER_CUDA_MODEL(ca::Model{
+    "test_quantize_truncates",
+    "the test op's CUDA kernel: a float-to-int cast truncates",
+    {"devparity_test_cuda_model::quantize"},
+    "",
+    nullptr,
+    [](const c10::FunctionSchema&, const std::vector<c10::IValue>& args, const vdev::CpuKernel&) {
+      return std::vector<at::Tensor>{at::trunc(args[0].toTensor() * 255.0)};
+    }});
+
+namespace {
+
+// The TF32 setting as it was, after the test.
+class Tf32Setting {
+ public:
+  explicit Tf32Setting(bool on) : was_(at::globalContext().allowTF32CuBLAS()) {
+    at::globalContext().setAllowTF32CuBLAS(on);
+  }
+  ~Tf32Setting() { at::globalContext().setAllowTF32CuBLAS(was_); }
+
+ private:
+  bool was_;
+};
+
+class CudaArithmeticTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    register_builtins();
+    if (!vdev::compiled()) GTEST_SKIP() << "this build has no virtual device (DEVPARITY_WITH_VDEV)";
+    ca::set_enabled(true);
+    ca::take_moved();
+  }
+  void TearDown() override { ca::set_enabled(true); }
+  const c10::Device v1_ = vdev::device(1);
+  const at::Tensor a_ = at::rand({3, 17, 19}, at::TensorOptions().dtype(at::kFloat)) * 100.0;
+  const at::Tensor b_ = at::rand({3, 19, 23}, at::TensorOptions().dtype(at::kFloat)) * 100.0;
+};
+
+TEST_F(CudaArithmeticTest, MatmulsKeepTheCpusArithmeticUnlessTf32IsAllowed) {
+  const Tf32Setting off(false);
+  EXPECT_TRUE(at::equal(at::bmm(a_.to(v1_), b_.to(v1_)).cpu(), at::bmm(a_, b_)));
+  EXPECT_TRUE(ca::take_moved().empty());
+}
+
+TEST_F(CudaArithmeticTest, AllowedTf32RoundsTheProductsInputsOnVdevOnly) {
+  const Tf32Setting on(true);
+  const auto mine = at::bmm(a_.to(v1_), b_.to(v1_)).cpu();
+  EXPECT_TRUE(at::equal(mine, at::bmm(vdev::tf32::round(a_), vdev::tf32::round(b_))));
+  EXPECT_FALSE(at::equal(mine, at::bmm(a_, b_)));
+  EXPECT_TRUE(at::equal(at::bmm(a_, b_), at::bmm(a_, b_)));  // the CPU row keeps its arithmetic
+  const auto m = a_[0], n = b_[0];
+  const auto bias = at::rand({23});
+  EXPECT_TRUE(at::equal(at::addmm(bias.to(v1_), m.to(v1_), n.to(v1_)).cpu(),
+                        at::addmm(bias, vdev::tf32::round(m), vdev::tf32::round(n))));  // the addend is not rounded
+  // matmul's matrix-vector case is gemv, which has no tensor-core path.
+  const auto v = at::rand({19});
+  ca::take_moved();
+  EXPECT_TRUE(at::equal(at::matmul(m.to(v1_), v.to(v1_)).cpu(), at::matmul(m, v)));
+  EXPECT_TRUE(ca::take_moved().empty());
+  at::mm(m.to(v1_), n.to(v1_)).cpu();
+  const auto moved = ca::take_moved();
+  ASSERT_EQ(moved.count("tf32_matmul"), 1u);
+  EXPECT_EQ(ca::moved_words(moved), "tf32_matmul in 1 op call (torch.backends.cuda.matmul.allow_tf32 is on)");
+}
+
+TEST_F(CudaArithmeticTest, Float64AndTheCpuArithmeticSwitchAreLeftAlone) {
+  const Tf32Setting on(true);
+  const auto a = a_.to(at::kDouble), b = b_.to(at::kDouble);
+  EXPECT_TRUE(at::equal(at::bmm(a.to(v1_), b.to(v1_)).cpu(), at::bmm(a, b)));
+  ca::set_enabled(false);
+  EXPECT_TRUE(at::equal(at::bmm(a_.to(v1_), b_.to(v1_)).cpu(), at::bmm(a_, b_)));
+  EXPECT_TRUE(ca::take_moved().empty());
+}
+
+TEST_F(CudaArithmeticTest, ALibrarysModelOfItsOpRunsOnVdevInPlaceOfTheCpuKernel) {
+  const auto x = at::full({4}, 0.7, at::TensorOptions().dtype(at::kFloat));  // 178.5: round 178 (even), trunc 178
+  const auto y = at::linspace(0, 1, 11);
+  const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("devparity_test_cuda_model::quantize", "")
+                      .typed<at::Tensor(const at::Tensor&)>();
+  EXPECT_TRUE(at::equal(op.call(y), at::round(y * 255.0)));
+  EXPECT_TRUE(at::equal(op.call(y.to(v1_)).cpu(), at::trunc(y * 255.0)));
+  const auto moved = ca::take_moved();
+  ASSERT_EQ(moved.count("test_quantize_truncates"), 1u) << ca::moved_words(moved);
+  op.call(x.to(v1_)).cpu();  // the same values: nothing moved
+  EXPECT_EQ(ca::take_moved().count("test_quantize_truncates"), 0u);
+  ca::set_enabled(false);
+  EXPECT_TRUE(at::equal(op.call(y.to(v1_)).cpu(), at::round(y * 255.0)));
+}
+
+TEST_F(CudaArithmeticTest, AnOpHasOneModelUnlessReplaced) {
+  const auto all = ca::models();
+  auto model = *std::find_if(all.begin(), all.end(), [](const ca::Model& m) { return m.name == "tf32_matmul"; });
+  model.name = "another";
+  EXPECT_THROW(ca::add(model), std::logic_error);
+  take_registration_errors();
+  EXPECT_FALSE(ca::register_model(model));  // user code's registration records the clash instead
+  const auto recorded = take_registration_errors();
+  ASSERT_EQ(recorded.size(), 1u);
+  EXPECT_NE(recorded[0].find("already has the model 'tf32_matmul'"), std::string::npos) << recorded[0];
+  model.kernel = nullptr;
+  EXPECT_THROW(ca::add(model, /*replace=*/true), std::invalid_argument);
+  const auto names = [] {
+    std::vector<std::string> out;
+    for (const auto& m : ca::models()) out.push_back(m.name);
+    return out;
+  }();
+  EXPECT_NE(std::find(names.begin(), names.end(), "tf32_matmul"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "test_quantize_truncates"), names.end());
+}
+
+}  // namespace
+}  // namespace devparity
