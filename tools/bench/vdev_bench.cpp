@@ -6,6 +6,7 @@
 // minutes). Run with 1,000 and 10,000 live blocks: flat is right.
 
 #include "harness/vdev/async.h"
+#include "harness/vdev/cuda_arithmetic.h"
 #include "harness/vdev/vdev.h"
 
 #include <ATen/ATen.h>
@@ -56,6 +57,13 @@ void BM_vdev_three_small_ops_sync(benchmark::State& state) {
   run_three_small_ops(state, c10::Device(c10::DeviceType::PrivateUse1, 1));
 }
 
+// The same with CUDA's arithmetic off (--vdev-arithmetic cpu): what looking up a model for each op costs.
+void BM_vdev_three_small_ops_sync_cpu_arithmetic(benchmark::State& state) {
+  vdev::cuda_arithmetic::set_enabled(false);
+  run_three_small_ops(state, c10::Device(c10::DeviceType::PrivateUse1, 1));
+  vdev::cuda_arithmetic::set_enabled(true);
+}
+
 void BM_vdev_three_small_ops_async_at_call(benchmark::State& state) {
   vdev::async::set_enabled(true);
   {
@@ -68,6 +76,7 @@ void BM_vdev_three_small_ops_async_at_call(benchmark::State& state) {
 
 BENCHMARK(BM_vdev_three_small_ops_cpu)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_vdev_three_small_ops_sync)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_vdev_three_small_ops_sync_cpu_arithmetic)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_vdev_three_small_ops_async_at_call)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
