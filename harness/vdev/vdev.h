@@ -11,7 +11,8 @@
 /// the next, so stream and event ordering bugs (an event recorded before the
 /// work, a copy read before it finished) are not modelled; its asynchronous
 /// mode (vdev/async.h) models them. Values equal the CPU's exactly (same
-/// kernels), so its parity is exact against the CPU.
+/// kernels), so its parity is exact against the CPU, except where a model of
+/// CUDA's arithmetic moved them (Note [CUDA's arithmetic on vdev]).
 
 #include <c10/core/Device.h>
 
