@@ -42,6 +42,13 @@ void register_builtin_transforms(TransformRegistry& transforms) {
   register_random_color(transforms);
 }
 
+void register_builtin_cuda_models() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (auto& m : vdev::cuda_arithmetic::builtin_models()) vdev::cuda_arithmetic::add(std::move(m));
+  });
+}
+
 void register_builtins() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -60,8 +67,7 @@ void register_builtins() {
     // reference kernels give.
     for (auto& s : vdev::perturb::builtin_switches()) vdev::perturb::add(std::move(s));
     vdev::perturb::add(resample::cuda_resample_switch());
-    // Note [CUDA's arithmetic on vdev]: vdev's own models.
-    for (auto& m : vdev::cuda_arithmetic::builtin_models()) vdev::cuda_arithmetic::add(std::move(m));
+    register_builtin_cuda_models();
 
     auto& reporters = ReporterRegistry::global();
     register_console_reporter(reporters);

@@ -16,7 +16,7 @@ namespace {
 namespace ca = devparity::vdev::cuda_arithmetic;
 
 void set_cuda_arithmetic(bool on) {
-  devparity::register_builtins();  // vdev's own models are built-ins
+  devparity::register_builtin_cuda_models();
   ca::set_enabled(on);
 }
 
@@ -32,7 +32,7 @@ std::string cuda_arithmetic_take() {
 // `model` (an op of the same schema whose CPU kernel is the Python model,
 // defined by devparity.register_cuda_model).
 void register_cuda_model(std::string op, std::string model, std::string name, std::string doc, bool replace) {
-  devparity::register_builtins();
+  devparity::register_builtin_cuda_models();  // an op of vdev's own keeps its model unless replaced
   const auto dot = model.find('.');
   const auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(
       model.substr(0, dot).c_str(), dot == std::string::npos ? "" : model.substr(dot + 1).c_str());

@@ -16,9 +16,9 @@
 
 namespace {
 
-// The built-ins first: vdev's models of CUDA's arithmetic run on its rows from the first op.
+// vdev's models of CUDA's arithmetic first: they run on its rows from the first op.
 void install(int64_t count) {
-  devparity::register_builtins();
+  devparity::register_builtin_cuda_models();
   devparity::vdev::install(static_cast<int>(count));
 }
 

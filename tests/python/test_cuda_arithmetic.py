@@ -3,7 +3,10 @@ twins of tests/faults/python/cuda_arithmetic_twins.py, as a library's suite meet
 allows TF32 matmuls fails on vdev:1 where a GPU would and nowhere else; a library's model of its
 own op's CUDA kernel (devparity.register_cuda_model) runs on vdev rows only."""
 
+import json
 import os
+import subprocess
+import sys
 
 import pytest
 from conftest import HERE, run_pytest
@@ -121,3 +124,26 @@ def test_register_cuda_model_refuses_what_it_cannot_model(vdev):
     devparity.register_cuda_model("refusals::twice", lambda x: x * 2 + 1, replace=True)
     assert torch.equal(torch.ops.refusals.twice(torch.ones(3, device=vdev)).cpu(), torch.full((3,), 3.0))
     assert torch.equal(torch.ops.refusals.twice(torch.ones(3)), torch.full((3,), 2.0))
+
+
+INSTALL_ONLY = """
+import json, torch, devparity
+optimize = torch._C._get_graph_executor_optimize()
+devparity.install(2)
+vdev = devparity.device("vdev:1")
+torch.backends.cuda.matmul.allow_tf32 = True
+a = torch.rand(8, 8) * 100
+moved = not torch.equal((a.to(vdev) @ a.to(vdev)).cpu(), a @ a)
+print(json.dumps([optimize, torch._C._get_graph_executor_optimize(), moved]))
+"""
+
+
+def test_install_alone_brings_the_models_and_leaves_torchscript_alone():
+    # A process that only installs vdev (the plugin without its trace) computes CUDA's arithmetic from
+    # its first op, and keeps its own TorchScript settings: devparity's audit turns the graph
+    # executor's optimisation off for its subjects, a library's tests must not inherit that.
+    done = subprocess.run([sys.executable, "-c", INSTALL_ONLY], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    before, after, moved = json.loads(done.stdout.strip().splitlines()[-1])
+    assert after == before, "install() changed the graph executor's optimisation"
+    assert moved, "a float32 matmul on vdev did not read TF32 inputs while TF32 was allowed"
