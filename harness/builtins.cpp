@@ -8,7 +8,6 @@
 #include "harness/subject/torchscript_subject.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/transforms/builtin_transforms.h"
-#include "harness/transforms/kernels/cuda_resample_switch.h"
 #include "harness/vdev/cuda_arithmetic.h"
 #include "harness/vdev/perturb.h"
 
@@ -63,10 +62,8 @@ void register_builtins() {
     register_jpeg_check(CheckRegistry::global());
     register_stress_check(CheckRegistry::global());
 
-    // Note [Perturbed numerics]: vdev's own switches, then the one the
-    // reference kernels give.
+    // Note [Perturbed numerics]: vdev's switches.
     for (auto& s : vdev::perturb::builtin_switches()) vdev::perturb::add(std::move(s));
-    vdev::perturb::add(resample::cuda_resample_switch());
     register_builtin_cuda_models();
 
     auto& reporters = ReporterRegistry::global();

@@ -237,6 +237,19 @@ def twin_modules(m):
     }
 
 
+# Tolerances a case states, by case name: what a correct device may differ by, and why.
+PARITY = {
+    "resize": {"uint8": {
+        "mismatch_fraction": 0.05,
+        "outlier_atol": 1,
+        "reason": "torchvision 0.14 resizes uint8 through float32 and rounds, on every device; CUDA's float32 "
+                  "kernel fuses multiply-adds where the CPU's rounds each product (Note [CUDA's float resize]), so "
+                  "a value within float32's rounding of .5 rounds the other way: +-1 at scattered pixels (2.5% of "
+                  "this input under vdev's model of CUDA), never more",
+    }},
+}
+
+
 def write_suite(path, name, description, entries, folder):
     cases = []
     for case, (what, _, dtypes) in entries.items():
@@ -246,6 +259,8 @@ def write_suite(path, name, description, entries, folder):
             "subject": {"torchscript": f"{folder}/{case}.pt", "dtypes": dtypes},
             "inputs": [{"pattern": "noise", "shape": [2, 3, 32, 40]}],
         })
+        if case in PARITY:
+            cases[-1]["checks"] = {"parity": PARITY[case]}
     suite = {
         "$schema": "../../cases/schema/case.schema.json",
         "suite": name,

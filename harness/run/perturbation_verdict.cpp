@@ -23,7 +23,9 @@ bool values_failed(const TrialResult& row) {
 // The session's switches as `only` until destroyed.
 class OnlySwitch {
  public:
-  explicit OnlySwitch(const std::string& only) : was_(vdev::perturb::session()) { vdev::perturb::set_session({only}); }
+  explicit OnlySwitch(std::vector<std::string> only) : was_(vdev::perturb::session()) {
+    vdev::perturb::set_session(std::move(only));
+  }
   ~OnlySwitch() { vdev::perturb::set_session(was_); }
   OnlySwitch(const OnlySwitch&) = delete;
   OnlySwitch& operator=(const OnlySwitch&) = delete;
@@ -32,9 +34,10 @@ class OnlySwitch {
   std::vector<std::string> was_;
 };
 
-bool fails_alone(const std::string& name, GroupRun& group, const Trial& trial, bool on_reference_device,
-                 const CheckDispatch& dispatch) {
-  const OnlySwitch only(name);
+// Whether the trial's values fail with `switches` alone on (none: vdev's own arithmetic).
+bool fails_with(std::vector<std::string> switches, GroupRun& group, const Trial& trial, bool on_reference_device,
+                const CheckDispatch& dispatch) {
+  const OnlySwitch only(std::move(switches));
   Execution scratch;
   const auto& again = group.run(trial, scratch);
   auto row = group.result_for(trial);
@@ -72,13 +75,19 @@ void judge_perturbation(GroupRun& group, const Trial& trial, const Execution& mi
   }
   row.perturbed = {{"switches", mine.perturbation}, {"moved", moved}};
   if (moved.empty() || !values_failed(row)) return;
+  // Under CUDA's arithmetic (Note [CUDA's arithmetic on vdev]) the trial may
+  // fail with no switch at all: then no switch is to blame.
+  const bool fails_anyway =
+      vdev::cuda_arithmetic::enabled() && fails_with({}, group, trial, on_reference_device, dispatch);
   std::vector<std::string> blamed;
   for (const auto& [name, calls] : moved.items()) {
-    if (moved.size() == 1 || fails_alone(name, group, trial, on_reference_device, dispatch)) blamed.push_back(name);
+    if (fails_anyway) break;
+    if (moved.size() == 1 || fails_with({name}, group, trial, on_reference_device, dispatch)) blamed.push_back(name);
   }
   row.perturbed["blamed"] = blamed;
-  const auto why = blamed.empty() ? std::string("no switch alone fails it, their combination does")
-                                  : fmt::format("it fails under {} alone", fmt::join(blamed, ", "));
+  const auto why = fails_anyway    ? std::string("it fails without any switch, under CUDA's arithmetic on vdev")
+                   : blamed.empty() ? std::string("no switch alone fails it, their combination does")
+                                    : fmt::format("it fails under {} alone", fmt::join(blamed, ", "));
   for (auto& c : row.checks) {
     if (!value_check_failed(c)) continue;
     c.message += fmt::format(" [vdev's perturbed numerics moved values: {}; {}]", moved_words(moved), why);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <mutex>
@@ -17,7 +18,7 @@ namespace {
 
 std::mutex g_mutex;
 std::deque<Model> g_models;                     // stable addresses: a replaced model stays for calls in flight
-std::map<std::string, const Model*> g_by_op;    // the model of each op now
+std::map<std::string, std::vector<const Model*>> g_by_op;  // the models of each op now, first first
 std::atomic<uint64_t> g_generation{1};          // changes with g_by_op: per-thread lookups start again
 std::atomic<bool> g_enabled{true};
 std::map<std::string, int64_t> g_moved;
@@ -25,10 +26,10 @@ std::map<std::string, int64_t> g_moved;
 // Each thread's answers by schema (a schema's address is its op's for the process).
 struct Lookups {
   uint64_t generation = 0;
-  std::unordered_map<const c10::FunctionSchema*, const Model*> by_schema;
+  std::unordered_map<const c10::FunctionSchema*, std::vector<const Model*>> by_schema;
 };
 
-const Model* registered_for(const c10::FunctionSchema& schema) {
+const std::vector<const Model*>& registered_for(const c10::FunctionSchema& schema) {
   thread_local Lookups lookups;
   const auto generation = g_generation.load(std::memory_order_acquire);
   if (lookups.generation != generation) {
@@ -36,14 +37,15 @@ const Model* registered_for(const c10::FunctionSchema& schema) {
     lookups.generation = generation;
   }
   if (const auto it = lookups.by_schema.find(&schema); it != lookups.by_schema.end()) return it->second;
-  const Model* model = nullptr;
+  std::vector<const Model*> found;
   {
     const std::lock_guard<std::mutex> lock(g_mutex);
-    if (const auto it = g_by_op.find(op_name(schema)); it != g_by_op.end()) model = it->second;
+    if (const auto it = g_by_op.find(op_name(schema)); it != g_by_op.end()) found = it->second;
   }
-  lookups.by_schema.emplace(&schema, model);
-  return model;
+  return lookups.by_schema.emplace(&schema, std::move(found)).first->second;
 }
+
+bool computes_every_call(const Model& m) { return !m.when && !m.covers; }
 
 }  // namespace
 
@@ -54,14 +56,22 @@ void add(Model model, bool replace) {
   const std::lock_guard<std::mutex> lock(g_mutex);
   if (!replace) {
     for (const auto& op : model.ops) {
-      if (const auto it = g_by_op.find(op); it != g_by_op.end()) {
-        throw std::logic_error(fmt::format("CUDA model '{}': {} already has the model '{}'", model.name, op,
-                                           it->second->name));
+      const auto it = g_by_op.find(op);
+      if (it == g_by_op.end()) continue;
+      for (const auto* earlier : it->second) {
+        if (computes_every_call(*earlier)) {
+          throw std::logic_error(
+              fmt::format("CUDA model '{}': {} already has the model '{}'", model.name, op, earlier->name));
+        }
       }
     }
   }
   const Model& kept = g_models.emplace_back(std::move(model));
-  for (const auto& op : kept.ops) g_by_op[op] = &kept;
+  for (const auto& op : kept.ops) {
+    auto& list = g_by_op[op];
+    if (replace) list.clear();
+    list.push_back(&kept);
+  }
   g_generation.fetch_add(1, std::memory_order_release);
 }
 
@@ -74,7 +84,10 @@ std::vector<Model> models() {
   std::vector<Model> out;
   for (const auto& m : g_models) {
     bool current = false;
-    for (const auto& op : m.ops) current = current || g_by_op.at(op) == &m;
+    for (const auto& op : m.ops) {
+      const auto& list = g_by_op.at(op);
+      current = current || std::find(list.begin(), list.end(), &m) != list.end();
+    }
     if (current) out.push_back(m);
   }
   return out;
@@ -83,11 +96,21 @@ std::vector<Model> models() {
 void set_enabled(bool on) { g_enabled.store(on); }
 bool enabled() { return g_enabled.load(); }
 
-const Model* model_for(const c10::OperatorHandle& op) {
+const Model* model_for(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
   if (!g_enabled.load(std::memory_order_relaxed)) return nullptr;
-  const Model* model = registered_for(op.schema());
-  if (model == nullptr || (model->when && !model->when())) return nullptr;
-  return model;
+  const auto& schema = op.schema();
+  const auto& list = registered_for(schema);
+  if (list.empty()) return nullptr;
+  const auto n = schema.arguments().size();
+  for (const auto* model : list) {
+    if (model->when && !model->when()) continue;
+    if (model->covers) {
+      const std::vector<c10::IValue> args(stack.end() - static_cast<std::ptrdiff_t>(n), stack.end());
+      if (!model->covers(schema, args)) continue;
+    }
+    return model;
+  }
+  return nullptr;
 }
 
 void count_moved(const Model& model) {

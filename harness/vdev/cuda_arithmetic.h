@@ -43,14 +43,19 @@ struct Model {
   std::string setting;
   std::function<bool()> when;  ///< whether `setting` is on now; null: always
   ReplacementKernel kernel;
+  /// Whether the model computes this call (dtype, shapes); null: every call.
+  /// The calls it leaves run the op's next model, or the CPU's kernel.
+  std::function<bool(const c10::FunctionSchema&, const std::vector<c10::IValue>&)> covers;
 };
 
-/// vdev's own models (cuda_models.cpp): tf32_matmul.
+/// vdev's own models (cuda_models.cpp): tf32_matmul, sgemm_fma, cuda_grid_sample.
 std::vector<Model> builtin_models();
 
-/// Registers `model`. An op another model already covers throws
-/// std::logic_error naming both, unless `replace`: then the op's model is
-/// this one from the next call on (a library registering its model again).
+/// Registers `model` after the op's models so far: a call runs the first
+/// whose setting is on and that covers it. An op whose earlier model
+/// computes every call (no `when`, no `covers`) throws std::logic_error
+/// naming both, unless `replace`: then this is the op's only model from the
+/// next call on (a library registering its model again).
 void add(Model model, bool replace = false);
 
 /// add() for user code: never throws; a problem is recorded
@@ -65,10 +70,10 @@ std::vector<Model> models();
 void set_enabled(bool on);
 bool enabled();
 
-/// The model that computes `op` now (registered, enabled, its setting on),
-/// or null: the CPU's kernel. Called on every vdev op: a lookup per thread
-/// without a lock.
-const Model* model_for(const c10::OperatorHandle& op);
+/// The model that computes this call of `op` now (registered, enabled, its
+/// setting on, covering the arguments on top of `stack`), or null: the
+/// CPU's kernel. Called on every vdev op: a lookup per thread without a lock.
+const Model* model_for(const c10::OperatorHandle& op, const torch::jit::Stack& stack);
 
 /// Counts a call whose values `model` moved.
 void count_moved(const Model& model);

@@ -1,6 +1,9 @@
 // vdev's own models of CUDA's arithmetic (Note [CUDA's arithmetic on vdev]
 // in vdev/cuda_arithmetic.h).
 #include "harness/vdev/cuda_arithmetic.h"
+#include "harness/vdev/cuda_grid_sampler.h"
+#include "harness/vdev/cuda_sgemm.h"
+#include "harness/vdev/cuda_upsample.h"
 #include "harness/vdev/tf32.h"
 
 #include <ATen/Context.h>
@@ -21,6 +24,35 @@ std::vector<Model> builtin_models() {
                  "torch.backends.cuda.matmul.allow_tf32",
                  [] { return at::globalContext().allowTF32CuBLAS(); },
                  tf32::matmul});
+  // Without TF32, small float32 products in
+  // cuBLAS's order (Note [CUDA's SGEMM order]).
+  all.push_back({"sgemm_fma",
+                 "float32 mm and bmm of depth K <= 4 (affine grids, homographies) accumulate as cuBLAS's SGEMM "
+                 "kernels do: fma(a_k, b_k, acc) in k order from 0; bit for bit with the GPU's affine, rotate and "
+                 "perspective grids of the shipped CUDA goldens",
+                 cuda_sgemm::ops(),
+                 "",
+                 nullptr,
+                 cuda_sgemm::product,
+                 cuda_sgemm::covers});
+  all.push_back({"cuda_grid_sample",
+                 "grid_sample (grid_sampler_2d) as nvcc compiles CUDA's kernel: the source coordinate "
+                 "fma(g + 1, size, -1) / 2, bilinear sums fma(value, weight, acc) corner by corner, nearest at "
+                 "nearbyint, bicubic with Keys' coefficients fused; bit for bit with the 262 warps of the shipped "
+                 "CUDA goldens that sample (nearest, bilinear)",
+                 cuda_grid::ops(),
+                 "",
+                 nullptr,
+                 cuda_grid::grid_sampler_2d});
+  all.push_back({"cuda_interpolate",
+                 "bilinear and bicubic interpolate, with and without antialias (upsample_bilinear2d, "
+                 "upsample_bicubic2d, _upsample_*_aa), as nvcc compiles CUDA's kernels: float32 source indices "
+                 "fma(scale, dst + 0.5, -0.5) and sums fused; bit for bit with the 316 resize and resized_crop "
+                 "vectors of the shipped CUDA goldens (uint8 through torchvision's float path)",
+                 cuda_upsample::ops(),
+                 "",
+                 nullptr,
+                 cuda_upsample::interpolate});
   return all;
 }
 

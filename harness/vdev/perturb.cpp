@@ -118,7 +118,7 @@ void run_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     if (run_replacement(op, stack, s->kernel)) count_moved(*s);
     return;
   }
-  if (const auto* model = cuda_arithmetic::model_for(op)) {
+  if (const auto* model = cuda_arithmetic::model_for(op, *stack)) {
     if (run_replacement(op, stack, model->kernel)) cuda_arithmetic::count_moved(*model);
     return;
   }

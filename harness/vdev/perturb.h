@@ -42,7 +42,7 @@ struct Switch {
 };
 
 /// vdev's own switches: round_half_away, tf32, reduction_order, tie_order,
-/// linspace_formula.
+/// linspace_formula, cuda_resample.
 std::vector<Switch> builtin_switches();
 /// Registers a switch (builtins.cpp); a second of the same name throws.
 void add(Switch s);

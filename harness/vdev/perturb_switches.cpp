@@ -3,6 +3,7 @@
 // CPU's kernel uses another.
 #include "harness/vdev/perturb.h"
 
+#include "harness/vdev/cuda_upsample.h"
 #include "harness/vdev/tf32.h"
 
 #include <ATen/ATen.h>
@@ -152,6 +153,17 @@ std::vector<Switch> builtin_switches() {
                  "computes in the output's dtype from both ends; floating outputs only",
                  {"aten::linspace", "aten::linspace.out"},
                  numpy_linspace,
+                 nullptr});
+  // The cuda_interpolate model's kernel, asked for by name: the same values
+  // under --vdev-arithmetic cpu.
+  all.push_back({"cuda_resample",
+                 "bilinear and bicubic interpolate of float images (with or without antialias) computes source "
+                 "indices and weights with nvcc's fused multiply-adds, as LibTorch's CUDA kernels do: the "
+                 "cuda_interpolate model of CUDA's arithmetic (on by default), verified bit for bit on a real GPU "
+                 "(docs/transforms.md); antialias with align_corners, and half precision with antialias, keep the "
+                 "CPU's kernel",
+                 cuda_upsample::ops(),
+                 cuda_upsample::interpolate,
                  nullptr});
   return all;
 }

@@ -1,7 +1,7 @@
 // The perturbed-numerics twins (perturb_faults.cpp) on vdev: each fault
-// passes without perturbation (vdev runs the CPU's kernels), fails parity
-// under its switch and under all of them, naming that switch; each clean twin
-// passes under every switch.
+// passes without perturbation, fails parity under its switch and under all
+// of them, naming that switch; each clean twin passes under every switch. The
+// rounded resize is caught by default too: vdev computes CUDA's interpolate.
 
 #include "harness/vdev/perturb.h"
 #include "harness/vdev/vdev.h"
@@ -23,17 +23,24 @@ class PerturbFaultsTest : public ::testing::Test {
     if (!vdev::compiled()) GTEST_SKIP() << "this build has no virtual device (DEVPARITY_WITH_VDEV)";
   }
 
-  static EventRecorder run(const std::string& subject, std::vector<std::string> perturb, bool async = true) {
+  static EventRecorder run(const std::string& subject, std::vector<std::string> perturb, bool async = true,
+                           bool cuda_arithmetic = true) {
     RunConfig config;
     config.perturb = std::move(perturb);
     config.vdev_async = async;
+    config.cuda_arithmetic = cuda_arithmetic;
     return testing::run_suite({{"cases", faults::seeded_noise_cases(subject)}}, "cpu,vdev:1", 0, "", nullptr, config);
   }
 
   // Each twin: silent without its switch, caught with it (alone, alone on the
-  // synchronous vdev, and among all), its clean twin passing under all.
-  static void check_twin(const std::string& name, const std::string& switch_name) {
+  // synchronous vdev, and among all), its clean twin passing under all; with
+  // vdev's models of CUDA's arithmetic, or with the CPU's (`cuda_arithmetic`
+  // false: for a switch that is one of the models' arithmetic).
+  static void check_twin(const std::string& name, const std::string& switch_name, bool cuda_arithmetic = true) {
     const auto all = vdev::perturb::parse("all", "test");
+    const auto run = [cuda_arithmetic](const std::string& subject, std::vector<std::string> perturb, bool async) {
+      return PerturbFaultsTest::run(subject, std::move(perturb), async, cuda_arithmetic);
+    };
     for (const auto& result : run("fault_" + name, {}, true).results) {
       EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
       EXPECT_TRUE(result.perturbed.is_null()) << result.id;
@@ -82,8 +89,34 @@ TEST_F(PerturbFaultsTest, FlooringALinspaceGridIsCaughtByLinspaceFormula) {
   check_twin("perturb_linspace_grid", "linspace_formula");
 }
 
+// cuda_resample is the cuda_interpolate model's arithmetic asked for by
+// name: its twin behaves as the others under the CPU's arithmetic, and by
+// default the model catches the fault with no switch, which is then not blamed.
 TEST_F(PerturbFaultsTest, RoundingAFloatResizeIsCaughtByCudaResample) {
-  check_twin("perturb_rounded_resize", "cuda_resample");
+  check_twin("perturb_rounded_resize", "cuda_resample", /*cuda_arithmetic=*/false);
+}
+
+TEST_F(PerturbFaultsTest, RoundingAFloatResizeIsCaughtByDefaultByCudasInterpolate) {
+  int caught = 0;
+  for (const auto& result : run("fault_perturb_rounded_resize", {}).results) {
+    if (result.device != "vdev:1") {
+      EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+      continue;
+    }
+    EXPECT_GT(result.cuda_arithmetic.value("cuda_interpolate", 0), 0) << result.id;
+    caught += result.status == Status::kFail;
+  }
+  EXPECT_EQ(caught, 4);
+  for (const auto& result : run("fault_perturb_rounded_resize", vdev::perturb::parse("all", "test")).results) {
+    if (result.device != "vdev:1") continue;
+    EXPECT_EQ(result.status, Status::kFail) << result.id;
+    EXPECT_EQ(result.perturbed["blamed"], json::array()) << result.id << ": " << result.perturbed;
+    EXPECT_NE(result.message.find("it fails without any switch, under CUDA's arithmetic on vdev"), std::string::npos)
+        << result.message;
+  }
+  for (const auto& result : run("clean_perturb_rounded_resize", {}).results) {
+    EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+  }
 }
 
 TEST_F(PerturbFaultsTest, UnknownSwitchesAreNamedWithTheKnownOnes) {

@@ -120,7 +120,7 @@ TEST_F(VdevFaultsTest, StateLeftOnTheCurrentIndexAfterAMoveToTheDeviceType) {
 TEST_F(VdevFaultsTest, ReferenceTransformsAreExactAndCleanOnBothIndices) {
   const auto suite = load_json_file(testing::source_path("cases/default.json")).value;
   const auto r = testing::run_suite(suite, "cpu,vdev:0,vdev:1");
-  int vdev_rows = 0;
+  int vdev_rows = 0, moved_rows = 0;
   for (const auto& result : r.results) {
     if (result.device.rfind("vdev", 0) != 0) continue;
     ++vdev_rows;
@@ -136,8 +136,14 @@ TEST_F(VdevFaultsTest, ReferenceTransformsAreExactAndCleanOnBothIndices) {
       continue;
     }
     const auto& parity = EventRecorder::check(result, "parity");
+    if (result.cuda_arithmetic.is_object()) {
+      // A model of CUDA's arithmetic moved values (LibTorch's interpolate):
+      // judged at the case's tolerance, as a GPU is, and passed above.
+      ++moved_rows;
+      continue;
+    }
     if (result.reference_subject == result.subject && result.reference_params.empty() && result.round_trip.empty()) {
-      // vdev runs the CPU's kernels: every element equal, even where a case
+      // Otherwise vdev runs the CPU's kernels: every element equal, even where a case
       // allows real accelerators a tie's rounding; unless the reference was
       // computed in float32 for want of a half kernel on this CPU (Note [Half
       // precision reference]): then the case's tolerance, which it passes.
@@ -148,6 +154,7 @@ TEST_F(VdevFaultsTest, ReferenceTransformsAreExactAndCleanOnBothIndices) {
     }
   }
   EXPECT_GT(vdev_rows, 100);
+  EXPECT_LT(moved_rows, vdev_rows / 4);  // the catalog's own transforms compute in ops vdev does not model
 }
 
 TEST_F(VdevFaultsTest, TheSuiteIsSchemaValid) {

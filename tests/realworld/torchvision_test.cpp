@@ -114,9 +114,10 @@ TEST_F(RealWorld, TorchvisionTransformsHaveNoErrorFindingsOnAnyDevice) {
   }
 }
 
-TEST_F(RealWorld, RandomTransformsCompareExactlyOnTheVirtualDevice) {
+TEST_F(RealWorld, RandomTransformsCompareOnTheVirtualDeviceExactlyOrAsCudaComputes) {
   if (!vdev_rows()) return;
   const auto report = run("torchvision.json", 0);
+  int moved = 0;
   for (const auto& result : report["results"]) {
     const auto name = result["case"].get<std::string>();
     if (result["device"] != "vdev:1") continue;
@@ -131,13 +132,25 @@ TEST_F(RealWorld, RandomTransformsCompareExactlyOnTheVirtualDevice) {
       continue;
     }
     EXPECT_EQ(parity["status"], "pass") << result["id"] << ": " << parity.dump();
+    if (result.contains("cuda_arithmetic")) {
+      // torchvision's resampling (interpolate, grid_sample) computes as CUDA does on vdev:
+      // within the case's tolerance, and only there.
+      for (const auto& [model, calls] : result["cuda_arithmetic"].items()) {
+        EXPECT_TRUE(model == "cuda_interpolate" || model == "cuda_grid_sample" || model == "sgemm_fma")
+            << result["id"] << ": " << model;
+      }
+      ++moved;
+      continue;
+    }
     EXPECT_EQ(parity["message"], "identical to the reference") << result["id"];
   }
+  // resize, random_resized_crop, random_affine, random_rotation, random_perspective, sequential: float32 at least.
+  EXPECT_GE(moved, 6);
 }
 
 // The asynchronous vdev (docs/vdev-async.md, the default) on the same real
 // code, with a sweep of two interleavings (the second lazy) and eager pinned
-// release: queued work, and still no race, no error finding and the CPU's bytes.
+// release: queued work, and still no race and no error finding.
 TEST_F(RealWorld, TorchvisionTransformsPassOnTheAsynchronousVirtualDevice) {
   if (!vdev_rows()) return;
   const auto report = run("torchvision.json", 0, "--interleavings 2 --vdev-pinned-release eager");

@@ -2,7 +2,7 @@
 // tools/torchvision_goldens.py: from torchvision 0.21 (torch 2.6) on the CPU
 // in the trixie root, committed under tests/transforms/goldens/torchvision;
 // and from torchvision 0.26 (torch 2.11) on a real CUDA GPU
-// (../shared/cuda-goldens, unpacked under the build tree by cuda_dir()); and in
+// (../shared/cuda-goldens, unpacked under the build tree: tests/support/cuda_goldens.h); and in
 // float16 and bfloat16 from both (tests/transforms/goldens/*-half.txz). Each
 // vector states how it is compared (the script's docstring): bit for bit;
 // exact but for the ties the catalog notes (rounding ties, nearest at a
@@ -15,6 +15,7 @@
 #include "harness/builtins.h"
 #include "harness/subject/execution.h"
 #include "harness/subject/transform_registry.h"
+#include "tests/support/cuda_goldens.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -31,7 +32,6 @@
 #include <set>
 #include <string>
 
-#include <unistd.h>
 
 namespace devparity {
 namespace {
@@ -178,43 +178,7 @@ TEST(TorchvisionGoldensTest, TheVectorsAreComplete) {
 
 // ------------------------------------------------------------ CUDA's outputs
 
-// ../shared/cuda-goldens/cuda_sweep1.txz (DEVPARITY_SHARED elsewhere),
-// unpacked once under the build tree with `cmake -E tar` (both platforms have
-// it; xz may be missing); DEVPARITY_CUDA_GOLDENS_DIR names another set.
-// Empty when the archive is not there.
-std::string unpacked(const std::filesystem::path& archive, const std::string& folder);
-
-std::string cuda_dir() {
-  namespace fs = std::filesystem;
-  if (const char* dir = getenv("DEVPARITY_CUDA_GOLDENS_DIR"); dir != nullptr && *dir != '\0') {
-    return std::string(dir) + "/";
-  }
-  const char* shared = getenv("DEVPARITY_SHARED");
-  return unpacked(fs::path(shared != nullptr ? shared : DEVPARITY_SOURCE_DIR "/../shared") / "cuda-goldens" /
-                      "cuda_sweep1.txz",
-                  "sweep1");
-}
-
-// `archive` unpacked once under the build tree, and its `folder` there; empty when the archive
-// is not there.
-std::string unpacked(const std::filesystem::path& archive, const std::string& folder) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(archive, ec)) return "";
-  // Named by the archive's name and size, so a new archive is unpacked afresh.
-  const auto target = fs::path(DEVPARITY_BINARY_DIR) /
-                      fmt::format("{}-{}", archive.stem().string(), fs::file_size(archive));
-  if (!fs::exists(target / folder / "manifest.json", ec)) {
-    const auto scratch = fs::path(target.string() + fmt::format(".unpacking-{}", ::getpid()));
-    fs::create_directories(scratch);
-    const auto command = fmt::format("cd '{}' && '{}' -E tar xf '{}'", scratch.string(), DEVPARITY_CMAKE,
-                                     fs::absolute(archive).string());
-    EXPECT_EQ(std::system(command.c_str()), 0) << command;
-    fs::rename(scratch, target, ec);  // a concurrent test may have won: its copy is as good
-    fs::remove_all(scratch, ec);
-  }
-  return (target / folder).string() + "/";
-}
+std::string cuda_dir() { return testing::cuda_goldens_dir(); }
 
 // The catalog's float32 path is the CPU's arithmetic: on a float32 vector
 // made on CUDA it differs in the last bits where CUDA's kernels round in
@@ -388,7 +352,7 @@ json as_half_compare(json v) {
 }
 
 std::string half_dir(const HalfSet& set) {
-  return unpacked(std::filesystem::path(DEVPARITY_SOURCE_DIR) / "tests/transforms/goldens" / set.archive, set.folder);
+  return testing::unpacked(std::filesystem::path(DEVPARITY_SOURCE_DIR) / "tests/transforms/goldens" / set.archive, set.folder);
 }
 
 TEST(HalfGoldensTest, TheCatalogGivesTorchvisionsHalfPrecisionOutputs) {

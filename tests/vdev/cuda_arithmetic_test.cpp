@@ -9,6 +9,7 @@
 #include "harness/builtins.h"
 #include "harness/vdev/tf32.h"
 #include "harness/vdev/vdev.h"
+#include "tests/support/cuda_models.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
@@ -16,6 +17,7 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace devparity {
 namespace {
@@ -26,8 +28,19 @@ namespace ca = vdev::cuda_arithmetic;
 // its CUDA kernel (the model below) truncates, as a float-to-int cast does.
 at::Tensor quantize_cpu(const at::Tensor& x) { return at::round(x * 255.0); }
 
-TORCH_LIBRARY(devparity_test_cuda_model, m) { m.def("quantize(Tensor x) -> Tensor"); }
-TORCH_LIBRARY_IMPL(devparity_test_cuda_model, CPU, m) { m.impl("quantize", quantize_cpu); }
+// A second with two models (below): the first while a setting is on and
+// for four or more values, the second for every other call.
+at::Tensor scale_cpu(const at::Tensor& x) { return x * 2; }
+std::atomic<bool> g_scale_setting{false};
+
+TORCH_LIBRARY(devparity_test_cuda_model, m) {
+  m.def("quantize(Tensor x) -> Tensor");
+  m.def("scale(Tensor x) -> Tensor");
+}
+TORCH_LIBRARY_IMPL(devparity_test_cuda_model, CPU, m) {
+  m.impl("quantize", quantize_cpu);
+  m.impl("scale", scale_cpu);
+}
 
 }  // namespace
 
@@ -42,30 +55,26 @@ DEVPARITY_REGISTER_CUDA_MODEL(ca::Model{
       return std::vector<at::Tensor>{at::trunc(args[0].toTensor() * 255.0)};
     }});
 
+// The test op's two models, in order.
+DEVPARITY_REGISTER_CUDA_MODEL(ca::Model{
+    "test_scale_while_set", "triples while the test's setting is on", {"devparity_test_cuda_model::scale"},
+    "the test's setting", [] { return g_scale_setting.load(); },
+    [](const c10::FunctionSchema&, const std::vector<c10::IValue>& args, const vdev::CpuKernel&) {
+      return std::vector<at::Tensor>{args[0].toTensor() * 3};
+    },
+    [](const c10::FunctionSchema&, const std::vector<c10::IValue>& args) { return args[0].toTensor().numel() >= 4; }});
+DEVPARITY_REGISTER_CUDA_MODEL(ca::Model{
+    "test_scale_otherwise", "quadruples", {"devparity_test_cuda_model::scale"}, "", nullptr,
+    [](const c10::FunctionSchema&, const std::vector<c10::IValue>& args, const vdev::CpuKernel&) {
+      return std::vector<at::Tensor>{args[0].toTensor() * 4};
+    }});
+
 namespace {
 
-// The TF32 setting as it was, after the test.
-class Tf32Setting {
- public:
-  explicit Tf32Setting(bool on) : was_(at::globalContext().allowTF32CuBLAS()) {
-    at::globalContext().setAllowTF32CuBLAS(on);
-  }
-  ~Tf32Setting() { at::globalContext().setAllowTF32CuBLAS(was_); }
+using testing::Tf32Setting;
 
- private:
-  bool was_;
-};
-
-class CudaArithmeticTest : public ::testing::Test {
+class CudaArithmeticTest : public testing::CudaModelsTest {
  protected:
-  void SetUp() override {
-    register_builtins();
-    if (!vdev::compiled()) GTEST_SKIP() << "this build has no virtual device (DEVPARITY_WITH_VDEV)";
-    ca::set_enabled(true);
-    ca::take_moved();
-  }
-  void TearDown() override { ca::set_enabled(true); }
-  const c10::Device v1_ = vdev::device(1);
   const at::Tensor a_ = at::rand({3, 17, 19}, at::TensorOptions().dtype(at::kFloat)) * 100.0;
   const at::Tensor b_ = at::rand({3, 19, 23}, at::TensorOptions().dtype(at::kFloat)) * 100.0;
 };
@@ -121,16 +130,17 @@ TEST_F(CudaArithmeticTest, ALibrarysModelOfItsOpRunsOnVdevInPlaceOfTheCpuKernel)
   EXPECT_TRUE(at::equal(op.call(y.to(v1_)).cpu(), at::round(y * 255.0)));
 }
 
-TEST_F(CudaArithmeticTest, AnOpHasOneModelUnlessReplaced) {
+TEST_F(CudaArithmeticTest, AModelForEveryCallEndsAnOpsList) {
   const auto all = ca::models();
-  auto model = *std::find_if(all.begin(), all.end(), [](const ca::Model& m) { return m.name == "tf32_matmul"; });
+  auto model = *std::find_if(all.begin(), all.end(), [](const ca::Model& m) { return m.name == "cuda_grid_sample"; });
   model.name = "another";
   EXPECT_THROW(ca::add(model), std::logic_error);
   take_registration_errors();
   EXPECT_FALSE(ca::register_model(model));  // user code's registration records the clash instead
   const auto recorded = take_registration_errors();
   ASSERT_EQ(recorded.size(), 1u);
-  EXPECT_NE(recorded[0].find("already has the model 'tf32_matmul'"), std::string::npos) << recorded[0];
+  EXPECT_NE(recorded[0].find("aten::grid_sampler_2d already has the model 'cuda_grid_sample'"), std::string::npos)
+      << recorded[0];
   model.kernel = nullptr;
   EXPECT_THROW(ca::add(model, /*replace=*/true), std::invalid_argument);
   const auto names = [] {
@@ -138,8 +148,25 @@ TEST_F(CudaArithmeticTest, AnOpHasOneModelUnlessReplaced) {
     for (const auto& m : ca::models()) out.push_back(m.name);
     return out;
   }();
-  EXPECT_NE(std::find(names.begin(), names.end(), "tf32_matmul"), names.end());
-  EXPECT_NE(std::find(names.begin(), names.end(), "test_quantize_truncates"), names.end());
+  for (const auto* name : {"tf32_matmul", "sgemm_fma", "cuda_grid_sample", "test_quantize_truncates",
+                           "test_scale_while_set", "test_scale_otherwise"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+}
+
+TEST_F(CudaArithmeticTest, TheFirstModelWhoseSettingIsOnAndThatCoversTheCallComputesIt) {
+  const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("devparity_test_cuda_model::scale", "")
+                      .typed<at::Tensor(const at::Tensor&)>();
+  const auto x = at::ones({4});
+  EXPECT_TRUE(at::equal(op.call(x), x * 2));                 // the CPU's kernel
+  EXPECT_TRUE(at::equal(op.call(x.to(v1_)).cpu(), x * 4));  // the setting is off: the second model
+  g_scale_setting = true;
+  EXPECT_TRUE(at::equal(op.call(x.to(v1_)).cpu(), x * 3));                // the first model
+  EXPECT_TRUE(at::equal(op.call(at::ones({2}).to(v1_)).cpu(), at::ones({2}) * 4));  // not covered by it
+  g_scale_setting = false;
+  const auto moved = ca::take_moved();
+  EXPECT_EQ(moved.at("test_scale_while_set"), 1);
+  EXPECT_EQ(moved.at("test_scale_otherwise"), 2);
 }
 
 }  // namespace

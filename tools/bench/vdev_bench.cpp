@@ -74,6 +74,46 @@ void BM_vdev_three_small_ops_async_at_call(benchmark::State& state) {
   vdev::async::set_enabled(false);
 }
 
+// What CUDA's models of resampling cost where a test calls them: a 3x512x512
+// float32 image resized as torchvision's default does (bilinear, antialias,
+// to 341x341) and warped by an affine grid (bmm, grid_sample bilinear), on the
+// CPU, on vdev with the models (the default) and with --vdev-arithmetic cpu.
+// A modelled call also runs the CPU's kernel, to know what moved.
+enum class Arithmetic { kCpuDevice, kCuda, kCpu };
+
+void run_resample(benchmark::State& state, Arithmetic arithmetic, bool warp) {
+  const auto device = arithmetic == Arithmetic::kCpuDevice ? c10::Device(c10::kCPU)
+                                                           : c10::Device(c10::DeviceType::PrivateUse1, 1);
+  vdev::cuda_arithmetic::set_enabled(arithmetic != Arithmetic::kCpu);
+  const auto x = at::rand({1, 3, 512, 512}).to(device);
+  const auto theta = at::tensor({0.9, -0.3, 0.05, 0.35, 0.85, -0.1}, at::kFloat).view({1, 2, 3}).to(device);
+  for (auto _ : state) {
+    at::Tensor y;
+    if (warp) {
+      const auto grid = at::affine_grid_generator(theta, {1, 3, 512, 512}, false);
+      y = at::grid_sampler(x, grid, 0, 0, false);
+    } else {
+      y = at::_upsample_bilinear2d_aa(x, {341, 341}, false);
+    }
+    benchmark::DoNotOptimize(y.cpu().data_ptr());
+  }
+  vdev::cuda_arithmetic::set_enabled(true);
+}
+
+void BM_vdev_resize_aa_cpu_device(benchmark::State& s) { run_resample(s, Arithmetic::kCpuDevice, false); }
+void BM_vdev_resize_aa_cuda_arithmetic(benchmark::State& s) { run_resample(s, Arithmetic::kCuda, false); }
+void BM_vdev_resize_aa_cpu_arithmetic(benchmark::State& s) { run_resample(s, Arithmetic::kCpu, false); }
+void BM_vdev_affine_warp_cpu_device(benchmark::State& s) { run_resample(s, Arithmetic::kCpuDevice, true); }
+void BM_vdev_affine_warp_cuda_arithmetic(benchmark::State& s) { run_resample(s, Arithmetic::kCuda, true); }
+void BM_vdev_affine_warp_cpu_arithmetic(benchmark::State& s) { run_resample(s, Arithmetic::kCpu, true); }
+
+BENCHMARK(BM_vdev_resize_aa_cpu_device)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_vdev_resize_aa_cuda_arithmetic)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_vdev_resize_aa_cpu_arithmetic)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_vdev_affine_warp_cpu_device)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_vdev_affine_warp_cuda_arithmetic)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_vdev_affine_warp_cpu_arithmetic)->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_vdev_three_small_ops_cpu)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_vdev_three_small_ops_sync)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_vdev_three_small_ops_sync_cpu_arithmetic)->Unit(benchmark::kMicrosecond);
