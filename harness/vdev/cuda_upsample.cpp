@@ -42,7 +42,7 @@ std::optional<Call> read(const c10::FunctionSchema& schema, const std::vector<c1
   if (const auto* factors = at("scale_factors")) {  // .vec
     std::optional<std::vector<double>> f;
     if (!factors->isNone()) f = factors->toDoubleVector();
-    if (f && f->size() != 2) return std::nullopt;
+    if ((f && f->size() != 2) || (f && !size->isNone())) return std::nullopt;  // the CPU's kernel refuses it
     if (!size->isNone()) {
       const auto s = size->toIntVector();
       if (s.size() != 2) return std::nullopt;

@@ -89,6 +89,8 @@ TEST_F(CudaUpsampleTest, WhatItDoesNotModelRunsTheCpusKernel) {
   EXPECT_TRUE(ca::take_moved().empty());
   // A malformed call fails on vdev as on the CPU.
   EXPECT_THROW(at::upsample_bilinear2d(x.to(v1_), {0, 7}, false).cpu(), c10::Error);
+  const std::vector<double> factors = {0.5, 0.5};
+  EXPECT_THROW(at::upsample_bilinear2d(x.to(v1_), at::IntArrayRef{4, 4}, false, factors).cpu(), c10::Error);
 }
 
 }  // namespace
