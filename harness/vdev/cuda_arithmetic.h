@@ -45,7 +45,7 @@ struct Model {
   ReplacementKernel kernel;
   /// Whether the model computes this call (dtype, shapes); null: every call.
   /// The calls it leaves run the op's next model, or the CPU's kernel.
-  std::function<bool(const c10::FunctionSchema&, const std::vector<c10::IValue>&)> covers;
+  std::function<bool(const c10::FunctionSchema&, c10::ArrayRef<c10::IValue> args)> covers;
 };
 
 /// vdev's own models (cuda_models.cpp): tf32_matmul, sgemm_fma, cuda_grid_sample.

@@ -10,7 +10,7 @@
 
 namespace devparity::vdev::cuda_sgemm {
 
-bool covers(const c10::FunctionSchema& /*schema*/, const std::vector<c10::IValue>& args) {
+bool covers(const c10::FunctionSchema& /*schema*/, c10::ArrayRef<c10::IValue> args) {
   if (args.size() < 2 || !args[0].isTensor() || !args[1].isTensor()) return false;
   const auto& a = args[0].toTensor();
   const auto& b = args[1].toTensor();

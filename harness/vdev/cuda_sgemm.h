@@ -27,7 +27,7 @@ namespace devparity::vdev::cuda_sgemm {
 constexpr int64_t kMaxDepth = 4;
 
 /// Whether the call (mm or bmm and their out= forms) is one the model covers.
-bool covers(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args);
+bool covers(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args);
 
 /// Its results in cuBLAS's order (a ReplacementKernel).
 std::vector<at::Tensor> product(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,

@@ -178,8 +178,6 @@ TEST(TorchvisionGoldensTest, TheVectorsAreComplete) {
 
 // ------------------------------------------------------------ CUDA's outputs
 
-std::string cuda_dir() { return testing::cuda_goldens_dir(); }
-
 // The catalog's float32 path is the CPU's arithmetic: on a float32 vector
 // made on CUDA it differs in the last bits where CUDA's kernels round in
 // another order or fuse a multiply-add. The bound per family, from the
@@ -244,7 +242,7 @@ struct Tally {
 };
 
 TEST(CudaGoldensTest, TheCatalogGivesCudasOutputs) {
-  const auto dir = cuda_dir();
+  const auto dir = testing::cuda_goldens_dir();
   if (dir.empty()) {
     if (getenv("CI") != nullptr) FAIL() << "../shared/cuda-goldens is missing: CI must provide it";
     GTEST_SKIP() << "../shared/cuda-goldens is not beside the clone (DEVPARITY_SHARED elsewhere)";
@@ -290,7 +288,7 @@ TEST(CudaGoldensTest, TheCatalogGivesCudasOutputs) {
 // not model CUDA (the exact value rounded once) must fail on some vectors, or
 // the test above could not tell CUDA's path from another.
 TEST(CudaGoldensTest, AnotherStrategyFailsTheUint8Resizes) {
-  const auto dir = cuda_dir();
+  const auto dir = testing::cuda_goldens_dir();
   if (dir.empty()) GTEST_SKIP() << "../shared/cuda-goldens is not beside the clone";
   register_builtins();
   int compared = 0, failed = 0;
@@ -307,8 +305,9 @@ TEST(CudaGoldensTest, AnotherStrategyFailsTheUint8Resizes) {
 }
 
 TEST(CudaGoldensTest, TheVectorsAreComplete) {
-  if (cuda_dir().empty()) GTEST_SKIP() << "../shared/cuda-goldens is not beside the clone";
-  expect_complete(cuda_dir(), getenv("DEVPARITY_CUDA_GOLDENS_DIR") == nullptr ? 800u : 0u);
+  const auto dir = testing::cuda_goldens_dir();
+  if (dir.empty()) GTEST_SKIP() << "../shared/cuda-goldens is not beside the clone";
+  expect_complete(dir, getenv("DEVPARITY_CUDA_GOLDENS_DIR") == nullptr ? 800u : 0u);
 }
 
 // ------------------------------------------------------------ half precision

@@ -62,7 +62,7 @@ DEVPARITY_REGISTER_CUDA_MODEL(ca::Model{
     [](const c10::FunctionSchema&, const std::vector<c10::IValue>& args, const vdev::CpuKernel&) {
       return std::vector<at::Tensor>{args[0].toTensor() * 3};
     },
-    [](const c10::FunctionSchema&, const std::vector<c10::IValue>& args) { return args[0].toTensor().numel() >= 4; }});
+    [](const c10::FunctionSchema&, c10::ArrayRef<c10::IValue> args) { return args[0].toTensor().numel() >= 4; }});
 DEVPARITY_REGISTER_CUDA_MODEL(ca::Model{
     "test_scale_otherwise", "quadruples", {"devparity_test_cuda_model::scale"}, "", nullptr,
     [](const c10::FunctionSchema&, const std::vector<c10::IValue>& args, const vdev::CpuKernel&) {
