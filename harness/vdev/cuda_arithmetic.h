@@ -48,7 +48,8 @@ struct Model {
   std::function<bool(const c10::FunctionSchema&, c10::ArrayRef<c10::IValue> args)> covers;
 };
 
-/// vdev's own models (cuda_models.cpp): tf32_matmul, sgemm_fma, cuda_grid_sample.
+/// vdev's own models (cuda_models.cpp): tf32_matmul, sgemm_fma, cuda_grid_sample,
+/// cuda_interpolate, cuda_sort, cuda_nms.
 std::vector<Model> builtin_models();
 
 /// Registers `model` after the op's models so far: a call runs the first

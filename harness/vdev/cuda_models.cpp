@@ -2,7 +2,9 @@
 // in vdev/cuda_arithmetic.h).
 #include "harness/vdev/cuda_arithmetic.h"
 #include "harness/vdev/cuda_grid_sampler.h"
+#include "harness/vdev/cuda_nms.h"
 #include "harness/vdev/cuda_sgemm.h"
+#include "harness/vdev/cuda_sort.h"
 #include "harness/vdev/cuda_upsample.h"
 #include "harness/vdev/tf32.h"
 
@@ -53,6 +55,26 @@ std::vector<Model> builtin_models() {
                  "",
                  nullptr,
                  cuda_upsample::interpolate});
+  all.push_back({"cuda_sort",
+                 "sort and topk put equal keys in the order CUDA's kernels define: a bitonic network for slices of "
+                 "at most 32 not asked to be stable, cub's stable merge sort up to 128, stable radix sorts beyond "
+                 "(-0.0 before +0.0); topk takes ties from the lowest index and sorts its k the same way. Read from "
+                 "PyTorch's Sort.cu, SortUtils.cuh and TensorTopK.cu; not yet checked on a GPU",
+                 cuda_sort::ops(),
+                 "",
+                 nullptr,
+                 cuda_sort::sort,
+                 cuda_sort::covers});
+  all.push_back({"cuda_nms",
+                 "torchvision's nms as its CUDA kernel computes: scores ordered by CUDA's sort, the IoU threshold "
+                 "a float, inter / fma(-w, h, fma(dxa, dya, area_b)) as nvcc contracts devIoU. Read from "
+                 "nms_kernel.cu; the order and the threshold are the source's, the contraction not yet checked on "
+                 "a GPU",
+                 cuda_nms::ops(),
+                 "",
+                 nullptr,
+                 cuda_nms::nms,
+                 cuda_nms::covers});
   return all;
 }
 

@@ -33,10 +33,7 @@ std::optional<Call> read(const c10::FunctionSchema& schema, const std::vector<c1
   if (c.x.dim() != 4) return std::nullopt;
   c.cubic = schema.name().find("bicubic") != std::string::npos;
   c.antialias = schema.name().find("_aa") != std::string::npos;
-  const auto at = [&](const char* name) -> const c10::IValue* {
-    const auto i = schema.argumentIndexWithName(name);
-    return i ? &args[*i] : nullptr;
-  };
+  const auto at = [&](const char* name) { return argument(schema, args, name); };
   c.align_corners = at("align_corners")->toBool();
   const auto* size = at("output_size");
   if (const auto* factors = at("scale_factors")) {  // .vec

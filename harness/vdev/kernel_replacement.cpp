@@ -25,6 +25,12 @@ CpuKernel cpu_kernel_of(const c10::OperatorHandle& op) {
 
 }  // namespace
 
+const c10::IValue* argument(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
+                            const char* name) {
+  const auto i = schema.argumentIndexWithName(name);
+  return i && static_cast<size_t>(*i) < args.size() ? &args[static_cast<size_t>(*i)] : nullptr;
+}
+
 bool same_result(const at::Tensor& a, const at::Tensor& b) {
   if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
   if (!at::isFloatingType(a.scalar_type())) return at::equal(a, b);

@@ -27,6 +27,10 @@ using ReplacementKernel = std::function<std::vector<at::Tensor>(
 /// CPU's (bit for bit, NaN equal to NaN).
 bool run_replacement(const c10::OperatorHandle& op, torch::jit::Stack* stack, const ReplacementKernel& kernel);
 
+/// The argument named `name` of a call, or null where the op has none.
+const c10::IValue* argument(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
+                            const char* name);
+
 /// Whether two results are the same bit for bit, NaN equal to NaN.
 bool same_result(const at::Tensor& a, const at::Tensor& b);
 

@@ -14,9 +14,9 @@ namespace devparity::vdev::perturb {
 namespace {
 
 const c10::IValue& arg(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args, const char* name) {
-  const auto i = schema.argumentIndexWithName(name);
-  TORCH_CHECK(i.has_value(), "perturbed numerics: ", schema.name(), " has no argument ", name);
-  return args[static_cast<size_t>(*i)];
+  const auto* a = argument(schema, args, name);
+  TORCH_CHECK(a != nullptr, "perturbed numerics: ", schema.name(), " has no argument ", name);
+  return *a;
 }
 
 std::vector<c10::IValue> with(std::vector<c10::IValue> args, size_t i, at::Tensor t) {

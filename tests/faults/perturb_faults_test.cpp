@@ -1,7 +1,8 @@
 // The perturbed-numerics twins (perturb_faults.cpp) on vdev: each fault
 // passes without perturbation, fails parity under its switch and under all
 // of them, naming that switch; each clean twin passes under every switch. The
-// rounded resize is caught by default too: vdev computes CUDA's interpolate.
+// rounded resize and the sorted ties are caught by default too: vdev computes
+// CUDA's interpolate and orders ties as CUDA's sort does.
 
 #include "harness/vdev/perturb.h"
 #include "harness/vdev/vdev.h"
@@ -67,6 +68,31 @@ class PerturbFaultsTest : public ::testing::Test {
       }
     }
   }
+
+  // A twin whose fault a model of CUDA's arithmetic (`model`) catches with no
+  // switch: the model is named, and under every switch none is blamed.
+  static void check_caught_by_default(const std::string& name, const std::string& model) {
+    int caught = 0;
+    for (const auto& result : run("fault_" + name, {}).results) {
+      if (result.device != "vdev:1") {
+        EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+        continue;
+      }
+      EXPECT_GT(result.cuda_arithmetic.value(model, 0), 0) << result.id;
+      caught += result.status == Status::kFail;
+    }
+    EXPECT_EQ(caught, 4);
+    for (const auto& result : run("fault_" + name, vdev::perturb::parse("all", "test")).results) {
+      if (result.device != "vdev:1") continue;
+      EXPECT_EQ(result.status, Status::kFail) << result.id;
+      EXPECT_EQ(result.perturbed["blamed"], json::array()) << result.id << ": " << result.perturbed;
+      EXPECT_NE(result.message.find("it fails without any switch, under CUDA's arithmetic on vdev"), std::string::npos)
+          << result.message;
+    }
+    for (const auto& result : run("clean_" + name, {}).results) {
+      EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
+    }
+  }
 };
 
 TEST_F(PerturbFaultsTest, RoundingHalvesIsCaughtByRoundHalfAway) {
@@ -81,8 +107,10 @@ TEST_F(PerturbFaultsTest, QuantizingAgainstAFloat32MeanIsCaughtByReductionOrder)
   check_twin("perturb_quantized_centering", "reduction_order");
 }
 
+// tie_order moves ties as CUDA may; the cuda_sort model orders them as
+// CUDA does, so the fault is caught by default too (below).
 TEST_F(PerturbFaultsTest, AnUnstableSortsTieOrderIsCaughtByTieOrder) {
-  check_twin("perturb_sorted_ties", "tie_order");
+  check_twin("perturb_sorted_ties", "tie_order", /*cuda_arithmetic=*/false);
 }
 
 TEST_F(PerturbFaultsTest, FlooringALinspaceGridIsCaughtByLinspaceFormula) {
@@ -97,26 +125,11 @@ TEST_F(PerturbFaultsTest, RoundingAFloatResizeIsCaughtByCudaResample) {
 }
 
 TEST_F(PerturbFaultsTest, RoundingAFloatResizeIsCaughtByDefaultByCudasInterpolate) {
-  int caught = 0;
-  for (const auto& result : run("fault_perturb_rounded_resize", {}).results) {
-    if (result.device != "vdev:1") {
-      EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
-      continue;
-    }
-    EXPECT_GT(result.cuda_arithmetic.value("cuda_interpolate", 0), 0) << result.id;
-    caught += result.status == Status::kFail;
-  }
-  EXPECT_EQ(caught, 4);
-  for (const auto& result : run("fault_perturb_rounded_resize", vdev::perturb::parse("all", "test")).results) {
-    if (result.device != "vdev:1") continue;
-    EXPECT_EQ(result.status, Status::kFail) << result.id;
-    EXPECT_EQ(result.perturbed["blamed"], json::array()) << result.id << ": " << result.perturbed;
-    EXPECT_NE(result.message.find("it fails without any switch, under CUDA's arithmetic on vdev"), std::string::npos)
-        << result.message;
-  }
-  for (const auto& result : run("clean_perturb_rounded_resize", {}).results) {
-    EXPECT_EQ(result.status, Status::kPass) << result.id << ": " << result.message;
-  }
+  check_caught_by_default("perturb_rounded_resize", "cuda_interpolate");
+}
+
+TEST_F(PerturbFaultsTest, AnUnstableSortsTieOrderIsCaughtByDefaultByCudasSort) {
+  check_caught_by_default("perturb_sorted_ties", "cuda_sort");
 }
 
 TEST_F(PerturbFaultsTest, UnknownSwitchesAreNamedWithTheKnownOnes) {

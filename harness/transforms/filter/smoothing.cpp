@@ -131,7 +131,9 @@ class MedianBlur final : public ConfiguredTransform<MedianConfig> {
     const auto windows = padded.unfold(2, c.ky, 1).unfold(3, c.kx, 1).reshape(
         {x.size(0), x.size(1), x.size(2), x.size(3), c.ky * c.kx});
     // torch.median's lower median; sort is what meta runs (median is not).
-    return std::get<0>(windows.sort(-1)).select(-1, (c.ky * c.kx - 1) / 2);
+    // Stable: the gradient goes to one of equal values, the same one on every
+    // device (CUDA's unstable sort orders ties otherwise than the CPU's).
+    return std::get<0>(windows.sort(/*stable=*/true, -1, /*descending=*/false)).select(-1, (c.ky * c.kx - 1) / 2);
   }
 };
 
