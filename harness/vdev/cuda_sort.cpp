@@ -219,9 +219,15 @@ at::Tensor order(const at::Tensor& x, int64_t dim, bool descending, bool stable)
 bool covers(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args) {
   if (args.empty() || !args[0].isTensor()) return false;
   const auto& x = args[0].toTensor();
-  if (!x.device().is_cpu() || at::isComplexType(x.scalar_type())) return false;
-  // CUDA's topk takes no bool; its sort does.
-  return !(is_topk(schema) && x.scalar_type() == at::kBool);
+  switch (x.scalar_type()) {
+    case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
+    case at::kHalf: case at::kBFloat16: case at::kFloat: case at::kDouble:
+      return x.device().is_cpu();
+    case at::kBool:  // CUDA's topk takes no bool; its sort does
+      return x.device().is_cpu() && !is_topk(schema);
+    default:
+      return false;
+  }
 }
 
 std::vector<at::Tensor> sort(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
