@@ -259,6 +259,17 @@ bool runs_family(const Plan& plan, const std::string& family) {
   return false;
 }
 
+// Note [Shards]: a part of a sharded plan may hold no trial (fewer groups
+// than parts); it runs and writes its report all the same, so that `devparity
+// merge` finds every part. A plan with no trial in any part is an error.
+bool another_part_has_trials(const std::vector<Suite>& suites, const RunConfig& c, const DeviceInventory& inventory) {
+  if (c.plan.shard_count <= 1) return false;
+  auto whole = c.plan;
+  whole.shard_index = 0;
+  whole.shard_count = 1;
+  return make_plan(suites, whole, inventory).trial_count() > 0;
+}
+
 std::string no_trials_message(const RunConfig& c) {
   return fmt::format("no trials selected (suites: {}; filter: '{}'; dtypes: '{}')", fmt::join(c.suites, ", "),
                      c.plan.filter, fmt::join(c.dtype_names(), ","));
@@ -271,13 +282,15 @@ RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites
   if (config.placement != Placement::kOff) Tracer::self_test();
   const AsyncMode async(config);
   auto plan = make_plan(suites, config.plan, inventory);
-  if (plan.trial_count() == 0 && interrupt::signal() == 0) throw UsageError(no_trials_message(config));
+  if (plan.trial_count() == 0 && interrupt::signal() == 0 && !another_part_has_trials(suites, config, inventory)) {
+    throw UsageError(no_trials_message(config));
+  }
   if (config.max_trials > 0 && plan.trial_count() > config.max_trials) {
     throw UsageError(fmt::format("the plan has {} trials, more than --max-trials {}: narrow it with --filter, "
                                  "--dtypes, --devices or a smaller grid, or raise the cap",
                                  plan.trial_count(), config.max_trials));
   }
-  if (!config.perturb.empty() && interrupt::signal() == 0 && !runs_family(plan, "vdev")) {
+  if (!config.perturb.empty() && interrupt::signal() == 0 && plan.trial_count() > 0 && !runs_family(plan, "vdev")) {
     throw UsageError(fmt::format("perturbed numerics ({}) move vdev's arithmetic, and the plan has no vdev row: "
                                  "nothing would be perturbed; add a vdev device (--devices cpu,vdev:1)",
                                  fmt::join(config.perturb, ",")));

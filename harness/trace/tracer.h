@@ -237,7 +237,9 @@ class Tracer {
   /// Checks that callbacks see op inputs. A translation unit compiled without
   /// NDEBUG against a release LibTorch reads RecordFunction with the wrong
   /// layout and loses them silently; this throws std::runtime_error then.
-  static void self_test();
+  /// `probe` is what runs under a tracer (by default an add of two tensors);
+  /// one whose tensor inputs the tracer does not see fails as such a build does.
+  static void self_test(const std::function<void()>& probe = nullptr);
 
   /// Per-tracer bookkeeping (opaque; the callbacks reach it thread-locally).
   struct State;

@@ -1,6 +1,10 @@
 #include "harness/device/device.h"
 
 #include "harness/base/error.h"
+#include "harness/vdev/vdev.h"
+
+#include <ATen/Context.h>
+#include <torch/cuda.h>
 
 #include <gtest/gtest.h>
 
@@ -137,12 +141,19 @@ TEST(DeviceTest, BadTokenInListIsNamed) {
   EXPECT_THROW(parse_device_list(" , ", machine(0)), UsageError);
 }
 
+// The probe asks LibTorch, not a copy of its answers: LibTorch's own CUDA
+// hooks and the virtual device's installed indices.
 TEST(DeviceTest, ProbeOnThisBuildMatchesLibTorch) {
   const auto inv = DeviceInventory::probe();
-  EXPECT_GE(inv.cuda_count, 0);
-  if (!inv.cuda_compiled) {
-    EXPECT_EQ(inv.cuda_count, 0);
-  }
+  const bool libtorch_has_cuda = at::hasCUDA();
+  EXPECT_EQ(inv.cuda_compiled && libtorch_has_cuda, inv.cuda_compiled) << "the CUDA support file needs a CUDA LibTorch";
+  EXPECT_EQ(inv.cuda_count,
+            inv.cuda_compiled && libtorch_has_cuda ? static_cast<int>(torch::cuda::device_count()) : 0);
+  EXPECT_EQ(inv.vdev_compiled, vdev::compiled());
+  EXPECT_EQ(inv.vdev_count, vdev::compiled() ? vdev::device_count() : 0);
+  // A run's own count of virtual indices, installed here or not.
+  EXPECT_EQ(DeviceInventory::probe(3).vdev_count, vdev::compiled() ? 3 : 0);
+  EXPECT_EQ(DeviceInventory::probe(3).cuda_count, inv.cuda_count);
 }
 
 }  // namespace

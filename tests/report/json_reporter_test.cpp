@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -136,9 +138,33 @@ TEST(JsonReporterTest, APartialLogsNumbersOutOfRangeAreInputErrorsNamingTheLine)
                                header + "\n" + result(R"("seed": 18446744073709551615, "shape": [1, 3, 8, 8])") + "\n"));
 }
 
-TEST(JsonReporterTest, SchemaRejectsBrokenReports) {
-  json broken = {{"schema_version", 1}};
-  EXPECT_FALSE(testing::report_schema_errors(broken).empty());
+// Each break of a valid report is rejected, and the error names the field broken.
+TEST(JsonReporterTest, SchemaRejectsBrokenReportsNamingTheField) {
+  const json suite = {{"cases", {{{"name", "f"}, {"subject", "hflip"}, {"dtypes", {"float32"}}}}}};
+  testing::TempDir dir;
+  register_builtins();
+  ReporterOptions o;
+  o.path = dir.file("report.json");
+  auto reporter = ReporterRegistry::global().make("json", o);
+  testing::run_suite(suite, "cpu", 0, "", reporter.get());
+  const auto valid = testing::read_report_file(o.path);
+  ASSERT_EQ(testing::report_schema_errors(valid), std::vector<std::string>{});
+  const std::vector<std::pair<std::string, std::function<void(json&)>>> breaks = {
+      {"summary", [](json& r) { r.erase("summary"); }},
+      {"status", [](json& r) { r["results"][0]["status"] = "maybe"; }},
+      {"checks", [](json& r) { r["results"][0]["checks"] = "parity"; }},
+      {"schema_version", [](json& r) { r["schema_version"] = "one"; }},
+      {"devices", [](json& r) { r["run"]["devices"] = 3; }},
+  };
+  for (const auto& [field, brk] : breaks) {
+    auto broken = valid;
+    brk(broken);
+    const auto errors = testing::report_schema_errors(broken);
+    ASSERT_FALSE(errors.empty()) << "breaking " << field << " was accepted";
+    const bool named = std::any_of(errors.begin(), errors.end(),
+                                   [&](const std::string& e) { return e.find(field) != std::string::npos; });
+    EXPECT_TRUE(named) << field << " is named in none of: " << ::testing::PrintToString(errors);
+  }
 }
 
 }  // namespace

@@ -464,6 +464,17 @@ TEST(TracerTest, OnePerThreadAndNothingAfterIt) {
 
 TEST(TracerTest, SelfTestSeesInputs) { EXPECT_NO_THROW(Tracer::self_test()); }
 
+// The twin: a probe whose inputs the callbacks never see (a factory has
+// none) fails as a build with the wrong RecordFunction layout does.
+TEST(TracerTest, SelfTestFailsWhenNoInputIsSeen) {
+  try {
+    Tracer::self_test([] { (void)at::empty({2}); });
+    ADD_FAILURE() << "a probe with no inputs passed the self-test";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("-DNDEBUG"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TracerTest, ADeclaredHandOverTurnsHostTransfersIntoNotesOnly) {
   register_builtins();  // vdev:0
   if (vdev::device_count() < 1) GTEST_SKIP() << "this build has no virtual device";
