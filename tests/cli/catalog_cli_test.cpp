@@ -101,13 +101,16 @@ TEST(Catalog, CoverageCheckNamesAMissingTransform) {
   EXPECT_EQ(missing.count("invert/float64/meta"), 0u);
 }
 
-std::string catalog_table(const std::string& page) {
-  const auto begin = page.find("<!-- catalog:begin");
-  const auto end = page.find("<!-- catalog:end -->");
-  if (begin == std::string::npos || end == std::string::npos) return "(no catalog markers in docs/transforms.md)";
+// The table between `marker`:begin and `marker`:end in `page`.
+std::string embedded_table(const std::string& page, const std::string& marker) {
+  const auto begin = page.find("<!-- " + marker + ":begin");
+  const auto end = page.find("<!-- " + marker + ":end -->");
+  if (begin == std::string::npos || end == std::string::npos) return "(no " + marker + " markers in the page)";
   const auto first = page.find('\n', begin) + 1;
   return page.substr(first, end - first);
 }
+
+std::string catalog_table(const std::string& page) { return embedded_table(page, "catalog"); }
 
 TEST(Catalog, TransformsPageTableIsCurrent) {
   const auto r = run_cli("list --markdown", DEVPARITY_SOURCE_DIR);
@@ -123,4 +126,21 @@ TEST(Catalog, TransformsPageTableIsCurrent) {
 }
 
 }  // namespace
+TEST(Catalog, PerturbedNumericsPageTableIsCurrent) {
+  const auto r = run_cli("list --markdown=switches", DEVPARITY_SOURCE_DIR);
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const auto page = testing::read_text(std::string(DEVPARITY_SOURCE_DIR) + "/docs/perturbed-numerics.md");
+  EXPECT_EQ(embedded_table(page, "switches"), r.out)
+      << "docs/perturbed-numerics.md's switch table is stale: run tools/update_catalog_table.sh";
+  // A row per registered switch, and the comparison's twin: one switch's row dropped is told apart.
+  for (const auto* name : {"round_half_away", "tf32", "reduction_order", "tie_order", "linspace_formula",
+                           "cuda_resample"}) {
+    EXPECT_NE(r.out.find(std::string("| `") + name + "` |"), std::string::npos) << name;
+  }
+  auto stale = r.out;
+  stale.erase(stale.find("| `tie_order`"), stale.find('\n', stale.find("| `tie_order`")) - stale.find("| `tie_order`") + 1);
+  EXPECT_NE(embedded_table(page, "switches"), stale);
+  EXPECT_EQ(run_cli("list --markdown=nope", DEVPARITY_SOURCE_DIR).exit_code, 2);
+}
+
 }  // namespace devparity

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -78,21 +79,45 @@ nlohmann::json suites_json(const std::vector<Suite>& suites) {
   return out;
 }
 
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return out;
+}
+
 // The catalog table of docs/transforms.md (a test keeps that copy current).
-void print_markdown(const nlohmann::json& transforms) {
+void print_transforms_markdown(const nlohmann::json& transforms) {
   std::cout << "| Transform | Family | dtypes | Differentiable | Meta | Random | What it does |\n"
             << "|---|---|---|---|---|---|---|\n";
   for (const auto& t : transforms) {
     std::string meta = t["meta"].get<bool>() ? "yes" : "no";
     if (t.contains("meta_note")) meta += " (" + t["meta_note"].get<std::string>() + ")";
-    std::string description = t["description"].get<std::string>();
-    std::string escaped;
-    for (char ch : description) escaped += ch == '|' ? std::string("\\|") : std::string(1, ch);
     std::cout << fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", t["name"].get<std::string>(),
                              t["family"].get<std::string>(),
                              fmt::join(t["dtypes"].get<std::vector<std::string>>(), ", "),
                              t["differentiable"].get<bool>() ? "yes" : "no", meta,
-                             t["random"].get<bool>() ? "yes" : "no", escaped);
+                             t["random"].get<bool>() ? "yes" : "no", escaped(t["description"].get<std::string>()));
+  }
+}
+
+// An op's name as the docs say it: "aten::round_.decimals" -> "round".
+std::string op_word(const std::string& op) {
+  auto name = op.substr(op.find("::") == std::string::npos ? 0 : op.find("::") + 2);
+  name = name.substr(0, name.find('.'));
+  if (name.size() > 1 && name.back() == '_') name.pop_back();
+  return name;
+}
+
+// The switch table of docs/perturbed-numerics.md (a test keeps that copy current).
+void print_switches_markdown() {
+  std::cout << "| switch | ops (and their in-place, out= and overload forms) | what vdev does instead of the CPU's kernel |\n"
+            << "|---|---|---|\n";
+  for (const auto& s : vdev::perturb::switches()) {
+    std::vector<std::string> words;
+    for (const auto& op : s.ops) {
+      if (const auto w = op_word(op); std::find(words.begin(), words.end(), w) == words.end()) words.push_back(w);
+    }
+    std::cout << fmt::format("| `{}` | `{}` | {} |\n", s.name, fmt::join(words, "`, `"), escaped(s.doc));
   }
 }
 
@@ -103,8 +128,10 @@ CLI::App* add_list_command(CLI::App& app, Options& o) {
                                           "devices and the cases of suites");
   list->add_option("--suite", o.list.suites, "Case file (repeatable); default: cases/default.json");
   auto* list_json = list->add_flag("--json", o.list.json, "Machine-readable output");
-  list->add_flag("--markdown", o.list.markdown,
-                 "Only the transform catalog, as the Markdown table docs/transforms.md embeds")
+  list->add_flag("--markdown{transforms}", o.list.markdown,
+                 "Only one table, as the docs embed it: transforms (the default: docs/transforms.md's "
+                 "catalog) or switches (docs/perturbed-numerics.md's)")
+      ->check(CLI::IsMember({"transforms", "switches"}))
       ->excludes(list_json);
   add_plugin_option(*list, o);
   return list;
@@ -199,8 +226,12 @@ void print_devices_and_suites(const nlohmann::json& all) {
 }  // namespace
 
 int cmd_list(const Options& options) {
-  if (options.list.markdown) {
-    print_markdown(transforms_json());
+  if (options.list.markdown == "transforms") {
+    print_transforms_markdown(transforms_json());
+    return 0;
+  }
+  if (options.list.markdown == "switches") {
+    print_switches_markdown();
     return 0;
   }
   const auto inventory = DeviceInventory::probe(RunOptions{}.vdev_count);  // the devices a default run has

@@ -50,7 +50,7 @@ struct RunOptions {
 struct ListOptions {
   std::vector<std::string> suites;  ///< empty: the default suite
   bool json = false;
-  bool markdown = false;  ///< the transform catalog as a Markdown table
+  std::string markdown;  ///< a table the docs embed: "transforms" or "switches"; empty: none
 };
 
 /// `devparity apply`.
