@@ -66,6 +66,8 @@ class _Session:
 
 
 _STATE = pytest.StashKey()
+# How many tests the whole suite had before --devparity-shard kept this part's.
+_UNSHARDED = pytest.StashKey()
 _IDLE = _Session()
 # The session of the run being configured or run, for what pytest calls without its config (a
 # conftest's TEST_DEVICES, the public helpers a conftest imports); pytest_unconfigure clears it.
@@ -316,6 +318,7 @@ def pytest_generate_tests(metafunc):
 def _keep_shard(config, items):
     # A node id's hash picks its shard: a test added or removed moves no other test to another shard.
     index, count = _shard(config.getoption("devparity_shard"))
+    config.stash[_UNSHARDED] = config.stash.get(_UNSHARDED, 0) + len(items)
     kept, dropped = [], []
     for item in items:
         (kept if zlib.crc32(item.nodeid.encode("utf-8")) % count == index else dropped).append(item)
@@ -908,6 +911,10 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_sessionfinish(session, exitstatus):
+    # A part of a sharded suite may hold no test (fewer tests than parts): it has not failed,
+    # and its (empty) report is written below, so that `devparity merge` finds every part.
+    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and session.config.stash.get(_UNSHARDED, 0) > 0:
+        session.exitstatus = pytest.ExitCode.OK
     path = session.config.getoption("devparity_report", None)
     state = _state(session.config)
     if not path or not state.enabled:

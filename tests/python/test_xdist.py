@@ -171,6 +171,25 @@ def test_shards_cover_the_suite_once_and_merge_refuses_a_missing_one(project):
     assert serial.returncode == 1
 
 
+def test_a_shard_that_holds_no_test_passes_and_writes_its_part(pytester):
+    """Fewer tests than CI jobs: the empty parts exit 0 (not pytest's 5, "no tests collected") and
+    write their reports, so that merge finds every part; an empty suite unsharded still exits 5."""
+    cli = os.environ.get("DEVPARITY_CLI") or shutil.which("devparity")
+    pytester.makepyfile(test_one="def test_only(devparity_device):\n    assert devparity_device is not None\n")
+    codes = []
+    for index in range(4):
+        done = run(pytester, f"--devparity-shard={index}/4", f"--devparity-report=s{index}.json")
+        codes.append(done.returncode)
+        assert (pytester.path / f"s{index}.json").exists(), done.stdout + done.stderr
+    assert codes == [0, 0, 0, 0], codes
+    if cli is not None:
+        merged = subprocess.run([cli, "merge", "m.json", *[f"s{i}.json" for i in range(4)]], cwd=pytester.path,
+                                capture_output=True, text=True)
+        assert merged.returncode == 0, merged.stdout + merged.stderr
+        assert len(load_report(pytester.path / "m.json")["results"]) == 2  # test_only on cpu and vdev:1
+    assert run(pytester, "-k", "no_such_test").returncode == 5
+
+
 @pytest.mark.parametrize("value", ["3/3", "1", "a/b", "-1/2", "0/0"])
 def test_a_bad_shard_is_a_usage_error(project, value):
     done = run(project, f"--devparity-shard={value}")
