@@ -19,7 +19,7 @@ struct CheckDispatch {
   Placement placement = Placement::kWarn;
   ArtifactStore* artifacts = nullptr;
 
-  /// Appends to `row` the verdict of each of its case's checks, in case order:
+  /// Appends to `row` the verdict of each of its case's checks, in name order:
   /// `mine` is the trial's execution, `group` gives the reference and the replay.
   void run(GroupRun& group, const Trial& trial, const Execution& mine, bool on_reference_device,
            TrialResult& row) const;

@@ -1,5 +1,5 @@
 // The case's checks on one trial (harness/run/check_dispatch.h): each
-// registered check's verdict in the case's order, a skip saying why a check cannot
+// registered check's verdict in name order, a skip saying why a check cannot
 // judge, an error for a check nobody registered, the reference row left alone.
 #include "harness/run/check_dispatch.h"
 
@@ -43,7 +43,7 @@ TrialResult dispatch_row(testing::Planned& p, size_t trial, const CheckDispatch&
   return row;
 }
 
-TEST(CheckDispatchTest, EachCheckJudgesInCaseOrderAndTheReferenceRowIsNotCompared) {
+TEST(CheckDispatchTest, EachCheckJudgesInNameOrderAndTheReferenceRowIsNotCompared) {
   auto p = testing::plan_suite(suite_with({"placement", "parity"}), "cpu,vdev:1");
   const CheckDispatch dispatch{CheckRegistry::global()};
   const auto on_vdev = dispatch_row(p, 1, dispatch);
