@@ -19,7 +19,7 @@ void register_builtin_transforms(TransformRegistry& registry);
 void register_builtin_cuda_models();
 
 /// Idempotent and thread-safe; call once before loading suites. (Loading
-/// libdevparity installs the virtual device: vdev/backend.cpp.)
+/// libdevparity installs the virtual device: vdev/install.cpp.)
 void register_builtins();
 
 }  // namespace devparity

@@ -1,6 +1,7 @@
 #include "harness/run/perturbation_verdict.h"
 
 #include "harness/vdev/cuda_arithmetic.h"
+#include "harness/vdev/mode.h"
 #include "harness/vdev/perturb.h"
 
 #include <fmt/format.h>
@@ -20,24 +21,17 @@ bool values_failed(const TrialResult& row) {
   return std::any_of(row.checks.begin(), row.checks.end(), value_check_failed);
 }
 
-// The session's switches as `only` until destroyed.
-class OnlySwitch {
- public:
-  explicit OnlySwitch(std::vector<std::string> only) : was_(vdev::perturb::session()) {
-    vdev::perturb::set_session(std::move(only));
-  }
-  ~OnlySwitch() { vdev::perturb::set_session(was_); }
-  OnlySwitch(const OnlySwitch&) = delete;
-  OnlySwitch& operator=(const OnlySwitch&) = delete;
-
- private:
-  std::vector<std::string> was_;
-};
+// The session's mode with `only` as its switches.
+vdev::Mode only_switches(std::vector<std::string> only) {
+  auto m = vdev::mode();
+  m.perturb = std::move(only);
+  return m;
+}
 
 // Whether the trial's values fail with `switches` alone on (none: vdev's own arithmetic).
 bool fails_with(std::vector<std::string> switches, GroupRun& group, const Trial& trial, bool on_reference_device,
                 const CheckDispatch& dispatch) {
-  const OnlySwitch only(std::move(switches));
+  const vdev::ModeScope only(only_switches(std::move(switches)));
   Execution scratch;
   const auto& again = group.run(trial, scratch);
   auto row = group.result_for(trial);

@@ -15,10 +15,7 @@
 #include "harness/base/output_paths.h"
 #include "harness/base/text.h"
 #include "harness/device/device.h"
-#include "harness/vdev/async.h"
-#include "harness/vdev/cuda_arithmetic.h"
 #include "harness/device/device_kinds.h"
-#include "harness/vdev/perturb.h"
 #include "harness/model/artifacts.h"
 #include "harness/report/environment.h"
 #include "harness/report/packed_report.h"
@@ -31,6 +28,8 @@
 #include "harness/run/worker_supervisor.h"
 #include "harness/suite/case.h"
 #include "harness/trace/tracer.h"
+#include "harness/vdev/async.h"
+#include "harness/vdev/mode.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -177,33 +176,16 @@ std::unique_ptr<SplitWorker> split_worker(const RunConfig& c, const Plan& plan, 
   return std::make_unique<SplitWorker>(plan, std::move(iso));
 }
 
-// vdev's modes for one session (asynchronous, pinned release, perturbed
-// numerics, CUDA's arithmetic), as they were before afterwards.
-class AsyncMode {
- public:
-  explicit AsyncMode(const RunConfig& c)
-      : was_(vdev::async::enabled()), release_(vdev::async::pinned_release()), perturb_(vdev::perturb::session()),
-        cuda_(vdev::cuda_arithmetic::enabled()) {
-    if (c.vdev_async) vdev::async::set_enabled(true);
-    vdev::async::set_pinned_release(c.pinned_release);
-    vdev::perturb::set_session(c.perturb);
-    vdev::cuda_arithmetic::set_enabled(c.cuda_arithmetic);
-  }
-  ~AsyncMode() {
-    vdev::async::set_enabled(was_);
-    vdev::async::set_pinned_release(release_);
-    vdev::perturb::set_session(perturb_);
-    vdev::cuda_arithmetic::set_enabled(cuda_);
-  }
-  AsyncMode(const AsyncMode&) = delete;
-  AsyncMode& operator=(const AsyncMode&) = delete;
-
- private:
-  bool was_;
-  vdev::async::PinnedRelease release_;
-  std::vector<std::string> perturb_;
-  bool cuda_;
-};
+// vdev's mode for one session (Note [vdev's mode]): its own settings,
+// whatever the process ran before.
+vdev::Mode vdev_mode(const RunConfig& c) {
+  vdev::Mode m;
+  m.async = c.vdev_async;
+  m.pinned_release = c.pinned_release;
+  m.cuda_arithmetic = c.cuda_arithmetic;
+  m.perturb = c.perturb;
+  return m;
+}
 
 // The session's reporters, built once its outputs are checked and its report
 // claimed: an output that cannot be written, or that another output or
@@ -280,7 +262,7 @@ std::string no_trials_message(const RunConfig& c) {
 RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites, const DeviceInventory& inventory) {
   check_config(config);
   if (config.placement != Placement::kOff) Tracer::self_test();
-  const AsyncMode async(config);
+  const vdev::ModeScope mode(vdev_mode(config));
   auto plan = make_plan(suites, config.plan, inventory);
   if (plan.trial_count() == 0 && interrupt::signal() == 0 && !another_part_has_trials(suites, config, inventory)) {
     throw UsageError(no_trials_message(config));

@@ -1,779 +1,53 @@
 // The tracer's callbacks (Note [What the tracer sees] in tracer.h): on each
-// op's start and end, the scopes and op frames of this thread, the judgement
-// of the op's operands by CUDA's device rules, and the records of what it made.
+// op's start and end, this thread's frames of scopes and ops; each op frame
+// is judged in trace/judge.cpp.
+#include "harness/trace/active_tracer.h"
+#include "harness/trace/frames.h"
+#include "harness/trace/judge.h"
 #include "harness/trace/tracer_state.h"
 
-#include "harness/base/dtype.h"
 #include "harness/device/device.h"
-#include "harness/rules/device_rules.h"
-#include "harness/rules/op_arguments.h"
-#include "harness/trace/scope.h"
-#include "harness/vdev/async.h"
 
-#include <ATen/ATen.h>
-#include <ATen/core/dispatch/Dispatcher.h>
-#include <ATen/core/grad_mode.h>
-#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
 #include <exception>
-#include <functional>
 
-namespace devparity {
-namespace tracing {
-
-using op_kinds::classify;
-using op_kinds::is_devparity_op;
-using op_kinds::is_move;
-using op_kinds::is_random;
-using op_kinds::is_syncing;
-using op_kinds::make;
-using op_kinds::move_destination;
-using op_kinds::op_words;
-using op_kinds::Side;
-using op_kinds::side_of;
-using op_kinds::starts_with;
-
-// Note [Tracer threads]
-// The callbacks are registered thread-locally, and LibTorch hands them on to
-// the threads that run work for this one (the autograd engine runs backward
-// for non-CPU devices on per-device threads, with the caller's thread-local
-// state). So the active tracer is process-wide and each thread keeps its own
-// stack of scopes and ops. One tracer at a time.
-std::atomic<Tracer::State*> g_active{nullptr};
-std::mutex g_active_mutex;
-Tracer* g_active_tracer = nullptr;
-std::atomic<SourceLocator> g_locator{nullptr};
-thread_local int tls_handover_depth = 0;
-
+namespace devparity::tracing {
 namespace {
 
-SourcePoint current_source() {
-  const auto locate = g_locator.load();
-  return locate == nullptr ? SourcePoint{} : locate();
-}
-
-struct ThreadFrames {
-  uint64_t owner = 0;  // Tracer::State::generation
-  std::vector<Frame> frames;
-  int op_depth = 0;
-  int opaque_depth = 0;                  // 1 while a judged op runs, plus the records inside it
-  std::vector<c10::Device> top_devices;  // devices of the running top-level op's tensors
-
-  bool in_scope(const char* name) const {
-    if (tls_handover_depth > 0 && std::string_view(name) == kHostHandoverScope) return true;
-    for (const auto& f : frames) {
-      if (f.role == Role::kScope && f.name == name) return true;
-    }
-    return false;
-  }
-
-  std::vector<std::string> scopes() const {
-    std::vector<std::string> out;
-    for (const auto& f : frames) {
-      // A scripted method records itself twice (the Method, then its function).
-      if (f.role == Role::kScope && !f.hidden && (out.empty() || out.back() != f.name)) out.emplace_back(f.name);
-    }
-    return out;
-  }
-
-  // The op frame that encloses `frame` (an op frame of this thread), if any.
-  const Frame* parent_op(const Frame& frame) const {
-    const Frame* parent = nullptr;
-    for (const auto& f : frames) {
-      if (&f == &frame) return parent;
-      if (f.role == Role::kComposite || f.role == Role::kJudged) parent = &f;
-    }
-    return nullptr;
-  }
-
-  // The subject's op: the outermost op frame.
-  const Frame* user_op() const {
-    for (const auto& f : frames) {
-      if (f.role != Role::kScope) return &f;
-    }
-    return nullptr;
-  }
-};
+using op_kinds::is_devparity_op;
+using op_kinds::starts_with;
 
 ThreadFrames& frames_for(const Tracer::State* s) {
   thread_local ThreadFrames t;
-  if (t.owner != s->generation) t = ThreadFrames{s->generation, {}, 0, 0, {}};
+  if (t.owner != s->generation()) t = ThreadFrames{s->generation(), {}, 0, 0, {}};
   return t;
 }
 
-// Backward lines (Note [Backward lines]): autograd's engine runs backward on threads with no
-// Python frames, so a finding there had no line. The engine records each
-// backward function with its forward op's sequence number and thread; the
-// forward op's line was kept when it ran (remember_forward_line), and an
-// op's autograd nodes take its number or the next ones before the next
-// top-level op's: the line is that of the last top-level op recorded at or
-// before the node's number on its thread.
-SourcePoint source_here(Tracer::State& s, const ThreadFrames& t) {
-  auto here = current_source();
-  if (!here.user.empty()) return here;
-  for (auto f = t.frames.rbegin(); f != t.frames.rend(); ++f) {
-    if (f->forward_seq < 0) continue;
-    std::lock_guard<std::mutex> lock(s.mutex);
-    if (const auto* line = s.forward_lines.at(f->forward_thread, f->forward_seq)) here.user = *line;
-    break;
+// The top-level op an exception left, with the devices its tensors were on.
+void note_failed(Tracer::State& s, const ThreadFrames& t, const Frame& frame) {
+  // Asked before the lock: a Python locator takes the interpreter's lock.
+  const auto source = current_source().user;
+  const auto target = s.target();
+  auto locked = s.lock();
+  auto& failed = locked->failed;
+  if (!failed.op.empty()) return;
+  failed.op = std::string(frame.name);
+  failed.scopes = t.scopes();
+  failed.source = source;
+  // "vdev:1 and vdev:0": the target first, then the others the op received.
+  std::vector<std::string> labels = {device_label(target)};
+  for (const auto& d : t.top_devices) {
+    if (d != target) labels.push_back(device_label(d));
   }
-  return here;
-}
-
-// The line of a top-level op that records autograd work, for its backward.
-void remember_forward_line(Tracer::State& s, const at::RecordFunction& fn, c10::ArrayRef<c10::IValue> inputs) {
-  if (fn.seqNr() < 0 || !at::GradMode::is_enabled()) return;
-  const bool records = std::any_of(inputs.begin(), inputs.end(), [](const c10::IValue& v) {
-    return v.isTensor() && v.toTensor().defined() && v.toTensor().requires_grad();
-  });
-  if (!records) return;
-  auto here = current_source();
-  if (here.user.empty()) return;
-  std::lock_guard<std::mutex> lock(s.mutex);
-  s.forward_lines.add(fn.threadId(), fn.seqNr(), std::move(here.user));
-}
-
-// An op's own arguments (or results): the dispatcher hands a boxed call's
-// whole stack to the callbacks, and the TorchScript interpreter's holds live
-// values below them, so they are the last `count` entries.
-template <typename Values>
-c10::ArrayRef<c10::IValue> last(const Values& values, int count) {
-  const size_t n = values.size();
-  const size_t from = count >= 0 && n > static_cast<size_t>(count) ? n - static_cast<size_t>(count) : 0;
-  return c10::ArrayRef<c10::IValue>(values.data() + from, n - from);
-}
-
-// Calls `use` with each defined tensor among an op's outputs, lists and
-// tuples flattened, while it returns true; false if it stopped.
-template <typename Use>
-bool each_tensor(const c10::IValue& v, const Use& use) {
-  if (v.isTensor()) return !v.toTensor().defined() || use(v.toTensor());
-  if (v.isTensorList()) {
-    for (const at::Tensor& t : v.toTensorList()) {
-      if (t.defined() && !use(t)) return false;
-    }
-  } else if (v.isList()) {
-    for (const auto& e : v.toListRef()) {
-      if (!each_tensor(e, use)) return false;
-    }
-  } else if (v.isTuple()) {
-    for (const auto& e : v.toTupleRef().elements()) {
-      if (!each_tensor(e, use)) return false;
-    }
-  }
-  return true;
-}
-
-// Host data made by a factory: how, judged at the subject's own factory
-// call (a composite factory's inner `empty` inherits its device argument).
-std::shared_ptr<const Origin> factory_origin(const Tracer::State& s, const ThreadFrames& t,
-                                             const std::string& op,
-                                             const std::optional<c10::Device>& device,
-                                             std::optional<Side>& side) {
-  SourcePoint at;
-  bool located = false;
-  bool written_without = !device.has_value() ||
-                        (s.cpu_means_default && device->is_cpu() && !s.target.is_cpu());
-  bool names_host = false;
-  if (!written_without && (!s.deviceless_sites.empty() || !s.host_sites.empty())) {
-    at = current_source();
-    located = true;
-    written_without = s.deviceless_sites.count(at.site) != 0;
-    names_host = s.host_sites.count(at.site) != 0;
-  }
-  Origin o;
-  if (written_without) {
-    side = Side::kHost;
-    o.made = Origin::Made::kDefaultFactory;
-  } else if (names_host) {
-    side = Side::kHost;
-    o.made = Origin::Made::kHostFactory;
-  } else if (*device == s.target || (device->type() == s.target.type() && !device->has_index())) {
-    side = Side::kTarget;
-    // Before the target is inferred, a CPU factory may be host data after all.
-    if (!(s.infer_target && s.cpu_means_default && device->is_cpu())) return nullptr;
-    o.made = Origin::Made::kDefaultFactory;
-  } else if (device->is_cpu()) {
-    side = Side::kHost;
-    o.made = Origin::Made::kHostFactory;
-  } else {
-    side = Side::kForeign;
-    return nullptr;
-  }
-  if (!located) at = current_source();
-  o.op = op;
-  o.source = at.user;
-  o.site = at.site;
-  o.scopes = t.scopes();
-  return std::make_shared<const Origin>(std::move(o));
-}
-
-// Adds an op's findings, and for each blamed tensor with a known maker the
-// finding that names its maker; `verb` says what happened to it at `meeting`
-// (Note [Making and meeting lines]).
-void add_findings(Tracer::State& s, ThreadFrames& t, std::vector<Finding> found,
-                  const std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>>& blamed_origins,
-                  const std::string& meeting, const std::string& verb = "meets device data in",
-                  Severity kept_severity = Severity::kError) {
-  if (found.empty() && blamed_origins.empty()) return;
-  // Inside a declared hand-over the host transfers are the point; they
-  // stay visible as notes, and anything else is judged as usual.
-  if (t.in_scope(kHostHandoverScope)) {
-    for (auto& f : found) {
-      if (f.kind == finding_kind::kHostSync || f.kind == finding_kind::kHostToDeviceCopy) {
-        f.severity = Severity::kNote;
-        f.message += " (declared host hand-over)";
-      }
-    }
-  }
-  const auto scopes = t.scopes();
-  const auto here = source_here(s, t);
-  std::lock_guard<std::mutex> lock(s.mutex);
-  std::string made_at;
-  for (const auto& [tensor, origin] : blamed_origins) {
-    if (!origin) continue;
-    if (auto f = origin_finding(*origin, s.target, fmt::format("{} {}", verb, where(meeting, here.user)),
-                                tensor->device)) {
-      f->shape = tensor->shape;
-      f->dtype = dtype_name(tensor->dtype);
-      if (origin->made == Origin::Made::kKeptState) {
-        f->severity = kept_severity;
-        f->scopes = scopes;
-        if (f->source.empty()) f->source = here.user;  // no assignment line known: where it is used
-      }
-      if (f->source != here.user) f->met_at = here.user;
-      s.findings.add(*f);
-    }
-    if (made_at.empty()) made_at = origin->source;
-  }
-  for (auto& f : found) {
-    f.scopes = scopes;
-    f.source = here.user;
-    if (f.kind == finding_kind::kForeignDeviceInput && made_at != here.user) f.made_at = made_at;
-    s.findings.add(f);
-  }
-}
-
-// The op's tensor arguments, each with its device, side and (for host data)
-// where it was made; notes on the frame what its callees need to know.
-std::vector<std::shared_ptr<const Origin>> read_tensors(Tracer::State& s, Frame& frame,
-                                                        c10::ArrayRef<c10::IValue> inputs, OpCall& call) {
-  std::vector<std::shared_ptr<const Origin>> origins;
-  if (frame.info->schema == nullptr) return origins;
-  const auto tensors = argument_tensors(*frame.info->schema, inputs);
-  call.tensors.reserve(tensors.size());
-  std::lock_guard<std::mutex> lock(s.mutex);
-  for (const auto& a : tensors) {
-    if (is_neutral(s, a.tensor)) {  // Note [Neutral data]: judged with neither side
-      frame.inputs_neutral = true;
-      continue;
-    }
-    TensorInfo ti{a.tensor.device(), a.tensor.sizes().vec(), a.tensor.scalar_type(), std::string(a.argument),
-                  a.output, false};
-    const bool host = is_host_data(s, a.tensor);
-    // A wrapped Python number is a scalar, not data that places a result.
-    frame.inputs_host = frame.inputs_host || (host && !a.tensor.unsafeGetTensorImpl()->is_wrapped_number());
-    ti.host_data = host && ti.device == s.target;
-    // Tensors on another accelerator have a record when they are kept state.
-    const auto* r = host || ti.device != s.target ? record_of(s, a.tensor) : nullptr;
-    if (host) {
-      if (!frame.host_origin && r != nullptr) frame.host_origin = r->origin;
-    } else if (ti.device == s.target) {
-      frame.inputs_target = true;
-      s.device_work = true;
-    } else if (!frame.foreign_origin && r != nullptr) {
-      frame.foreign_origin = r->origin;
-    }
-    origins.push_back(r != nullptr ? r->origin : nullptr);
-    if (host && r != nullptr && r->origin) ti.origin = describe(*r->origin);
-    call.tensors.push_back(std::move(ti));
-  }
-  if (frame.top) s.tensors += static_cast<int64_t>(call.tensors.size());
-  return origins;
-}
-
-// A factory's side and origin: its own device argument at the top, its
-// parent's for a composite factory's callees, its inputs' for a buffer a
-// composite allocates.
-void note_factory(Tracer::State& s, ThreadFrames& t, Frame& frame, const OpCall& call) {
-  const Frame* parent = t.parent_op(frame);
-  if (parent == nullptr) {
-    frame.factory_origin = factory_origin(s, t, call.op, call.device, frame.factory_side);
-    frame.user_factory = true;
-  } else if (parent->info != nullptr && parent->info->factory) {
-    // A composite factory's callees take the subject's device argument.
-    frame.factory_origin = parent->factory_origin;
-    frame.factory_side = parent->factory_side;
-    frame.user_factory = parent->user_factory;
-  } else {
-    // A buffer a composite allocates for its result belongs with its
-    // inputs' data, whatever device ATen spelled out for it.
-    if (s.positive && !parent->inputs_target && (parent->inputs_neutral || !parent->inputs_host)) return;
-    frame.factory_side = parent->inputs_target ? Side::kTarget : Side::kHost;
-    frame.factory_origin = parent->inputs_target ? nullptr : parent->host_origin;
-  }
-}
-
-// A move's destination side, and whether it is a literal's own move.
-void note_move(Tracer::State& s, Frame& frame, OpCall& call, const std::shared_ptr<const Origin>& moved) {
-  const bool copy_into = frame.info->base == "aten::copy_";
-  // Where the subject's code is, asked once: only when a site set can tell.
-  const bool names_host_here = !copy_into && s.target.is_cpu() && !s.host_sites.empty();
-  const bool from_host = !call.tensors.empty() && side_of(call.tensors[0], s.target) == Side::kHost;
-  const bool literal_here = !copy_into && from_host && (!s.factory_sites.empty() || s.literals_by_line);
-  const auto here = names_host_here || literal_here ? current_source().site : std::string();
-  // Note [Device data and host data]: on the cpu row `.cpu()` is no move
-  // unless the code says so.
-  if (names_host_here) call.names_host = s.host_sites.count(here) != 0;
-  if (!call.tensors.empty()) {
-    frame.move_to = copy_into ? std::optional<Side>(side_of(call.tensors[0], s.target))
-                              : move_destination(call, s.target);
-    frame.move_from_host = from_host;
-  }
-  // Note [Literal sites]: TorchScript lowers `torch.tensor(values, ...)`
-  // to a CPU tensor filled on the host, then a `to` at the same site. That
-  // `to` is the literal's own: it moves nothing the subject made
-  // elsewhere, and what it gives is still the literal (host data when
-  // written with no device; device data when given the device).
-  if (literal_here && s.literals_by_line) {
-    frame.literal = !here.empty() && moved && moved->site == here &&
-                    (moved->made == Origin::Made::kHostFactory || moved->made == Origin::Made::kDefaultFactory);
-  } else if (literal_here) {
-    frame.literal = s.factory_sites.count(here) != 0;
-    frame.literal_on_host = frame.literal && s.deviceless_sites.count(here) != 0;
-  }
-}
-
-// The current device of `type` (Note [Current device]): what a device
-// without an index means now; unknown for types with no guard here.
-std::optional<c10::Device> current_device(c10::DeviceType type) {
-  if (type == c10::DeviceType::CPU || type == c10::DeviceType::Meta) return std::nullopt;
-  try {
-    const auto* impl = c10::impl::getDeviceGuardImpl(type);
-    if (impl == nullptr) return std::nullopt;
-    return impl->getDevice();
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-// Removes the host_to_device_copy findings: the copy is what the code must
-// do (a literal's), or another finding says what is wrong with it.
-void drop_copies(std::vector<Finding>& found) {
-  found.erase(std::remove_if(found.begin(), found.end(),
-                             [](const Finding& f) { return f.kind == finding_kind::kHostToDeviceCopy; }),
-              found.end());
-}
-
-// Note [Kept state]: a tensor attribute that moving the module left behind
-// and that forward moves onto the target is reported at the attribute's
-// line, instead of the move's host_to_device_copy. Left on another
-// accelerator and copied to another, it is the bug itself, an error: on a
-// real GPU the copy from cuda:0 is what gave Kornia #2791 its wrong values.
-// Copied from or to the host it is a cost, a warning: such a copy is right
-// on every machine, and the code passes on a real GPU (Kornia's BlurPool2D
-// and SIFTDescriptor, whose suites would otherwise fail on the simulated
-// device alone).
-bool kept_state_moved(Tracer::State& s, ThreadFrames& t, const Frame& frame, const OpCall& call,
-                      const std::vector<std::shared_ptr<const Origin>>& origins, std::vector<Finding>& found,
-                      int blamed) {
-  const bool copy_into = frame.info->base == "aten::copy_";
-  const size_t src = copy_into ? 1 : 0;
-  if (src >= origins.size() || !origins[src] || origins[src]->made != Origin::Made::kKeptState ||
-      !origins[src]->moved_module) {
-    return false;
-  }
-  if (!frame.move_to || *frame.move_to != Side::kTarget) return false;
-  if (static_cast<size_t>(blamed) == src) drop_copies(found);
-  std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>> makers = {
-      {&call.tensors[src], origins[src]}};
-  const bool across_accelerators = !call.tensors[src].device.is_cpu() && !s.target.is_cpu();
-  add_findings(s, t, std::move(found), makers, op_words(call), fmt::format("is copied to {} by", device_label(s.target)),
-               across_accelerators ? Severity::kError : Severity::kWarning);
-  return true;
-}
-
-// TraceSeeds::infer_target: the first device off the CPU that an op
-// receives, as a tensor or as its device argument, is the target.
-void infer_target(Tracer::State& s, const OpInfo& info, c10::ArrayRef<c10::IValue> inputs) {
-  std::optional<c10::Device> found;
-  if (info.device_index >= 0 && static_cast<size_t>(info.device_index) < inputs.size() &&
-      inputs[info.device_index].isDevice() && !inputs[info.device_index].toDevice().is_cpu()) {
-    found = inputs[info.device_index].toDevice();
-  }
-  if (!found && info.schema != nullptr) {
-    for (const auto& a : argument_tensors(*info.schema, inputs)) {
-      if (!a.tensor.device().is_cpu()) {
-        found = a.tensor.device();
-        break;
-      }
-    }
-  }
-  if (!found) return;
-  if (!found->has_index()) {  // Note [Current device]: where it lands
-    if (const auto current = current_device(found->type())) found = current;
-  }
-  std::lock_guard<std::mutex> lock(s.mutex);
-  if (!s.infer_target) return;
-  s.target = *found;
-  s.infer_target = false;
-}
-
-// Note [The tracer's fast path]
-// Most ops a subject runs get device data alone. Such an op, if it names
-// no device, moves nothing, makes nothing from nothing and waits for
-// nothing, has no finding to give (every device rule accepts operands all
-// on the target: tests/rules/device_rules_test.cpp), and on an
-// accelerator what it makes of device data is device data, which the
-// tracer does not record (Note [Recorded storages]). Both callbacks return
-// early for it: classify_op and the output record are what the trace of a
-// real suite spent its time on.
-bool nothing_to_classify(const OpInfo& info, const Frame* user, const OpCall& call, const c10::Device& target) {
-  if (info.factory || info.move || info.syncing || call.has_device_argument) return false;
-  if (user != nullptr && user->info != nullptr && user->info->syncing) return false;
-  return std::all_of(call.tensors.begin(), call.tensors.end(),
-                     [&](const TensorInfo& t) { return side_of(t, target) == Side::kTarget; });
-}
-
-// Reads an op's tensors; classifies it when it is judged (composites only
-// note what they received, for the outputs their callees do not record).
-void judge(Tracer::State& s, ThreadFrames& t, Frame& frame, const at::RecordFunction& fn) {
-  const OpInfo& info = *frame.info;
-  OpCall call;
-  const Frame* user = t.user_op();
-  call.rule = info.rule;
-  const auto inputs = last(fn.inputs(), info.num_arguments);
-  if (s.infer_target && frame.top) infer_target(s, info, inputs);
-  if (frame.top) remember_forward_line(s, fn, inputs);
-  const auto origins = read_tensors(s, frame, inputs, call);
-  if (frame.top) {
-    t.top_devices.clear();
-    for (const auto& tensor : call.tensors) {
-      if (std::find(t.top_devices.begin(), t.top_devices.end(), tensor.device) == t.top_devices.end()) {
-        t.top_devices.push_back(tensor.device);
-      }
-    }
-  }
-  call.factory = info.factory;
-  if (info.device_index >= 0 && static_cast<size_t>(info.device_index) < inputs.size()) {
-    call.has_device_argument = true;
-    const auto& d = inputs[info.device_index];
-    if (d.isDevice()) call.device = d.toDevice();
-    if (call.device && !call.device->has_index()) call.current = current_device(call.device->type());
-  }
-  call.target_inferred = s.target_inferred;
-  if (frame.role == Role::kJudged && nothing_to_classify(info, user, call, s.target)) return;
-  call.op = user != nullptr ? user->name : frame.name;
-  call.kernel = frame.name;
-  if (info.factory) note_factory(s, t, frame, call);
-  if (info.move) note_move(s, frame, call, origins.empty() ? nullptr : origins[0]);
-  if (frame.role != Role::kJudged) return;
-
-  int blamed = -1;
-  auto found = classify(call, s.target, &blamed);
-  if (info.move && kept_state_moved(s, t, frame, call, origins, found, blamed)) return;
-  if (found.empty()) return;
-  // The literal's copy to the device costs what it must.
-  if (frame.literal) drop_copies(found);
-  // A maker is named where its tensor meets device data (a move is a cost, not a meeting).
-  std::vector<std::pair<const TensorInfo*, std::shared_ptr<const Origin>>> makers;
-  const bool met = std::any_of(found.begin(), found.end(),
-                               [](const Finding& f) { return f.kind == finding_kind::kForeignDeviceInput; });
-  if (met && blamed >= 0 && origins[blamed]) makers.emplace_back(&call.tensors[blamed], origins[blamed]);
-  add_findings(s, t, std::move(found), makers, op_words(call));
-}
-
-// A move that returned its input (`.to(x.device)` of data already there)
-// changes where the subject's code thinks that data is.
-void note_returned_input(Tracer::State& s, const Frame& frame, const at::Tensor& out, Record& r,
-                         const std::function<std::shared_ptr<const Origin>()>& home) {
-  if (*frame.move_to == Side::kTarget && r.host && out.device() == s.target) {
-    r.host = false;
-  } else if (*frame.move_to == Side::kHost && !r.host && !r.seeded && out.device() == s.target) {
-    // `.cpu()` on the cpu row returns its input: what the subject
-    // computed is now, by its own words, on the host. (Its input and
-    // state stay device data: other references to them remain.) Its line
-    // is the one the accelerator rows name, so one bug reads as one problem.
-    r.host = true;
-    r.origin = home();
-  }
-}
-
-// Whether a new output is host data, and where it was made.
-bool new_output_on_host(const Tracer::State& s, const Frame& frame, const at::Tensor& out,
-                        std::shared_ptr<const Origin>& origin) {
-  if (out.device() != s.target) {
-    const bool host = out.device().is_cpu();
-    if (host && frame.factory_origin) {
-      origin = frame.factory_origin;
-    } else if (host && !frame.inputs_target && frame.host_origin) {
-      origin = frame.host_origin;
-    } else if (host) {
-      auto o = std::make_shared<Origin>();
-      o->made = frame.inputs_target ? Origin::Made::kCopiedHome : Origin::Made::kUnknown;
-      origin = std::move(o);
-    }
-    return host;
-  }
-  if (!s.target.is_cpu()) return false;
-  if (frame.literal_on_host) {
-    origin = frame.host_origin;
-    return true;
-  }
-  if (frame.move_to) {
-    const bool host = *frame.move_to == Side::kHost;
-    if (host) origin = frame.host_origin;
-    if (host && !origin && frame.inputs_target) {
-      // The cpu row's `.cpu()` of device data: copied home, as on an accelerator (its line is added).
-      auto o = std::make_shared<Origin>();
-      o->made = Origin::Made::kCopiedHome;
-      origin = std::move(o);
-    }
-    return host;
-  }
-  if (frame.factory_side) {
-    origin = frame.factory_origin;
-    return *frame.factory_side == Side::kHost;
-  }
-  // Note [Neutral data]: without device data, a result of neutral data is neutral (`neutral[host_mask]`
-  // is the indexed tensor's), and so is one of no data at all.
-  if (s.positive && !frame.inputs_target && (frame.inputs_neutral || !frame.inputs_host)) return false;
-  const bool host = !frame.inputs_target;
-  if (host) origin = frame.host_origin;
-  return host;
-}
-
-// Draws on the device itself come from its own generator: a note, once per op and line.
-void note_device_draws(Tracer::State& s, const ThreadFrames& t, const Frame& frame,
-                       const std::vector<at::Tensor>& outs) {
-  for (const auto& out : outs) {
-    if (out.device() != s.target || is_host_data(s, out) || is_neutral(s, out)) continue;
-    const Frame* user = t.user_op();
-    const auto source = current_source().user;
-    const DeviceDraw draw{std::string(user != nullptr ? user->name : frame.name), source};
-    const bool seen = std::any_of(s.draws.begin(), s.draws.end(), [&](const DeviceDraw& d) {
-      return d.op == draw.op && d.source == draw.source;
-    });
-    if (!seen) {
-      s.draws.push_back(draw);
-      Finding f;
-      f.kind = finding_kind::kDeviceRandom;
-      f.severity = Severity::kNote;
-      f.op = draw.op;
-      f.scopes = t.scopes();
-      f.source = draw.source;
-      f.device = device_label(s.target);
-      f.message = fmt::format("{} draws random numbers on {} from the device's own generator: they "
-                              "differ from the CPU's by design, so parity is not compared",
-                              draw.op, device_label(s.target));
-      s.findings.add(f);
-    }
-    return;
-  }
-}
-
-// An output of `frame` that is device data: computed from device data, made
-// by a factory for the target, or moved there.
-bool device_made(const Frame& frame) {
-  // A factory the code called with the CPU named is no proof: `device=x.device` and
-  // `device=sampler.low.device` read alike (the front end marks what it knows).
-  const bool for_target = frame.factory_side && *frame.factory_side == Side::kTarget && !frame.user_factory;
-  return frame.inputs_target || for_target || (frame.move_to && *frame.move_to == Side::kTarget);
-}
-
-// Host data made inside a declared hand-over is the subject's purpose.
-std::shared_ptr<const Origin> declared(const ThreadFrames& t, std::shared_ptr<const Origin> origin) {
-  if (!t.in_scope(kHostHandoverScope)) return origin;
-  auto o = origin ? std::make_shared<Origin>(*origin) : std::make_shared<Origin>();
-  o->declared = true;
-  return o;
-}
-
-// Device data copied home by `frame`'s op: where, for the finding that
-// names the line (Note [Making and meeting lines]).
-std::shared_ptr<const Origin> copied_home(const ThreadFrames& t, const Frame& frame, const SourcePoint& here) {
-  auto o = std::make_shared<Origin>();
-  o->made = Origin::Made::kCopiedHome;
-  const Frame* user = t.user_op();
-  o->op = std::string(user != nullptr ? user->name : frame.name);
-  o->source = here.user;
-  o->scopes = t.scopes();
-  return o;
-}
-
-// Note [The tracer's fast path]: device data made of device data alone, on an accelerator.
-bool nothing_to_record(const Tracer::State& s, const Frame& frame, c10::ArrayRef<c10::IValue> outputs) {
-  if (s.target.is_cpu() || !frame.inputs_target || frame.inputs_host || frame.inputs_neutral || frame.foreign_origin ||
-      frame.move_to || frame.factory_side || frame.info->random) {
-    return false;
-  }
-  return std::all_of(outputs.begin(), outputs.end(), [&](const c10::IValue& v) {
-    return each_tensor(v, [&](const at::Tensor& t) { return t.device() == s.target; });
-  });
-}
-
-// Note [A library op's result]: an op of a library's own (torchvision::nms, a C++ extension's)
-// given device data alone returns its result there: a CUDA kernel allocates on its input's
-// device. One that hands back host indices works on a GPU while they only index device data
-// (`x[idx]` moves them), so downstream code passes until it gathers or concatenates with them; one
-// that allocates on the current device returns on another index. Either is the op's bug, named at
-// the op, on an accelerator row (on the cpu row every result is on the CPU).
-void judge_library_result(Tracer::State& s, const ThreadFrames& t, const Frame& frame, const at::RecordFunction& fn) {
-  if (s.target.is_cpu() || s.infer_target || !frame.inputs_target || frame.inputs_host || frame.info->factory ||
-      frame.info->device_index >= 0 || frame.info->move) {
-    return;
-  }
-  const auto& base = frame.info->base;
-  const auto ns = base.substr(0, base.find("::"));
-  if (ns == base || ns == "aten" || ns == "prim" || ns == "profiler" || ns == "devparity") return;
-  std::optional<c10::Device> elsewhere;
-  for (const auto& v : last(fn.outputs(), frame.info->num_returns)) {
-    each_tensor(v, [&](const at::Tensor& out) {
-      if (!elsewhere && out.device() != s.target && !out.unsafeGetTensorImpl()->is_wrapped_number()) {
-        elsewhere = out.device();
-      }
-      return true;
-    });
-  }
-  if (!elsewhere) return;
-  auto f = make(finding_kind::kWrongDeviceOutput, Severity::kError, frame.info->name,
-                fmt::format("{} was given data on {} and returned its result on {}: a device op's result "
-                            "belongs on its input's device, where a CUDA kernel allocates it",
-                            frame.info->name, device_label(s.target), device_label(*elsewhere)),
-                &*elsewhere);
-  f.scopes = t.scopes();
-  f.source = current_source().user;
-  std::lock_guard<std::mutex> lock(s.mutex);
-  s.findings.add(f);
-}
-
-// Records what an op judged (or a composite) made; keeps what it wrote in place.
-void record_outputs(Tracer::State& s, const ThreadFrames& t, const Frame& frame, const at::RecordFunction& fn) {
-  const auto outputs = last(fn.outputs(), frame.info->num_returns);
-  if (nothing_to_record(s, frame, outputs)) return;
-  std::vector<at::Tensor> outs;
-  for (const auto& v : outputs) {
-    each_tensor(v, [&](const at::Tensor& t) {
-      outs.push_back(t);
-      return true;
-    });
-  }
-  if (outs.empty()) return;
-  // Device data going home is named by its line, asked before the lock (a
-  // Python locator takes the interpreter's lock).
-  const bool homeward = frame.inputs_target && std::any_of(outs.begin(), outs.end(), [&](const at::Tensor& o) {
-                          return o.device().is_cpu() && (!s.target.is_cpu() || (frame.move_to && *frame.move_to == Side::kHost));
-                        });
-  const auto here = homeward ? current_source() : SourcePoint{};
-  std::lock_guard<std::mutex> lock(s.mutex);
-  for (const auto& out : outs) {
-    auto* key = storage_of(out);
-    if (key == nullptr) continue;
-    const auto it = s.storages.find(key);
-    if (it != s.storages.end()) {
-      if (frame.move_to && frame.info->base != "aten::copy_" && !frame.literal_on_host) {
-        note_returned_input(s, frame, out, it->second, [&] { return copied_home(t, frame, here); });
-      }
-      // A host buffer the op filled with device data (`out.copy_(x)`,
-      // `out[i] = x`): on the cpu row, a CPU result of CPU input.
-      if (it->second.host && frame.inputs_target && s.target.is_cpu()) it->second.filled = true;
-      if (it->second.host && frame.info != nullptr && frame.info->writes) {
-        it->second.written = true;
-        it->second.drawn = it->second.drawn || frame.info->random;
-      }
-      continue;
-    }
-    std::shared_ptr<const Origin> origin;
-    if (new_output_on_host(s, frame, out, origin)) {
-      if (homeward && origin && origin->made == Origin::Made::kCopiedHome && origin->source.empty()) {
-        origin = copied_home(t, frame, here);
-      }
-      remember(s, out, true, declared(t, std::move(origin)));  // Note [Recorded storages]
-      if (frame.info != nullptr && frame.info->random) s.storages[key].drawn = true;  // randn with no device
-    } else if (origin && s.infer_target) {
-      remember(s, out, false, std::move(origin));  // made before the target is known
-      s.storages[key].provisional = s.positive;
-    } else if (frame.foreign_origin && out.device() != s.target && !out.device().is_cpu()) {
-      remember(s, out, false, frame.foreign_origin);  // kept state's results stay its own
-    } else if (s.positive && !s.infer_target && out.device() == s.target && s.target.is_cpu() && device_made(frame)) {
-      // (While the target is still being inferred there is no device data on the CPU: the
-      // code named no device.)
-      remember(s, out, false, nullptr);  // Note [Neutral data]: device data is what is proven
-    }
-  }
-  if (frame.info->random) note_device_draws(s, t, frame, outs);
+  if (labels.size() > 1) failed.device = fmt::format("{}", fmt::join(labels, " and "));
 }
 
 }  // namespace
 
-c10::StorageImpl* storage_of(const at::Tensor& t) {
-  return t.defined() && t.has_storage() ? t.storage().unsafeGetStorageImpl() : nullptr;
-}
-
-// What the tracer recorded of a tensor's storage (Note [Recorded storages]).
-const Record* record_of(const Tracer::State& s, const at::Tensor& t) {
-  const auto* key = storage_of(t);
-  if (key == nullptr) return nullptr;
-  const auto it = s.storages.find(key);
-  return it == s.storages.end() ? nullptr : &it->second;
-}
-
-bool is_host_data(const Tracer::State& s, const at::Tensor& t) {
-  if (t.device() != s.target) return t.device().is_cpu();
-  if (!s.target.is_cpu()) return false;
-  // A Python number wrapped for an op (`x + 1`) is a CPU scalar on any device.
-  if (t.unsafeGetTensorImpl()->is_wrapped_number()) return true;
-  const auto* r = record_of(s, t);  // Note [Recorded storages]
-  return r != nullptr && r->host;
-}
-
-// Note [Neutral data]: on the cpu row of a Python trace, a tensor the
-// tracer has no record of is neither device data nor host data.
-bool is_neutral(const Tracer::State& s, const at::Tensor& t) {
-  if (!s.positive || !s.target.is_cpu() || t.device() != s.target || t.unsafeGetTensorImpl()->is_wrapped_number()) {
-    return false;
-  }
-  const auto* r = record_of(s, t);
-  return r == nullptr || r->provisional;
-}
-
-// Note [Records of freed storages]: a record whose storage is freed names
-// nothing any tensor can reach, and its weak reference keeps the StorageImpl
-// allocated. A cpu row of a Python trace records every output (Note [Neutral
-// data]): gradcheck's ~10^5 small ops kept as many StorageImpls between the
-// buffers malloc hands out again, which made every op's allocation slow
-// (_int_malloc a fifth of a traced `add`). Dropped once the records double.
-void drop_freed(Tracer::State& s) {
-  if (s.storages.size() < s.sweep_at) return;
-  for (auto it = s.storages.begin(); it != s.storages.end();) {
-    it = it->second.keep && it->second.keep->expired() ? s.storages.erase(it) : std::next(it);
-  }
-  s.sweep_at = std::max<size_t>(kFirstSweep, 2 * s.storages.size());
-}
-
-void remember(Tracer::State& s, const at::Tensor& t, bool host, std::shared_ptr<const Origin> origin) {
-  auto* key = storage_of(t);
-  if (key == nullptr) return;
-  drop_freed(s);
-  auto& r = s.storages[key];
-  r.keep = t.storage().getWeakStorageImpl();
-  r.host = host;
-  r.provisional = false;
-  r.origin = std::move(origin);
-  r.written = false;
-  r.drawn = false;
-}
-
-// "aten::arange at ramp.py:12".
-std::string where(const std::string& op, const std::string& source) {
-  return source.empty() ? op : fmt::format("{} at {}", op, source);
-}
-
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
-  auto* s = g_active.load();
+  auto* s = ActiveTracer::get().state();
   if (s == nullptr) return nullptr;
   // Callbacks must never throw into the dispatcher.
   try {
@@ -806,11 +80,8 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     frame.role = info->composite ? Role::kComposite : Role::kJudged;
     t.frames.push_back(std::move(frame));
     ++t.op_depth;
-    if (t.frames.back().top) {
-      std::lock_guard<std::mutex> lock(s->mutex);
-      ++s->ops;
-    }
-    judge(*s, t, t.frames.back(), fn);
+    if (t.frames.back().top) ++s->lock()->ops;
+    judge_start(*s, t, t.frames.back(), fn);
     if (t.frames.back().role == Role::kJudged) ++t.opaque_depth;
   } catch (...) {
   }
@@ -818,7 +89,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
 }
 
 void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
-  auto* s = g_active.load();
+  auto* s = ActiveTracer::get().state();
   if (s == nullptr) return;
   try {
     auto& t = frames_for(s);
@@ -836,23 +107,9 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
     if (frame.role == Role::kJudged) --t.opaque_depth;
     // Note [What the tracer sees]: an end during unwinding means this op threw.
     if (std::uncaught_exceptions() > 0) {
-      if (frame.top) {
-        std::lock_guard<std::mutex> lock(s->mutex);
-        if (s->failed.op.empty()) {
-          s->failed.op = std::string(frame.name);
-          s->failed.scopes = t.scopes();
-          s->failed.source = current_source().user;
-          // "vdev:1 and vdev:0": the target first, then the others the op received.
-          std::vector<std::string> labels = {device_label(s->target)};
-          for (const auto& d : t.top_devices) {
-            if (d != s->target) labels.push_back(device_label(d));
-          }
-          if (labels.size() > 1) s->failed.device = fmt::format("{}", fmt::join(labels, " and "));
-        }
-      }
+      if (frame.top) note_failed(*s, t, frame);
     } else {
-      if (frame.info != nullptr) judge_library_result(*s, t, frame, fn);
-      record_outputs(*s, t, frame, fn);
+      judge_end(*s, t, frame, fn);
     }
     t.frames.pop_back();
     --t.op_depth;
@@ -863,7 +120,7 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
 // Where the asynchronous vdev's work is enqueued: the scopes and source line
 // of the op this thread is in (its race findings name it).
 std::string vdev_site() {
-  auto* s = g_active.load();
+  auto* s = ActiveTracer::get().state();
   if (s == nullptr) return current_source().user;
   const auto& t = frames_for(s);
   std::string out;
@@ -873,5 +130,4 @@ std::string vdev_site() {
   return out;
 }
 
-}  // namespace tracing
-}  // namespace devparity
+}  // namespace devparity::tracing

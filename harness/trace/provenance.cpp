@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
 namespace devparity::tracing {
 
 std::string describe(const Origin& o) {
@@ -48,6 +51,71 @@ std::optional<Finding> origin_finding(const Origin& o, const c10::Device& target
     return std::nullopt;
   }
   return f;
+}
+
+namespace {
+
+// Records kept before the first sweep for freed storages (Note [Records of freed storages]).
+constexpr size_t kFirstSweep = 4096;
+
+}  // namespace
+
+c10::StorageImpl* storage_of(const at::Tensor& t) {
+  return t.defined() && t.has_storage() ? t.storage().unsafeGetStorageImpl() : nullptr;
+}
+
+StorageRecords::StorageRecords() : sweep_at_(kFirstSweep) {}
+
+const Record* StorageRecords::find(const at::Tensor& t) const {
+  const auto* key = storage_of(t);
+  if (key == nullptr) return nullptr;
+  const auto it = storages_.find(key);
+  return it == storages_.end() ? nullptr : &it->second.record;
+}
+
+Record* StorageRecords::find(const at::Tensor& t) {
+  return const_cast<Record*>(static_cast<const StorageRecords*>(this)->find(t));
+}
+
+Record* StorageRecords::remember(const at::Tensor& t, bool host, std::shared_ptr<const Origin> origin) {
+  auto* key = storage_of(t);
+  if (key == nullptr) return nullptr;
+  drop_freed();
+  auto& kept = storages_[key];
+  kept.storage = t.storage().getWeakStorageImpl();
+  kept.record = Record{};
+  kept.record.host = host;
+  kept.record.origin = std::move(origin);
+  return &kept.record;
+}
+
+void StorageRecords::forget(const at::Tensor& t) {
+  if (const auto* key = storage_of(t)) storages_.erase(key);
+}
+
+// Note [Records of freed storages]: a record whose storage is freed names
+// nothing any tensor can reach, and its weak reference keeps the StorageImpl
+// allocated. A cpu row of a Python trace records every output (Note [Neutral
+// data]): gradcheck's ~10^5 small ops kept as many StorageImpls between the
+// buffers malloc hands out again, which made every op's allocation slow
+// (_int_malloc a fifth of a traced `add`). Dropped once the records double.
+void StorageRecords::drop_freed() {
+  if (storages_.size() < sweep_at_) return;
+  for (auto it = storages_.begin(); it != storages_.end();) {
+    it = it->second.storage && it->second.storage->expired() ? storages_.erase(it) : std::next(it);
+  }
+  sweep_at_ = std::max<size_t>(kFirstSweep, 2 * storages_.size());
+}
+
+void StorageRecords::send_home(const at::Tensor& t, std::shared_ptr<const Origin> origin) {
+  homed_.insert_or_assign(t.unsafeGetTensorImpl(),
+                          std::make_pair(c10::weak_intrusive_ptr<c10::TensorImpl>(t.getIntrusivePtr()),
+                                         std::move(origin)));
+}
+
+std::shared_ptr<const Origin> StorageRecords::sent_home(const at::Tensor& t) const {
+  const auto it = homed_.find(t.unsafeGetTensorImpl());
+  return it == homed_.end() || it->second.first.expired() ? nullptr : it->second.second;
 }
 
 }  // namespace devparity::tracing

@@ -219,7 +219,7 @@ class Tracer {
   std::vector<DeviceDraw> device_draws() const;
   /// The top-level op an exception left, with its scopes and, in `device`,
   /// the devices its tensors were on ("vdev:1 and vdev:0"; op empty if none).
-  const Finding& failed_op() const;
+  Finding failed_op() const;
   /// Top-level ops observed.
   int64_t ops_traced() const;
   /// Tensor arguments seen on top-level ops (the self-test's evidence).
@@ -242,7 +242,7 @@ class Tracer {
   static void self_test(const std::function<void()>& probe = nullptr);
 
   /// Per-tracer bookkeeping (opaque; the callbacks reach it thread-locally).
-  struct State;
+  class State;
 
  private:
   std::unique_ptr<State> state_;

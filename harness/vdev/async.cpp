@@ -10,9 +10,6 @@
 namespace devparity::vdev::async {
 namespace {
 
-std::atomic<bool> g_enabled{false};
-std::atomic<PinnedRelease> g_pinned_release{PinnedRelease::kPooled};
-
 std::string side(const Race::Side& s) {
   auto out = fmt::format("{} ({}) on {}", s.op, s.write ? "write" : "read", s.stream);
   if (!s.site.empty()) out += " at " + s.site;
@@ -21,15 +18,7 @@ std::string side(const Race::Side& s) {
 
 }  // namespace
 
-void set_enabled(bool on) {
-  if (!on && g_enabled.load()) runtime::drain_all();
-  g_enabled.store(on);
-}
-
-bool enabled() { return g_enabled.load(); }
-
-void set_pinned_release(PinnedRelease release) { g_pinned_release.store(release); }
-PinnedRelease pinned_release() { return g_pinned_release.load(); }
+void drain_all() { runtime::drain_all(); }
 
 std::string Race::describe() const {
   if (freed && memory.rfind("pinned", 0) == 0) {

@@ -54,17 +54,18 @@
 
 namespace devparity::vdev::async {
 
-/// Whether new vdev work is asynchronous (process-wide; the runner and the
-/// Python front turn it on by default).
-void set_enabled(bool on);
+/// Whether new vdev work is asynchronous (vdev's mode: vdev/mode.h; the
+/// runner and the Python front turn it on by default).
 bool enabled();
+/// Runs the work queued on every stream (leaving asynchronous mode).
+void drain_all();
 
 /// When pinned host memory is released (Note [Eager pinned release]).
 enum class PinnedRelease {
   kPooled,  ///< after the copies queued from or into it, as PyTorch's pinned pool does (the default)
   kEager,   ///< at once, poisoned: pools that do not track copies
 };
-void set_pinned_release(PinnedRelease release);
+/// The release vdev's mode asks for (vdev/mode.h).
 PinnedRelease pinned_release();
 /// "pooled" or "eager"; anything else throws std::invalid_argument naming `option`.
 PinnedRelease parse_pinned_release(const std::string& name, const std::string& option);

@@ -20,7 +20,6 @@ std::mutex g_mutex;
 std::deque<Model> g_models;                     // stable addresses: a replaced model stays for calls in flight
 std::map<std::string, std::vector<const Model*>> g_by_op;  // the models of each op now, first first
 std::atomic<uint64_t> g_generation{1};          // changes with g_by_op: per-thread lookups start again
-std::atomic<bool> g_enabled{true};
 std::map<std::string, int64_t> g_moved;
 
 // Each thread's answers by schema (a schema's address is its op's for the process).
@@ -93,11 +92,8 @@ std::vector<Model> models() {
   return out;
 }
 
-void set_enabled(bool on) { g_enabled.store(on); }
-bool enabled() { return g_enabled.load(); }
-
 const Model* model_for(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
-  if (!g_enabled.load(std::memory_order_relaxed)) return nullptr;
+  if (!enabled()) return nullptr;
   const auto& schema = op.schema();
   const auto& list = registered_for(schema);
   if (list.empty()) return nullptr;

@@ -66,9 +66,8 @@ bool register_model(Model model) noexcept;
 /// The registered models, in registration order (replaced ones left out).
 std::vector<Model> models();
 
-/// Whether vdev computes CUDA's arithmetic (process-wide; on unless the run
-/// says --vdev-arithmetic cpu).
-void set_enabled(bool on);
+/// Whether vdev computes CUDA's arithmetic (vdev's mode: vdev/mode.h; on
+/// unless the run says --vdev-arithmetic cpu).
 bool enabled();
 
 /// The model that computes this call of `op` now (registered, enabled, its

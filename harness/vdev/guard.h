@@ -13,7 +13,7 @@
 
 namespace devparity::vdev {
 
-/// The backend's index checks and thread-local current index (vdev/backend.cpp).
+/// The backend's index checks and thread-local current index (vdev/install.cpp).
 void check_index(c10::DeviceIndex index);
 c10::DeviceIndex current_index();
 void set_current_index(c10::DeviceIndex index);

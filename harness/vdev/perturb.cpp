@@ -27,7 +27,6 @@ std::atomic<bool> g_any{false};
 std::mutex g_mutex;
 std::map<std::string, const Switch*> g_by_op;
 std::map<std::string, int64_t> g_moved;
-std::vector<std::string> g_session;
 
 const Switch* on_for(const std::string& op) {
   if (!g_any.load()) return nullptr;
@@ -79,16 +78,6 @@ std::vector<std::string> parse(const std::string& text, const std::string& optio
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
   return all ? known : names;
-}
-
-void set_session(std::vector<std::string> names) {
-  const std::lock_guard<std::mutex> lock(g_mutex);
-  g_session = std::move(names);
-}
-
-std::vector<std::string> session() {
-  const std::lock_guard<std::mutex> lock(g_mutex);
-  return g_session;
 }
 
 Scope::Scope(const std::vector<std::string>& names) {

@@ -52,9 +52,8 @@ const std::vector<Switch>& switches();
 /// and the known names for anything else.
 std::vector<std::string> parse(const std::string& text, const std::string& option);
 
-/// The switches a run asked for (--vdev-perturb; process-wide, empty: none):
-/// every run of a subject on vdev opens a Scope with them.
-void set_session(std::vector<std::string> names);
+/// The switches a run asked for (--vdev-perturb; vdev's mode: vdev/mode.h;
+/// empty: none): every run of a subject on vdev opens a Scope with them.
 std::vector<std::string> session();
 
 /// Turns `names` on for vdev's work until destroyed, and counts what they

@@ -1,4 +1,4 @@
-// Compiled instead of vdev/backend.cpp when the virtual device is off
+// Compiled instead of the backend (vdev/install.cpp and its kernels) when the virtual device is off
 // (DEVPARITY_WITH_VDEV): every vdev:K is then absent, with that reason.
 #include "harness/vdev/vdev.h"
 #include "harness/vdev/async.h"
@@ -32,10 +32,7 @@ std::string description() { return "devparity was built without the virtual devi
 namespace devparity::vdev::async {
 
 // Asynchronous is the default mode of a device this build does not have.
-void set_enabled(bool) {}
-bool enabled() { return false; }
-void set_pinned_release(PinnedRelease) {}
-PinnedRelease pinned_release() { return PinnedRelease::kPooled; }
+void drain_all() {}
 std::string Race::describe() const { return std::string(); }
 Session::Session(uint64_t seed, Schedule) : seed_(seed) {}
 Session::~Session() = default;

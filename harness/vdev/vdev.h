@@ -20,7 +20,7 @@
 
 namespace devparity::vdev {
 
-/// True when this build has the virtual device (vdev/backend.cpp).
+/// True when this build has the virtual device (vdev/install.cpp).
 bool compiled();
 
 /// Note [One accelerator per process]

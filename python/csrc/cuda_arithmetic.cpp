@@ -3,11 +3,13 @@
 // of a library's custom ops written in Python.
 #include "harness/builtins.h"
 #include "harness/vdev/cuda_arithmetic.h"
+#include "harness/vdev/mode.h"
 
 #include <ATen/record_function.h>
 #include <nlohmann/json.hpp>
 #include <torch/library.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,9 +17,14 @@ namespace {
 
 namespace ca = devparity::vdev::cuda_arithmetic;
 
+// The pytest plugin's choice, for the rest of the process (Note [vdev's mode]).
 void set_cuda_arithmetic(bool on) {
   devparity::register_builtin_cuda_models();
-  ca::set_enabled(on);
+  static std::unique_ptr<devparity::vdev::ModeScope> chosen;
+  chosen.reset();
+  auto mode = devparity::vdev::mode();
+  mode.cuda_arithmetic = on;
+  chosen = std::make_unique<devparity::vdev::ModeScope>(std::move(mode));
 }
 
 // {"moved": {"model": op calls}, "words": "..."} since the last call.

@@ -6,6 +6,7 @@
 #include "harness/builtins.h"
 #include "harness/vdev/vdev.h"
 #include "harness/vdev/async.h"
+#include "harness/vdev/mode.h"
 #include "harness/vdev/perturb.h"
 #include "harness/trace/tracer.h"
 
@@ -21,9 +22,8 @@
 namespace {
 
 struct Open {
+  std::unique_ptr<devparity::vdev::ModeScope> mode;  // asynchronous while the block runs
   std::unique_ptr<devparity::vdev::async::Session> session;
-  bool was_enabled = false;
-  devparity::vdev::async::PinnedRelease was_release = devparity::vdev::async::PinnedRelease::kPooled;
 };
 
 std::mutex g_mutex;
@@ -43,10 +43,10 @@ int64_t async_begin(int64_t seed, std::vector<std::string> skip, std::string pin
   devparity::python::locate_python_sources(std::move(skip));
   devparity::provide_vdev_sites();
   Open open;
-  open.was_enabled = async::enabled();
-  open.was_release = async::pinned_release();
-  async::set_enabled(true);
-  async::set_pinned_release(release);
+  auto mode = devparity::vdev::mode();
+  mode.async = true;
+  mode.pinned_release = release;
+  open.mode = std::make_unique<devparity::vdev::ModeScope>(std::move(mode));
   open.session = std::make_unique<async::Session>(static_cast<uint64_t>(seed));
   const std::lock_guard<std::mutex> lock(g_mutex);
   g_open[g_next] = std::move(open);
@@ -74,8 +74,7 @@ std::string async_end(int64_t id) {
                             {"freed", r.freed}});
   }
   open.session.reset();
-  if (!open.was_enabled) devparity::vdev::async::set_enabled(false);
-  devparity::vdev::async::set_pinned_release(open.was_release);
+  open.mode.reset();
   return out.dump();
 }
 

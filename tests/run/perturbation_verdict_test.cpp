@@ -6,6 +6,7 @@
 #include "harness/checks/registry.h"
 #include "harness/vdev/cuda_arithmetic.h"
 #include "tests/support/planned.h"
+#include "tests/support/vdev_mode.h"
 
 #include <gtest/gtest.h>
 
@@ -53,7 +54,6 @@ class PerturbationVerdictGroupTest : public ::testing::Test {
                                    "cpu,vdev:1");
     group_ = std::make_unique<GroupRun>(planned_.plan.groups.at(0), false);
   }
-  void TearDown() override { vdev::cuda_arithmetic::set_enabled(true); }
 
   const Trial& vdev_trial() const { return planned_.plan.groups.at(0).trials.at(1); }
   testing::Planned planned_;
@@ -62,7 +62,8 @@ class PerturbationVerdictGroupTest : public ::testing::Test {
 };
 
 TEST_F(PerturbationVerdictGroupTest, ASingleMovingSwitchIsBlamedForAFailedValueCheck) {
-  vdev::cuda_arithmetic::set_enabled(false);  // the trial cannot fail without a switch: no re-run needed
+  // The trial cannot fail without a switch: no re-run needed.
+  const vdev::ModeScope cpu_arithmetic(testing::mode_with_cuda_arithmetic(false));
   Execution mine;
   mine.perturbation = {"tie_order", "tf32"};
   mine.perturbed = {{"tie_order", 1}, {"tf32", 0}};

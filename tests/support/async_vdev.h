@@ -5,6 +5,7 @@
 #include "harness/builtins.h"
 #include "harness/vdev/vdev.h"
 #include "harness/vdev/async.h"
+#include "tests/support/vdev_mode.h"
 
 #include <gtest/gtest.h>
 
@@ -15,11 +16,10 @@ class AsyncVdevTest : public ::testing::Test {
   void SetUp() override {
     register_builtins();
     if (!vdev::compiled()) GTEST_SKIP() << "this build has no virtual device (DEVPARITY_WITH_VDEV)";
-    vdev::async::set_enabled(true);
+    mode_.emplace(testing::mode_with_async(true));
   }
-  void TearDown() override {
-    if (vdev::compiled()) vdev::async::set_enabled(false);
-  }
+  void TearDown() override { mode_.reset(); }
+  std::optional<vdev::ModeScope> mode_;
 };
 
 }  // namespace devparity::testing

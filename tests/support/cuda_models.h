@@ -6,6 +6,7 @@
 #include "harness/builtins.h"
 #include "harness/vdev/cuda_arithmetic.h"
 #include "harness/vdev/vdev.h"
+#include "tests/support/vdev_mode.h"
 
 #include <ATen/Context.h>
 #include <gtest/gtest.h>
@@ -31,10 +32,11 @@ class CudaModelsTest : public ::testing::Test {
   void SetUp() override {
     register_builtins();
     if (!vdev::compiled()) GTEST_SKIP() << "this build has no virtual device (DEVPARITY_WITH_VDEV)";
-    vdev::cuda_arithmetic::set_enabled(true);
+    mode_.emplace(testing::mode_with_cuda_arithmetic(true));
     vdev::cuda_arithmetic::take_moved();
   }
-  void TearDown() override { vdev::cuda_arithmetic::set_enabled(true); }
+  void TearDown() override { mode_.reset(); }
+  std::optional<vdev::ModeScope> mode_;
   const c10::Device v1_ = vdev::device(1);
 };
 

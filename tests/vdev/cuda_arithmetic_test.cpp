@@ -10,6 +10,7 @@
 #include "harness/vdev/tf32.h"
 #include "harness/vdev/vdev.h"
 #include "tests/support/cuda_models.h"
+#include "tests/support/vdev_mode.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
@@ -110,7 +111,7 @@ TEST_F(CudaArithmeticTest, Float64AndTheCpuArithmeticSwitchAreLeftAlone) {
   const Tf32Setting on(true);
   const auto a = a_.to(at::kDouble), b = b_.to(at::kDouble);
   EXPECT_TRUE(at::equal(at::bmm(a.to(v1_), b.to(v1_)).cpu(), at::bmm(a, b)));
-  ca::set_enabled(false);
+  const vdev::ModeScope cpu_arithmetic(testing::mode_with_cuda_arithmetic(false));
   EXPECT_TRUE(at::equal(at::bmm(a_.to(v1_), b_.to(v1_)).cpu(), at::bmm(a_, b_)));
   EXPECT_TRUE(ca::take_moved().empty());
 }
@@ -126,7 +127,7 @@ TEST_F(CudaArithmeticTest, ALibrarysModelOfItsOpRunsOnVdevInPlaceOfTheCpuKernel)
   ASSERT_EQ(moved.count("test_quantize_truncates"), 1u) << ca::moved_words(moved);
   op.call(x.to(v1_)).cpu();  // the same values: nothing moved
   EXPECT_EQ(ca::take_moved().count("test_quantize_truncates"), 0u);
-  ca::set_enabled(false);
+  const vdev::ModeScope cpu_arithmetic(testing::mode_with_cuda_arithmetic(false));
   EXPECT_TRUE(at::equal(op.call(y.to(v1_)).cpu(), at::round(y * 255.0)));
 }
 

@@ -21,6 +21,7 @@
 #include "harness/vdev/cuda_arithmetic.h"
 #include "harness/vdev/vdev.h"
 #include "tests/support/cuda_goldens.h"
+#include "tests/support/vdev_mode.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -317,11 +318,11 @@ class VdevCudaGoldensTest : public ::testing::Test {
       if (getenv("CI") != nullptr) FAIL() << "../shared/cuda-goldens is missing: CI must provide it";
       GTEST_SKIP() << "../shared/cuda-goldens is not beside the clone (DEVPARITY_SHARED elsewhere)";
     }
-    ca::set_enabled(true);
+    mode_.emplace(testing::mode_with_cuda_arithmetic(true));
     at::globalContext().setAllowTF32CuBLAS(false);  // torch's default, and the goldens'
   }
   void TearDown() override {
-    ca::set_enabled(true);
+    mode_.reset();
     at::globalContext().setAllowTF32CuBLAS(tf32_was_);
   }
 
@@ -351,7 +352,7 @@ class VdevCudaGoldensTest : public ::testing::Test {
   void expect_others_miss(const std::set<std::string>& transforms, Program (*on)(const c10::Device&),
                           const std::string& dtype) {
     for (const bool on_cpu : {false, true}) {
-      ca::set_enabled(on_cpu);  // on the CPU the models never run, whatever the switch
+      const vdev::ModeScope mode(testing::mode_with_cuda_arithmetic(on_cpu));  // on the CPU the models never run
       std::vector<std::string> differing;
       const auto tally = replay(dir_, transforms, on(on_cpu ? c10::Device(at::kCPU) : vdev::device(1)), &differing);
       const auto [vectors, exact] = totals(tally, dtype);
@@ -363,6 +364,7 @@ class VdevCudaGoldensTest : public ::testing::Test {
 
   std::string dir_;
   const bool tf32_was_ = at::globalContext().allowTF32CuBLAS();
+  std::optional<vdev::ModeScope> mode_;
 };
 
 TEST_F(VdevCudaGoldensTest, TorchvisionsWarpsAreTheGpusBitForBit) { expect_the_gpus(kWarps, warps_on(vdev::device(1)), 288); }

@@ -3,6 +3,7 @@
 // outputs from the public record and to the order each of CUDA's
 // algorithms defines.
 #include "tests/support/cuda_models.h"
+#include "tests/support/vdev_mode.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -90,7 +91,7 @@ TEST_F(CudaSortTest, RadixSortsOrderSignedZerosAndEveryNanIsLargest) {
 
 TEST_F(CudaSortTest, OffVdevSortsAsTheCpuDoes) {
   const auto x = longs({1, 2, 3, 3, 2, 1});
-  ca::set_enabled(false);
+  const vdev::ModeScope cpu_arithmetic(testing::mode_with_cuda_arithmetic(false));
   EXPECT_TRUE(at::equal(argsort(x), std::get<1>(at::sort(x))));
   EXPECT_FALSE(at::equal(argsort(x), longs({5, 0, 1, 4, 2, 3})));  // the GPU's order
   EXPECT_TRUE(ca::take_moved().empty());

@@ -7,6 +7,7 @@
 #include "harness/vdev/cuda_arithmetic.h"
 #include "harness/vdev/tf32.h"
 #include "harness/vdev/vdev.h"
+#include "tests/support/vdev_mode.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -21,9 +22,10 @@ class PerturbSwitchesTest : public ::testing::Test {
   void SetUp() override {
     register_builtins();
     if (!vdev::compiled()) GTEST_SKIP() << "this build has no virtual device (DEVPARITY_WITH_VDEV)";
-    vdev::cuda_arithmetic::set_enabled(false);  // the switches alone, against the CPU's kernels
+    mode_.emplace(testing::mode_with_cuda_arithmetic(false));  // the switches alone, against the CPU's kernels
   }
-  void TearDown() override { vdev::cuda_arithmetic::set_enabled(true); }
+  void TearDown() override { mode_.reset(); }
+  std::optional<vdev::ModeScope> mode_;
   const c10::Device v1_ = vdev::device(1);
 };
 

@@ -6,6 +6,7 @@
 // minutes). Run with 1,000 and 10,000 live blocks: flat is right.
 
 #include "harness/vdev/async.h"
+#include "harness/vdev/mode.h"
 #include "harness/vdev/cuda_arithmetic.h"
 #include "harness/vdev/vdev.h"
 
@@ -17,10 +18,18 @@
 namespace devparity::bench {
 namespace {
 
+// vdev's mode now with its asynchrony and arithmetic as a benchmark wants them.
+vdev::Mode mode_with(bool async, bool cuda_arithmetic = true) {
+  auto m = vdev::mode();
+  m.async = async;
+  m.cuda_arithmetic = cuda_arithmetic;
+  return m;
+}
+
 void BM_vdev_async_small_ops_with_live_blocks(benchmark::State& state) {
   const auto device = c10::Device(c10::DeviceType::PrivateUse1, 1);
-  vdev::async::set_enabled(true);
   {
+    const vdev::ModeScope async(mode_with(true));
     vdev::async::Session session(1);
     // Pinned memory lets work overlap: ops queue from here (Note [Ops at their call while nothing overlaps]).
     const auto pinned = vdev::async::pinned_empty({4}, at::kFloat);
@@ -34,7 +43,6 @@ void BM_vdev_async_small_ops_with_live_blocks(benchmark::State& state) {
     }
     session.finish();
   }
-  vdev::async::set_enabled(false);
   state.counters["live_blocks"] = static_cast<double>(state.range(0));
 }
 
@@ -59,19 +67,15 @@ void BM_vdev_three_small_ops_sync(benchmark::State& state) {
 
 // The same with CUDA's arithmetic off (--vdev-arithmetic cpu): what looking up a model for each op costs.
 void BM_vdev_three_small_ops_sync_cpu_arithmetic(benchmark::State& state) {
-  vdev::cuda_arithmetic::set_enabled(false);
+  const vdev::ModeScope cpu_arithmetic(mode_with(false, false));
   run_three_small_ops(state, c10::Device(c10::DeviceType::PrivateUse1, 1));
-  vdev::cuda_arithmetic::set_enabled(true);
 }
 
 void BM_vdev_three_small_ops_async_at_call(benchmark::State& state) {
-  vdev::async::set_enabled(true);
-  {
-    vdev::async::Session session(1);
-    run_three_small_ops(state, c10::Device(c10::DeviceType::PrivateUse1, 1));
-    session.finish();
-  }
-  vdev::async::set_enabled(false);
+  const vdev::ModeScope async(mode_with(true));
+  vdev::async::Session session(1);
+  run_three_small_ops(state, c10::Device(c10::DeviceType::PrivateUse1, 1));
+  session.finish();
 }
 
 // What CUDA's models of resampling cost where a test calls them: a 3x512x512
@@ -84,7 +88,7 @@ enum class Arithmetic { kCpuDevice, kCuda, kCpu };
 void run_resample(benchmark::State& state, Arithmetic arithmetic, bool warp) {
   const auto device = arithmetic == Arithmetic::kCpuDevice ? c10::Device(c10::kCPU)
                                                            : c10::Device(c10::DeviceType::PrivateUse1, 1);
-  vdev::cuda_arithmetic::set_enabled(arithmetic != Arithmetic::kCpu);
+  const vdev::ModeScope mode(mode_with(false, arithmetic != Arithmetic::kCpu));
   const auto x = at::rand({1, 3, 512, 512}).to(device);
   const auto theta = at::tensor({0.9, -0.3, 0.05, 0.35, 0.85, -0.1}, at::kFloat).view({1, 2, 3}).to(device);
   for (auto _ : state) {
@@ -97,7 +101,6 @@ void run_resample(benchmark::State& state, Arithmetic arithmetic, bool warp) {
     }
     benchmark::DoNotOptimize(y.cpu().data_ptr());
   }
-  vdev::cuda_arithmetic::set_enabled(true);
 }
 
 void BM_vdev_resize_aa_cpu_device(benchmark::State& s) { run_resample(s, Arithmetic::kCpuDevice, false); }
