@@ -44,20 +44,28 @@ struct TrialReplay {
   Execution run_reference(ExecuteOptions options = {}) const;
 };
 
-/// What a check sees of one trial.
+/// What a check sees of one trial: what every check reads is given when it
+/// is made, the rest is set by member name.
 struct CheckContext {
+  CheckContext(const TrialResult& result, const DeviceTarget& target, const Execution& execution,
+               const nlohmann::json& setting)
+      : result(result), target(target), execution(execution), setting(setting) {}
+
   const TrialResult& result;     ///< identity of the trial (id, subject, dtype, device)
   const DeviceTarget& target;    ///< the device the subject ran on
-  c10::ScalarType dtype;         ///< input dtype
-  const nlohmann::json& setting; ///< the case's setting for this check: true or an object
-  const at::Tensor& reference;   ///< reference output, on the CPU (undefined when absent)
   const Execution& execution;    ///< this trial's run: output (on the CPU, or on meta),
                                  ///< where the subject left it, placement findings
+  const nlohmann::json& setting; ///< the case's setting for this check: true or an object
+  c10::ScalarType dtype = c10::ScalarType::Float;  ///< input dtype
+  at::Tensor reference;          ///< reference output, on the CPU (undefined when absent)
   const TrialReplay* replay = nullptr;  ///< null where the trial cannot be replayed (unit tests)
   /// The output must equal the reference exactly by default: the target runs
   /// the reference device's own kernels (the virtual device against the CPU).
   bool expect_exact = false;
   bool is_reference_row = false;  ///< this trial is the reference itself
+  /// The run makes warnings fail in every case (`--placement strict`): a
+  /// check with a strict mode of its own takes it, whatever the case set.
+  bool strict = false;
   /// Where failing checks save evidence (.npy); null when the run keeps none.
   ArtifactStore* artifacts = nullptr;
   /// The reference output's values before rounding (Note [Unrounded

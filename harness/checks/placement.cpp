@@ -76,7 +76,8 @@ class PlacementCheck final : public Check {
       out.message = "placement tracing is off (--placement off)";
       return out;
     }
-    const auto setting = read_setting(ctx.setting);
+    auto setting = read_setting(ctx.setting);
+    if (ctx.strict) setting.mode = "strict";
     const auto& mode = setting.mode;
     out.describe = mode == "strict" ? "no placement findings (strict: warnings fail too)"
                                     : "no placement errors (warnings are reported)";

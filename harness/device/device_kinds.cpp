@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <stdexcept>
 
@@ -47,41 +49,122 @@ void install_vdev(const DeviceInventory& inv) { vdev::install(inv.vdev_count); }
 std::string vdev_model(int) { return vdev::description(); }
 std::string cpu_model(int) { return host_cpu_model(); }
 
-const std::vector<DeviceKind> kKinds = {
-    {"cpu", c10::DeviceType::CPU, false, true, false, true, false, false, one, never_absent,
-     [](const DeviceInventory&) { return std::vector<std::string>{"cpu"}; }, cpu_model, nullptr, nullptr, nullptr,
-     nullptr, nullptr, nullptr, nullptr},
-    {"cuda", c10::DeviceType::CUDA, true, true, false, false, true, true,
-     [](const DeviceInventory& inv) { return inv.cuda_count; }, cuda_absent,
-     // Kept, as absent, on machines without CUDA: every device gets a result.
-     [](const DeviceInventory&) { return std::vector<std::string>{"cuda:0", "cuda:N"}; }, cuda::device_model, nullptr,
-     cuda::synchronize, cuda::seed_default_generator, cuda::pinned_empty, cuda::use_pool_stream, nullptr, nullptr},
-    {"vdev", c10::DeviceType::PrivateUse1, true, true, true, true, false, true,
-     [](const DeviceInventory& inv) { return inv.vdev_count; }, vdev_absent,
-     // Without CUDA, the simulated accelerator covers the non-zero-index path.
-     [](const DeviceInventory& inv) {
-       return inv.cuda_count == 0 ? std::vector<std::string>{"vdev:0", "vdev:1"} : std::vector<std::string>{};
-     },
-     vdev_model, vdev::async::enabled, nullptr, nullptr, vdev::async::pinned_empty, nullptr, install_vdev,
-     vdev::installed},
-    {"meta", c10::DeviceType::Meta, false, false, true, false, false, false, one, never_absent,
-     [](const DeviceInventory&) { return std::vector<std::string>{"meta"}; }, meta_model, nullptr, nullptr, nullptr,
-     nullptr, nullptr, nullptr, nullptr},
-};
+DeviceKind cpu_kind() {
+  DeviceKind k;
+  k.family = "cpu";
+  k.type = c10::DeviceType::CPU;
+  k.runs_cpu_kernels = true;
+  k.count = one;
+  k.absent = never_absent;
+  k.auto_names = [](const DeviceInventory&) { return std::vector<std::string>{"cpu"}; };
+  k.model = cpu_model;
+  return k;
+}
+
+DeviceKind cuda_kind() {
+  DeviceKind k;
+  k.family = "cuda";
+  k.type = c10::DeviceType::CUDA;
+  k.indexed = true;
+  k.poisoned_by_device_errors = true;
+  k.accelerator = true;
+  k.count = [](const DeviceInventory& inv) { return inv.cuda_count; };
+  k.absent = cuda_absent;
+  // Kept, as absent, on machines without CUDA: every device gets a result.
+  k.auto_names = [](const DeviceInventory&) { return std::vector<std::string>{"cuda:0", "cuda:N"}; };
+  k.model = cuda::device_model;
+  k.synchronize = cuda::synchronize;
+  k.seed_generator = cuda::seed_default_generator;
+  k.pinned_empty = cuda::pinned_empty;
+  k.use_pool_stream = cuda::use_pool_stream;
+  return k;
+}
+
+DeviceKind vdev_kind() {
+  DeviceKind k;
+  k.family = "vdev";
+  k.type = c10::DeviceType::PrivateUse1;
+  k.indexed = true;
+  k.simulated = true;
+  k.runs_cpu_kernels = true;
+  k.accelerator = true;
+  k.count = [](const DeviceInventory& inv) { return inv.vdev_count; };
+  k.absent = vdev_absent;
+  // Without CUDA, the simulated accelerator covers the non-zero-index path.
+  k.auto_names = [](const DeviceInventory& inv) {
+    return inv.cuda_count == 0 ? std::vector<std::string>{"vdev:0", "vdev:1"} : std::vector<std::string>{};
+  };
+  k.model = vdev_model;
+  k.interleaves = vdev::async::enabled;
+  k.pinned_empty = vdev::async::pinned_empty;
+  k.install = install_vdev;
+  k.installed = vdev::installed;
+  return k;
+}
+
+DeviceKind meta_kind() {
+  DeviceKind k;
+  k.family = "meta";
+  k.type = c10::DeviceType::Meta;
+  k.has_values = false;
+  k.simulated = true;
+  k.count = one;
+  k.absent = never_absent;
+  k.auto_names = [](const DeviceInventory&) { return std::vector<std::string>{"meta"}; };
+  k.model = meta_model;
+  return k;
+}
+
+// Every process has the built-in kinds, whatever else registers: device
+// tokens parse against this table from the first option read.
+std::deque<DeviceKind>& kinds() {
+  static std::deque<DeviceKind> all = {cpu_kind(), cuda_kind(), vdev_kind(), meta_kind()};
+  return all;
+}
 
 }  // namespace
 
-const std::vector<DeviceKind>& device_kinds() { return kKinds; }
+const std::deque<DeviceKind>& device_kinds() { return kinds(); }
+
+void add_device_kind(DeviceKind kind) {
+  const std::string family = kind.family == nullptr ? "" : kind.family;
+  if (family.empty()) throw std::invalid_argument("a device kind needs a family (its device token)");
+  const bool token = std::all_of(family.begin(), family.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  });
+  if (!token) {
+    throw std::invalid_argument(fmt::format("device kind '{}': a family is lower-case letters, digits and _", family));
+  }
+  if (kind.count == nullptr || kind.absent == nullptr || kind.auto_names == nullptr || kind.model == nullptr) {
+    throw std::invalid_argument(
+        fmt::format("device kind '{}': count, absent, auto_names and model are required", family));
+  }
+  if ((kind.install == nullptr) != (kind.installed == nullptr)) {
+    throw std::invalid_argument(fmt::format("device kind '{}': install and installed come together", family));
+  }
+  for (const auto& k : kinds()) {
+    if (family == k.family) throw std::invalid_argument(fmt::format("device kind '{}' is registered twice", family));
+    if (kind.type == k.type) {
+      throw std::invalid_argument(fmt::format("device kind '{}': the {} device type is the '{}' kind's", family,
+                                              c10::DeviceTypeName(kind.type, true), k.family));
+    }
+  }
+  kinds().push_back(kind);
+}
+
+bool register_device_kind(DeviceKind kind) noexcept {
+  return register_noexcept([&] { add_device_kind(kind); });
+}
 
 const DeviceKind& device_kind(c10::DeviceType type) {
-  for (const auto& k : kKinds) {
+  for (const auto& k : kinds()) {
     if (k.type == type) return k;
   }
   throw std::out_of_range(fmt::format("devparity knows no device kind for {}", c10::DeviceTypeName(type)));
 }
 
 const DeviceKind* device_kind_named(const std::string& token) {
-  for (const auto& k : kKinds) {
+  for (const auto& k : kinds()) {
     const std::string family = k.family;
     if (token == family || (k.indexed && token.rfind(family + ":", 0) == 0)) return &k;
   }

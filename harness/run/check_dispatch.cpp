@@ -45,8 +45,7 @@ void CheckDispatch::run(GroupRun& group, const Trial& trial, const Execution& mi
                             (ref == nullptr || ref->round_trip.empty()) &&
                             g.reference_device.device->type() == c10::DeviceType::CPU;
   const auto replay = group.replay();
-  static const at::Tensor kNone;
-  const at::Tensor& reference = ref != nullptr && ref->ran ? ref->output : kNone;
+  const at::Tensor reference = ref != nullptr && ref->ran ? ref->output : at::Tensor();
   for (const auto& [name, case_setting] : g.spec->checks) {
     const Check* check = registry.find(name);
     if (check == nullptr) {
@@ -58,12 +57,16 @@ void CheckDispatch::run(GroupRun& group, const Trial& trial, const Execution& mi
       row.checks.push_back(CheckOutcome::verdict(name, Status::kSkip, why_not));
       continue;
     }
-    const nlohmann::json setting = name == "placement" && placement == Placement::kStrict
-                                       ? nlohmann::json{{"mode", "strict"}}
-                                       : case_setting;
-    const CheckContext view{row,     trial.target, g.dtype,      setting,          reference,
-                            mine,    &replay,      expect_exact, is_reference_row, artifacts,
-                            ref != nullptr && ref->ran ? &ref->unrounded : nullptr, g.spec->autocast};
+    CheckContext view(row, trial.target, mine, case_setting);
+    view.dtype = g.dtype;
+    view.reference = reference;
+    view.replay = &replay;
+    view.expect_exact = expect_exact;
+    view.is_reference_row = is_reference_row;
+    view.strict = placement == Placement::kStrict;
+    view.artifacts = artifacts;
+    view.reference_unrounded = ref != nullptr && ref->ran ? &ref->unrounded : nullptr;
+    view.autocast = g.spec->autocast;
     try {
       auto c = check->run(view);
       c.name = name;

@@ -28,7 +28,9 @@ class ParityTest : public ::testing::Test {
     run.ran = out.defined();
     run.output = out;
     run.output_device = dev;
-    const CheckContext ctx{result_, target_, ref.scalar_type(), setting, ref, run};
+    CheckContext ctx(result_, target_, run, setting);
+    ctx.dtype = ref.scalar_type();
+    ctx.reference = ref;
     return parity_->run(ctx);
   }
 

@@ -23,7 +23,7 @@ class PlacementTest : public ::testing::Test {
   }
 
   CheckOutcome run(const std::vector<Finding>* findings, const json& setting = true,
-                   bool completed = true) {
+                   bool completed = true, bool strict_run = false) {
     const at::Tensor none;
     Execution run;
     run.ran = completed;
@@ -32,7 +32,8 @@ class PlacementTest : public ::testing::Test {
     run.traced = findings != nullptr;
     if (findings != nullptr) run.findings = *findings;
     run.ops_traced = 7;
-    const CheckContext ctx{result_, target_, at::kFloat, setting, none, run};
+    CheckContext ctx(result_, target_, run, setting);
+    ctx.strict = strict_run;
     return check_->run(ctx);
   }
 
@@ -93,6 +94,17 @@ TEST_F(PlacementTest, WarningsFailOnlyInStrictMode) {
   EXPECT_NE(run(&f).message.find("first warning: [host_sync]"), std::string::npos);
   EXPECT_EQ(run(&f, json{{"mode", "strict"}}).status, Status::kFail);
   EXPECT_EQ(run(&f, json{{"mode", "warn"}}).status, Status::kPass);
+}
+
+// `--placement strict` makes every case strict and keeps what the case
+// re-grades: a warning the case makes a note still passes.
+TEST_F(PlacementTest, AStrictRunKeepsTheCasesSeverities) {
+  const std::vector<Finding> f = {finding("host_sync", Severity::kWarning)};
+  EXPECT_EQ(run(&f, true, true, /*strict_run=*/true).status, Status::kFail);
+  EXPECT_EQ(run(&f, json{{"mode", "warn"}}, true, /*strict_run=*/true).status, Status::kFail);
+  const auto regraded = run(&f, json{{"severity", {{"host_sync", "note"}}}}, true, /*strict_run=*/true);
+  EXPECT_EQ(regraded.status, Status::kPass) << regraded.message;
+  EXPECT_EQ(regraded.stats["mode"], "strict");
 }
 
 TEST_F(PlacementTest, IncompleteRunsSkipUnlessAnErrorWasAlreadySeen) {

@@ -5,6 +5,7 @@
 #include "harness/device/device_kinds.h"
 
 #include "harness/base/error.h"
+#include "harness/base/registration.h"
 
 #include <gtest/gtest.h>
 
@@ -82,6 +83,74 @@ TEST(DeviceKinds, ThePropertiesTheRunnerReadsAreTheRows) {
   EXPECT_STREQ(absent.kind().family, "cuda");
   // A target no row names is a programming error, said as one (not a null dereference).
   EXPECT_THROW((DeviceTarget{"tpu:0", std::nullopt, ""}.kind()), std::logic_error);
+}
+
+}  // namespace
+}  // namespace devparity
+
+namespace devparity {
+namespace {
+
+int none_here(const DeviceInventory&) { return 0; }
+std::string npu_absent(const std::string& name, int, const DeviceInventory&) {
+  return name + ": the test's accelerator is never present";
+}
+std::vector<std::string> nothing_automatic(const DeviceInventory&) { return {}; }
+std::string npu_model(int) { return "the test's accelerator"; }
+
+// A plugin's kind, built by member name.
+DeviceKind test_npu() {
+  DeviceKind k;
+  k.family = "devparity_test_npu";
+  k.type = c10::DeviceType::XPU;
+  k.indexed = true;
+  k.accelerator = true;
+  k.count = none_here;
+  k.absent = npu_absent;
+  k.auto_names = nothing_automatic;
+  k.model = npu_model;
+  return k;
+}
+
+// Registered once per process (gtest may repeat the test); auto takes none
+// of it, so nothing else in the process sees another device.
+const bool kNpuRegistered = register_device_kind(test_npu());
+
+TEST(DeviceKinds, UserCodeAddsAKindThatParsesLikeTheBuiltIns) {
+  ASSERT_TRUE(kNpuRegistered) << take_registration_errors().front();
+  const auto* kind = device_kind_named("devparity_test_npu:1");
+  ASSERT_NE(kind, nullptr);
+  EXPECT_EQ(&device_kind(c10::DeviceType::XPU), kind);
+  const auto target = resolve_device("devparity_test_npu:1", machine(0, 2));
+  EXPECT_FALSE(target.available());
+  EXPECT_EQ(target.absent_reason, "devparity_test_npu:1: the test's accelerator is never present");
+  EXPECT_EQ(auto_device_names(machine(0, 2)),
+            (std::vector<std::string>{"cpu", "cuda:0", "cuda:N", "vdev:0", "vdev:1", "meta"}));
+  EXPECT_EQ(std::string(device_kinds().front().family), "cpu");  // the built-ins first, in their order
+}
+
+TEST(DeviceKinds, AKindWithoutAFamilyAnActionOrATypeOfItsOwnIsRefusedNotThrown) {
+  (void)take_registration_errors();
+  auto twice = test_npu();
+  twice.type = c10::DeviceType::HIP;
+  auto no_count = test_npu();
+  no_count.family = "devparity_test_other";
+  no_count.count = nullptr;
+  auto taken_type = test_npu();
+  taken_type.family = "devparity_test_third";
+  taken_type.type = c10::DeviceType::PrivateUse1;
+  auto bad_family = test_npu();
+  bad_family.family = "Bad Name";
+  for (const auto& k : {twice, no_count, taken_type, bad_family}) EXPECT_FALSE(register_device_kind(k)) << k.family;
+  const auto errors = take_registration_errors();
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_EQ(errors[0], "device kind 'devparity_test_npu' is registered twice");
+  EXPECT_EQ(errors[1], "device kind 'devparity_test_other': count, absent, auto_names and model are required");
+  // (LibTorch 2.x names PrivateUse1 after the backend once vdev is installed.)
+  EXPECT_EQ(errors[2].rfind("device kind 'devparity_test_third': the ", 0), 0u) << errors[2];
+  EXPECT_NE(errors[2].find(" device type is the 'vdev' kind's"), std::string::npos) << errors[2];
+  EXPECT_EQ(errors[3], "device kind 'Bad Name': a family is lower-case letters, digits and _");
+  EXPECT_EQ(device_kind_named("devparity_test_other"), nullptr);
 }
 
 }  // namespace

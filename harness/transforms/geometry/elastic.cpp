@@ -61,6 +61,8 @@ class Elastic final : public StatefulImageTransform {
                 "overshoot without clamping, so it wraps (279 becomes 23)")
                 .params(ElasticSettings::fields().docs())
                 .params({random_draws::kFieldSeed.doc()})
+                .param("size", "[H, W] integers", "the input's height and width",
+                       "written by sampling: the size the displacement field is drawn for")
                 .dtypes(kImageDtypes)
                 .random()
                 .differentiable()) {}
