@@ -74,7 +74,6 @@ class Solarize final : public ConfiguredTransform<SolarizeConfig> {
  public:
   Solarize()
       : ConfiguredTransform(Describe("solarize", "color", "inverts the pixels at or above a threshold")
-                                .params(SolarizeConfig::fields().docs())
                                 .dtypes(kImageDtypes)) {}
 
  private:
@@ -101,7 +100,6 @@ class Posterize final : public ConfiguredTransform<PosterizeConfig> {
   Posterize()
       : ConfiguredTransform(Describe("posterize", "color",
                                      "keeps the top `bits` bits of each value (2^bits levels for floats)")
-                                .params(PosterizeConfig::fields().docs())
                                 .dtypes(kImageDtypes)) {}
 
  private:
@@ -128,7 +126,6 @@ class AdjustBrightness final : public ConfiguredTransform<BrightnessConfig> {
   AdjustBrightness()
       : ConfiguredTransform(Describe("adjust_brightness", "color",
                                      "clamp(x * factor, 0, bound); uint8 truncated back, as torchvision")
-                                .params(BrightnessConfig::fields().docs())
                                 .dtypes(kImageDtypes)
                                 .differentiable()) {}
 
@@ -161,7 +158,6 @@ class ToDtype final : public ConfiguredTransform<ToDtypeConfig> {
   ToDtype()
       : ConfiguredTransform(Describe("to_dtype", "color",
                                      "torchvision's to_dtype: a cast, or with scale a change of value range")
-                                .params(ToDtypeConfig::fields().docs())
                                 .dtypes(kImageDtypes)) {}
 
  private:

@@ -127,7 +127,6 @@ class GaussianBlur2d final : public ConfiguredTransform<BlurConfig> {
       : ConfiguredTransform(
             Describe("gaussian_blur2d", "filter",
                      "Separable Gaussian blur (Kornia semantics); uint8 in fixed point")
-                .params(BlurConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -163,10 +162,9 @@ namespace {
 
 class UnsharpMask final : public ConfiguredTransform<BlurConfig> {
  public:
-  /// `params`: gaussian_blur2d's, which it takes too.
-  explicit UnsharpMask(const std::vector<ParamDoc>& params)
+  // gaussian_blur2d's parameters (BlurConfig's), which it takes too.
+  UnsharpMask()
       : ConfiguredTransform(Describe("unsharp_mask", "filter", "x + (x - gaussian_blur2d(x)), unclamped (Kornia)")
-                                .params(params)
                                 .dtypes(kFloatDtypes)
                                 .differentiable()) {}
 
@@ -180,10 +178,8 @@ class UnsharpMask final : public ConfiguredTransform<BlurConfig> {
 }  // namespace
 
 void register_gaussian(TransformRegistry& registry) {
-  auto blur = std::make_unique<GaussianBlur2d>();
-  auto unsharp = std::make_unique<UnsharpMask>(blur->info().params);
-  registry.add(std::move(blur));
-  registry.add(std::move(unsharp));
+  registry.add(std::make_unique<GaussianBlur2d>());
+  registry.add(std::make_unique<UnsharpMask>());
 }
 
 }  // namespace devparity

@@ -90,7 +90,6 @@ class BoxBlur final : public ConfiguredTransform<BoxConfig> {
   BoxBlur()
       : ConfiguredTransform(
             Describe("box_blur", "filter", "mean over a ky x kx window (Kornia); uint8 in fixed point")
-                .params(BoxConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -119,7 +118,6 @@ class MedianBlur final : public ConfiguredTransform<MedianConfig> {
   MedianBlur()
       : ConfiguredTransform(
             Describe("median_blur", "filter", "median of the window over a zero-padded image (Kornia)")
-                .params(MedianConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -187,7 +185,6 @@ class MotionBlur final : public ConfiguredTransform<MotionConfig> {
       : ConfiguredTransform(
             Describe("motion_blur", "filter",
                      "a line kernel rotated by an angle, weighted along it by direction (Kornia)")
-                .params(MotionConfig::fields().docs())
                 .dtypes(kFloatDtypes)
                 .differentiable()) {}
 

@@ -52,7 +52,6 @@ class Affine final : public ConfiguredTransform<AffineConfig> {
       : ConfiguredTransform(
             Describe("affine", "geometry",
                      "rotation, translation, scale and shear about the centre (torchvision)")
-                .params(AffineConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

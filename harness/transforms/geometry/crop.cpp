@@ -90,7 +90,6 @@ class Crop final : public ConfiguredTransform<CropConfig> {
  public:
   Crop()
       : ConfiguredTransform(Describe("crop", "geometry", "a box of the image; zeros where the box leaves it")
-                                .params(CropConfig::fields().docs())
                                 .dtypes(kImageDtypes)
                                 .differentiable()) {}
 
@@ -119,7 +118,6 @@ class CenterCrop final : public ConfiguredTransform<CenterCropConfig> {
             Describe(
                 "center_crop", "geometry",
                 "the centred box of the given size (torchvision's anchor rounding; zero padding when larger)")
-                .params(CenterCropConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -158,7 +156,6 @@ class ResizedCrop final : public ConfiguredTransform<ResizedCropConfig> {
       : ConfiguredTransform(
             Describe("resized_crop", "geometry",
                      "crop then resize (torchvision's resized_crop; resize's interpolation semantics)")
-                .params(ResizedCropConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

@@ -82,7 +82,6 @@ class Pad final : public ConfiguredTransform<PadConfig> {
       : ConfiguredTransform(
             Describe("pad", "geometry",
                      "pads the borders: constant, edge, reflect, symmetric or circular (torchvision)")
-                .params(PadConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

@@ -93,7 +93,6 @@ class Perspective final : public ConfiguredTransform<PerspectiveConfig> {
       : ConfiguredTransform(
             Describe("perspective", "geometry",
                      "the projective map taking four start corners to four end corners (torchvision)")
-                .params(PerspectiveConfig::fields().docs())
                 .param("coefficients", "8 numbers", "from the corners",
                        "written by sampling: the projective map's coefficients (float32 values), recomputed from "
                        "the corners when read back")

@@ -126,7 +126,6 @@ class Rescale final : public ConfiguredTransform<RescaleParams> {
             Describe(
                 "rescale", "geometry",
                 "Kornia's rescale: resize by a factor, antialiased by a Gaussian blur before downscaling")
-                .params(RescaleParams::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

@@ -78,7 +78,6 @@ class Rotate final : public ConfiguredTransform<RotateConfig> {
       : ConfiguredTransform(
             Describe("rotate", "geometry",
                      "rotation counter-clockwise about the centre, optionally expanded to fit (torchvision)")
-                .params(RotateConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

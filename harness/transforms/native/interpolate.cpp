@@ -24,7 +24,6 @@ class Interpolate final : public ConfiguredTransform<ResizeConfig> {
             Describe("interpolate", "native",
                      "LibTorch's interpolate (upsample_* / _upsample_*_aa / adaptive_avg_pool2d) as shipped; "
                      "uint8 runs where the op has a kernel (in LibTorch 1.13 only nearest)")
-                .params(ResizeConfig::fields().docs())
                 .dtypes(kImageDtypes)
                 .differentiable()
                 .meta_note("not area: adaptive_avg_pool2d has no meta kernel in LibTorch 1.13")) {}

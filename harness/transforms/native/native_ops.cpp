@@ -292,7 +292,6 @@ class AvgPool2d final : public ConfiguredTransform<PoolConfig> {
   AvgPool2d()
       : ConfiguredTransform(
             Describe("avg_pool2d", "native", "LibTorch's avg_pool2d")
-                .params(PoolConfig::fields().docs())
                 .dtypes(kFloatDtypes)
                 .differentiable()) {}
 
@@ -364,7 +363,6 @@ class ConvBlur final : public ConfiguredTransform<ConvBlurConfig> {
       : ConfiguredTransform(
             Describe("conv_blur", "native",
                      "Gaussian blur the common way: pad, then a depthwise conv2d with the 2-D kernel")
-                .params(ConvBlurConfig::fields().docs())
                 .dtypes(kFloatDtypes)
                 .differentiable()
                 .not_on_meta(
