@@ -189,6 +189,20 @@ std::vector<double> ObjectReader::numbers(const std::string& key, size_t count, 
   return read_array<double>(v, pointer(key), count, "numbers", lo, hi, read_number);
 }
 
+std::pair<double, double> ObjectReader::pair(const std::string& key, std::pair<double, double> fallback, double lo,
+                                             double hi) {
+  const auto* v = get(key);
+  if (v == nullptr) return fallback;
+  if (v->is_number()) {
+    const double x = number(key, std::nullopt, lo, hi);
+    return {x, x};
+  }
+  const auto values = numbers(key, 0, lo, hi);
+  if (values.size() == 1) return {values[0], values[0]};
+  if (values.size() != 2) throw FieldError(pointer(key), "expected a number or [x, y]");
+  return {values[0], values[1]};
+}
+
 std::vector<std::string> ObjectReader::strings(const std::string& key) {
   const auto& v = require(key, "an array of strings");
   if (!v.is_array()) {

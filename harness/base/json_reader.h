@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace devparity {
@@ -50,6 +51,9 @@ class ObjectReader {
   std::vector<double> numbers(const std::string& key, size_t count, double lo, double hi);
   /// An array of strings.
   std::vector<std::string> strings(const std::string& key);
+  /// A number x, meaning (x, x), or a list of one (repeated) or two, each in
+  /// [lo, hi]. Absent: `fallback`.
+  std::pair<double, double> pair(const std::string& key, std::pair<double, double> fallback, double lo, double hi);
 
   /// Throws FieldError for the first field no accessor asked for.
   void finish() const;

@@ -63,6 +63,50 @@ class Fields {
                  [=](const Config& c, nlohmann::json& out) { out[name] = c.*member; });
   }
 
+  /// A number x (meaning [x, x]) or [first, second], each in [lo, hi]
+  /// (ObjectReader::pair); written as [first, second].
+  Fields& pair(const char* name, std::pair<double, double> Config::*member, std::pair<double, double> fallback,
+               double lo, double hi, std::string type, std::string meaning) {
+    return field({name, std::move(type), fmt::format("[{}, {}]", fallback.first, fallback.second), std::move(meaning)},
+                 [=](ObjectReader& r, Config& c) { c.*member = r.pair(name, fallback, lo, hi); },
+                 [=](const Config& c, nlohmann::json& out) { out[name] = {(c.*member).first, (c.*member).second}; });
+  }
+
+  /// [first, second] in [lo, hi], or null (the default: none).
+  Fields& optional_pair(const char* name, std::optional<std::pair<double, double>> Config::*member, double lo,
+                        double hi, std::string type, std::string meaning) {
+    return field({name, std::move(type), "null", std::move(meaning)},
+                 [=](ObjectReader& r, Config& c) {
+                   const auto* v = r.get(name);
+                   if (v == nullptr || v->is_null()) return;
+                   const auto both = r.numbers(name, 2, lo, hi);
+                   c.*member = std::make_pair(both[0], both[1]);
+                 },
+                 [=](const Config& c, nlohmann::json& out) {
+                   const auto& v = c.*member;
+                   out[name] = v ? nlohmann::json({v->first, v->second}) : nlohmann::json(nullptr);
+                 });
+  }
+
+  /// A part of several fields that reads, writes and documents itself
+  /// (resampling options, a nested DeclaredFields config):
+  /// `Part::read(reader, args...)`, `part.write(out)`, `Part::docs(args...)`.
+  template <typename Part, typename... Args>
+  Fields& part(Part Config::*member, Args... args) {
+    return group(Part::docs(args...), [=](ObjectReader& r, Config& c) { c.*member = Part::read(r, args...); },
+                 [=](const Config& c, nlohmann::json& out) { (c.*member).write(out); });
+  }
+
+  /// A field declared apart (a draw range the transform reads elsewhere too):
+  /// `declared.doc()`, `declared.read(reader)`, `declared.write(out, value)`;
+  /// `declared` must outlive the fields.
+  template <typename Declared, typename T>
+  Fields& declared(const Declared& declared, T Config::*member) {
+    return field(
+        declared.doc(), [&declared, member](ObjectReader& r, Config& c) { c.*member = declared.read(r); },
+        [&declared, member](const Config& c, nlohmann::json& out) { declared.write(out, c.*member); });
+  }
+
   /// A field read and written by the caller (a pair, an optional, a mode),
   /// documented by `doc`.
   Fields& field(ParamDoc doc, Reader read, Writer write) {
@@ -122,6 +166,7 @@ struct DeclaredFields {
     return f;
   }
   static Config read(ObjectReader& r) { return fields().read(r); }
+  static const std::vector<ParamDoc>& docs() { return fields().docs(); }
   void write(nlohmann::json& out) const { fields().write(static_cast<const Config&>(*this), out); }
   void check(c10::IntArrayRef) const {}
 };

@@ -63,5 +63,83 @@ TEST(Fields, DocsComeFromTheDeclarations) {
   EXPECT_EQ(docs[2].default_value, "[0.5, 0]");
 }
 
+// The typed builders: a pair, an optional pair, a part that reads, writes
+// and documents itself, and a field declared apart.
+struct Scale {
+  double factor = 1;
+  static Scale read(ObjectReader& r, double fallback) { return {r.number("factor", fallback, 0.0, 8.0)}; }
+  void write(nlohmann::json& out) const { out["factor"] = factor; }
+  static std::vector<ParamDoc> docs(double fallback) {
+    return {{"factor", "number in [0, 8]", std::to_string(static_cast<int>(fallback)), "zoom"}};
+  }
+};
+
+struct Bounds {
+  const char* name;
+  std::pair<double, double> read(ObjectReader& r) const { return r.pair(name, {0, 1}, 0.0, 1.0); }
+  void write(nlohmann::json& out, std::pair<double, double> v) const { out[name] = {v.first, v.second}; }
+  ParamDoc doc() const { return {name, "[lo, hi] in [0, 1]", "[0, 1]", "a range"}; }
+};
+const Bounds kBounds{"bounds"};
+
+struct Typed : DeclaredFields<Typed> {
+  std::pair<double, double> sigma;
+  std::optional<std::pair<double, double>> center;
+  Scale scale;
+  std::pair<double, double> bounds;
+  static void declare(Fields<Typed>& f) {
+    f.pair("sigma", &Typed::sigma, {5, 5}, 0.0, 100.0, "number or [sx, sy]", "smoothness")
+        .optional_pair("center", &Typed::center, -10.0, 10.0, "[x, y] or null", "null: the middle")
+        .part(&Typed::scale, 2.0)
+        .declared(kBounds, &Typed::bounds);
+  }
+};
+
+Typed read_typed(const nlohmann::json& given) {
+  ObjectReader r(given);
+  auto t = Typed::read(r);
+  r.finish();
+  return t;
+}
+
+TEST(Fields, TypedBuildersReadWriteAndDocumentEachField) {
+  const auto defaults = read_typed(nlohmann::json::object());
+  nlohmann::json out = nlohmann::json::object();
+  defaults.write(out);
+  EXPECT_EQ(out, nlohmann::json({{"sigma", {5.0, 5.0}}, {"center", nullptr}, {"factor", 2.0}, {"bounds", {0.0, 1.0}}}));
+  const auto given = read_typed({{"sigma", 3}, {"center", {1, -2}}, {"factor", 4}, {"bounds", {0.25, 0.5}}});
+  EXPECT_EQ(given.sigma, std::make_pair(3.0, 3.0));  // a number is both
+  ASSERT_TRUE(given.center.has_value());
+  EXPECT_EQ(*given.center, std::make_pair(1.0, -2.0));
+  EXPECT_EQ(given.scale.factor, 4.0);
+  EXPECT_EQ(given.bounds, std::make_pair(0.25, 0.5));
+  EXPECT_EQ(read_typed({{"sigma", {1, 2}}}).sigma, std::make_pair(1.0, 2.0));
+  EXPECT_FALSE(read_typed({{"center", nullptr}}).center.has_value());
+  const auto& docs = Typed::docs();
+  ASSERT_EQ(docs.size(), 4u);
+  EXPECT_EQ(docs[0].default_value, "[5, 5]");
+  EXPECT_EQ(docs[1].default_value, "null");
+  EXPECT_EQ(docs[2].name, "factor");
+  EXPECT_EQ(docs[2].default_value, "2");
+  EXPECT_EQ(docs[3].name, "bounds");
+}
+
+TEST(Fields, TypedBuildersCheckRangesAndShapesAtTheField) {
+  auto pointer_of = [](const nlohmann::json& given) {
+    try {
+      read_typed(given);
+    } catch (const FieldError& e) {
+      return e.pointer();
+    }
+    return std::string("(read)");
+  };
+  EXPECT_EQ(pointer_of({{"sigma", 101}}), "/sigma");
+  EXPECT_EQ(pointer_of({{"sigma", {1, 2, 3}}}), "/sigma");
+  EXPECT_EQ(pointer_of({{"center", {1}}}), "/center");
+  EXPECT_EQ(pointer_of({{"center", {1, 11}}}), "/center/1");
+  EXPECT_EQ(pointer_of({{"factor", 9}}), "/factor");
+  EXPECT_EQ(pointer_of({{"bounds", {0.5, 2}}}), "/bounds/1");
+}
+
 }  // namespace
 }  // namespace devparity

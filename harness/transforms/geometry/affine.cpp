@@ -22,7 +22,7 @@ std::pair<double, double> read_shear(ObjectReader& r) {
   if (const auto* v = r.get("shear"); v != nullptr && v->is_number()) {
     return {r.number("shear", std::nullopt, -89.0, 89.0), 0.0};
   }
-  return read_pair(r, "shear", {0, 0}, -89.0, 89.0);
+  return r.pair("shear", {0, 0}, -89.0, 89.0);
 }
 
 struct AffineConfig : DeclaredFields<AffineConfig> {
@@ -32,11 +32,8 @@ struct AffineConfig : DeclaredFields<AffineConfig> {
   WarpOptions warp;
   static void declare(Fields<AffineConfig>& f) {
     f.number("angle", &AffineConfig::angle, 0.0, -1e4, 1e4, "number (degrees)", "clockwise, as torchvision's affine")
-        .field({"translate", "[tx, ty] pixels", "[0, 0]", "shift after the rotation, scale and shear"},
-               [](ObjectReader& r, AffineConfig& c) { c.translate = read_pair(r, "translate", {0, 0}, -1e6, 1e6); },
-               [](const AffineConfig& c, nlohmann::json& out) {
-                 out["translate"] = {c.translate.first, c.translate.second};
-               })
+        .pair("translate", &AffineConfig::translate, {0, 0}, -1e6, 1e6, "[tx, ty] pixels",
+              "shift after the rotation, scale and shear")
         .number("scale", &AffineConfig::scale, 1.0, 1e-6, 1e6, "number > 0", "zoom about the centre")
         .field({"shear", "s (along x) or [sx, sy] degrees in [-89, 89]", "[0, 0]", "shear angles, torchvision's"},
                [](ObjectReader& r, AffineConfig& c) { c.shear = read_shear(r); },

@@ -142,10 +142,7 @@ struct ResizedCropConfig : DeclaredFields<ResizedCropConfig> {
   Uint8Strategy uint8;
   static void declare(Fields<ResizedCropConfig>& f) {
     add_box(f, &ResizedCropConfig::box, " of the box");
-    f.group(ResizeConfig::fields().docs(), [](ObjectReader& r, ResizedCropConfig& c) { c.resize = ResizeConfig::read(r); },
-            [](const ResizedCropConfig& c, nlohmann::json& out) { c.resize.write(out); })
-        .group({Uint8Strategy::doc()}, [](ObjectReader& r, ResizedCropConfig& c) { c.uint8 = Uint8Strategy::read(r); },
-               [](const ResizedCropConfig& c, nlohmann::json& out) { c.uint8.write(out); });
+    f.part(&ResizedCropConfig::resize).part(&ResizedCropConfig::uint8);
   }
   void check(c10::IntArrayRef shape) const { resize.check(shape); }
 };

@@ -33,19 +33,10 @@ struct ElasticSettings : DeclaredFields<ElasticSettings> {
   std::pair<double, double> alpha{50, 50}, sigma{5, 5};
   WarpOptions warp;
   static void declare(Fields<ElasticSettings>& f) {
-    auto pair = [&](const char* name, std::pair<double, double> ElasticSettings::*member,
-                    std::pair<double, double> fallback, double hi, const char* type, const char* meaning) {
-      f.field({name, type, fmt::format("[{}, {}]", fallback.first, fallback.second), meaning},
-              [=](ObjectReader& r, ElasticSettings& c) { c.*member = read_pair(r, name, fallback, 0, hi); },
-              [=](const ElasticSettings& c, nlohmann::json& out) {
-                out[name] = {(c.*member).first, (c.*member).second};
-              });
-    };
-    pair("alpha", &ElasticSettings::alpha, {50, 50}, 1e6, "number or [ax, ay] >= 0", "displacement strength in pixels");
-    pair("sigma", &ElasticSettings::sigma, {5, 5}, 1e3, "number or [sx, sy] >= 0", "smoothness of the field");
-    f.group(WarpOptions::docs(Interpolation::kBilinear),
-            [](ObjectReader& r, ElasticSettings& c) { c.warp = WarpOptions::read(r, Interpolation::kBilinear); },
-            [](const ElasticSettings& c, nlohmann::json& out) { c.warp.write(out); });
+    f.pair("alpha", &ElasticSettings::alpha, {50, 50}, 0, 1e6, "number or [ax, ay] >= 0",
+           "displacement strength in pixels")
+        .pair("sigma", &ElasticSettings::sigma, {5, 5}, 0, 1e3, "number or [sx, sy] >= 0", "smoothness of the field")
+        .part(&ElasticSettings::warp, Interpolation::kBilinear);
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
 };

@@ -67,16 +67,7 @@ struct ErasingDraws : DeclaredFields<ErasingDraws> {
 
   static void declare(Fields<ErasingDraws>& f) {
     f.number("p", &ErasingDraws::p, 0.5, 0.0, 1.0, "number in [0, 1]", "probability of erasing");
-    range(f, kScale, &ErasingDraws::scale);
-    range(f, kRatio, &ErasingDraws::ratio);
-  }
-
- private:
-  static void range(Fields<ErasingDraws>& f, const random_draws::DrawRange& declared,
-                    std::pair<double, double> ErasingDraws::*member) {
-    f.field(
-        declared.doc(), [&declared, member](ObjectReader& r, ErasingDraws& d) { d.*member = declared.read(r); },
-        [&declared, member](const ErasingDraws& d, nlohmann::json& out) { declared.write(out, d.*member); });
+    f.declared(kScale, &ErasingDraws::scale).declared(kRatio, &ErasingDraws::ratio);
   }
 };
 

@@ -80,9 +80,7 @@ struct PerspectiveConfig : DeclaredFields<PerspectiveConfig> {
                  out["endpoints"] = c.end;
                  out["coefficients"] = c.coeffs;
                })
-        .group(WarpOptions::docs(Interpolation::kBilinear),
-               [](ObjectReader& r, PerspectiveConfig& c) { c.warp = WarpOptions::read(r, Interpolation::kBilinear); },
-               [](const PerspectiveConfig& c, nlohmann::json& out) { c.warp.write(out); });
+        .part(&PerspectiveConfig::warp, Interpolation::kBilinear);
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
 };

@@ -64,7 +64,7 @@ class Resize final : public ConfiguredTransform<ResizeParams> {
                      "Reference resize with LibTorch interpolate semantics; uint8 in bit-exact fixed point, "
                      "through a float round trip (the CUDA path) or as LibTorch's CPU uint8 kernel")
                 .params(ResizeConfig::fields().docs())
-                .params({Uint8Strategy::doc()})
+                .params(Uint8Strategy::docs())
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

@@ -78,9 +78,7 @@ struct TpsSettings : DeclaredFields<TpsSettings> {
                },
                [](const TpsSettings& c, nlohmann::json& out) { out["src"] = c.src; })
         .boolean("align_corners", &TpsSettings::align_corners, false, "grid_sample's normalisation, as Kornia's default")
-        .group(WarpOptions::docs(Interpolation::kBilinear),
-               [](ObjectReader& r, TpsSettings& c) { c.warp = WarpOptions::read(r, Interpolation::kBilinear); },
-               [](const TpsSettings& c, nlohmann::json& out) { c.warp.write(out); });
+        .part(&TpsSettings::warp, Interpolation::kBilinear);
   }
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
 };

@@ -39,20 +39,6 @@ std::vector<ParamDoc> WarpOptions::docs(Interpolation default_interpolation) {
            "colour of the area from outside the image (zeros padding; in the dtype's units)"}};
 }
 
-std::pair<double, double> read_pair(ObjectReader& r, const std::string& key, std::pair<double, double> fallback,
-                                    double lo, double hi) {
-  const auto* v = r.get(key);
-  if (v == nullptr) return fallback;
-  if (v->is_number()) {
-    const double x = r.number(key, std::nullopt, lo, hi);
-    return {x, x};
-  }
-  const auto values = r.numbers(key, 0, lo, hi);
-  if (values.size() == 1) return {values[0], values[0]};
-  if (values.size() != 2) throw FieldError(r.pointer(key), "expected a number or [x, y]");
-  return {values[0], values[1]};
-}
-
 std::pair<at::Tensor, at::Tensor> warp_positions(const at::Tensor& like, c10::ScalarType dtype, int64_t h, int64_t w,
                                                  double offset_x, double offset_y) {
   const auto options = like.options().dtype(dtype);
@@ -61,17 +47,6 @@ std::pair<at::Tensor, at::Tensor> warp_positions(const at::Tensor& like, c10::Sc
 
 at::Tensor warp_with(const at::Tensor& x, const at::Tensor& sx, const at::Tensor& sy, const WarpOptions& o) {
   return sampler::warp(x, sx, sy, o.interpolation, o.padding, o.fill);
-}
-
-std::optional<std::pair<double, double>> read_center(ObjectReader& r) {
-  const auto* v = r.get("center");
-  if (v == nullptr || v->is_null()) return std::nullopt;
-  const auto c = r.numbers("center", 2, -1e6, 1e6);
-  return std::make_pair(c[0], c[1]);
-}
-
-void write_center(nlohmann::json& out, const std::optional<std::pair<double, double>>& center) {
-  out["center"] = center ? nlohmann::json({center->first, center->second}) : nlohmann::json(nullptr);
 }
 
 }  // namespace devparity

@@ -30,10 +30,6 @@ struct WarpOptions {
   static std::vector<ParamDoc> docs(Interpolation default_interpolation);
 };
 
-/// A number, or a list of one or two (one repeated).
-std::pair<double, double> read_pair(ObjectReader& r, const std::string& key, std::pair<double, double> fallback,
-                                    double lo, double hi);
-
 /// Output pixel positions as (1, 1, W) columns and (1, H, 1) rows plus the
 /// offsets, in `dtype`, on the device of `like`.
 std::pair<at::Tensor, at::Tensor> warp_positions(const at::Tensor& like, c10::ScalarType dtype, int64_t h, int64_t w,
@@ -42,20 +38,12 @@ std::pair<at::Tensor, at::Tensor> warp_positions(const at::Tensor& like, c10::Sc
 /// `x` sampled at source pixels (sx, sy) with the options' mode, padding and fill.
 at::Tensor warp_with(const at::Tensor& x, const at::Tensor& sx, const at::Tensor& sy, const WarpOptions& o);
 
-/// "center": [x, y] in pixels, or null for the image centre.
-std::optional<std::pair<double, double>> read_center(ObjectReader& r);
-void write_center(nlohmann::json& out, const std::optional<std::pair<double, double>>& center);
-
 /// The fields a warp about a centre ends with: the centre, then the
 /// resampling options. Config has `center` and `warp`.
 template <typename Config>
 void add_center_and_warp(Fields<Config>& f, Interpolation default_interpolation) {
-  f.field({"center", "[x, y] or null", "null", "pixel coordinates; null: the image centre"},
-          [](ObjectReader& r, Config& c) { c.center = read_center(r); },
-          [](const Config& c, nlohmann::json& out) { write_center(out, c.center); })
-      .group(WarpOptions::docs(default_interpolation),
-             [=](ObjectReader& r, Config& c) { c.warp = WarpOptions::read(r, default_interpolation); },
-             [](const Config& c, nlohmann::json& out) { c.warp.write(out); });
+  f.optional_pair("center", &Config::center, -1e6, 1e6, "[x, y] or null", "pixel coordinates; null: the image centre")
+      .part(&Config::warp, default_interpolation);
 }
 
 }  // namespace devparity

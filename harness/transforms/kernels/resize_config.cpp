@@ -74,13 +74,13 @@ void Uint8Strategy::write(nlohmann::json& out) const {
   }
 }
 
-ParamDoc Uint8Strategy::doc() {
-  return {"uint8_strategy", "cpu_kernel|fixed_point|float_round_trip", "\"cpu_kernel\"",
+std::vector<ParamDoc> Uint8Strategy::docs() {
+  return {{"uint8_strategy", "cpu_kernel|fixed_point|float_round_trip", "\"cpu_kernel\"",
           "uint8 only, each exact on every device: LibTorch's CPU uint8 kernel (bilinear and bicubic: 15-bit "
           "weights, a uint8 intermediate after the horizontal pass; torchvision's CPU result bit for bit); "
           "integer arithmetic with 20-bit weights rounded once (within 1 of the exact value everywhere); or "
           "float32 then round half to even (LibTorch's CUDA path, and torchvision's where it does not resize "
-          "uint8 natively)"};
+          "uint8 natively)"}};
 }
 
 }  // namespace devparity

@@ -39,7 +39,7 @@ struct Uint8Strategy {
   /// "cpu_kernel" (the default), "fixed_point" or "float_round_trip".
   static Uint8Strategy read(ObjectReader& reader);
   void write(nlohmann::json& out) const;
-  static ParamDoc doc();
+  static std::vector<ParamDoc> docs();
 };
 
 /// The interpolation modes, in documentation order.
