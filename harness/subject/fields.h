@@ -7,6 +7,7 @@
 /// declare(Fields<Config>&)`; ConfiguredTransform then needs nothing else of it.
 
 #include "harness/base/json_reader.h"
+#include "harness/base/named_values.h"
 #include "harness/subject/transform.h"
 
 #include <c10/util/ArrayRef.h>
@@ -61,6 +62,31 @@ class Fields {
     return field({name, "bool", default_text(fallback), std::move(meaning)},
                  [=](ObjectReader& r, Config& c) { c.*member = r.boolean(name, fallback); },
                  [=](const Config& c, nlohmann::json& out) { out[name] = c.*member; });
+  }
+
+  /// One of `choices`, given and written by name; documented as "a|b|c".
+  template <typename T>
+  Fields& choice(const char* name, T Config::*member, T fallback, std::vector<NamedValue<T>> choices,
+                 std::string meaning) {
+    std::string type, fallback_name;
+    std::vector<std::string> names;
+    for (const auto& c : choices) {
+      type += (type.empty() ? "" : "|") + std::string(c.name);
+      names.emplace_back(c.name);
+      if (c.value == fallback) fallback_name = c.name;
+    }
+    return field({name, std::move(type), fmt::format("\"{}\"", fallback_name), std::move(meaning)},
+                 [=](ObjectReader& r, Config& c) {
+                   const auto given = r.string(name, fallback_name, names);
+                   for (const auto& choice : choices) {
+                     if (given == choice.name) c.*member = choice.value;
+                   }
+                 },
+                 [=](const Config& c, nlohmann::json& out) {
+                   for (const auto& choice : choices) {
+                     if (c.*member == choice.value) out[name] = choice.name;
+                   }
+                 });
   }
 
   /// A number x (meaning [x, x]) or [first, second], each in [lo, hi]

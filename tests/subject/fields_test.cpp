@@ -141,5 +141,40 @@ TEST(Fields, TypedBuildersCheckRangesAndShapesAtTheField) {
   EXPECT_EQ(pointer_of({{"bounds", {0.5, 2}}}), "/bounds/1");
 }
 
+enum class Edge { kZero, kMirror, kWrap };
+
+struct Chosen : DeclaredFields<Chosen> {
+  Edge edge = Edge::kZero;
+  static void declare(Fields<Chosen>& f) {
+    f.choice("edge", &Chosen::edge, Edge::kMirror, {{Edge::kZero, "zeros"}, {Edge::kMirror, "mirror"}, {Edge::kWrap, "wrap"}},
+             "how the border is filled");
+  }
+};
+
+TEST(Fields, AChoiceIsGivenAndWrittenByNameAndDocumentedAsItsNames) {
+  const auto none = nlohmann::json::object();
+  ObjectReader absent(none);
+  EXPECT_EQ(Chosen::read(absent).edge, Edge::kMirror);
+  const nlohmann::json wrap = {{"edge", "wrap"}};
+  ObjectReader given(wrap);
+  const auto c = Chosen::read(given);
+  EXPECT_EQ(c.edge, Edge::kWrap);
+  nlohmann::json out = nlohmann::json::object();
+  c.write(out);
+  EXPECT_EQ(out, nlohmann::json({{"edge", "wrap"}}));
+  const nlohmann::json clamp = {{"edge", "clamp"}};
+  ObjectReader wrong(clamp);
+  try {
+    Chosen::read(wrong);
+    ADD_FAILURE() << "clamp was read";
+  } catch (const FieldError& e) {
+    EXPECT_EQ(e.pointer(), "/edge");
+    EXPECT_NE(std::string(e.what()).find("zeros"), std::string::npos) << e.what();
+  }
+  ASSERT_EQ(Chosen::docs().size(), 1u);
+  EXPECT_EQ(Chosen::docs()[0].type, "zeros|mirror|wrap");
+  EXPECT_EQ(Chosen::docs()[0].default_value, "\"mirror\"");
+}
+
 }  // namespace
 }  // namespace devparity

@@ -32,11 +32,8 @@ struct EncodeParams : DeclaredFields<EncodeParams> {
   static void declare(Fields<EncodeParams>& f) {
     f.integer("quality", &EncodeParams::quality, 75, 1, 100, "integer in [1, 100]",
               "libjpeg's scaling of the Annex K tables")
-        .field({"subsampling", "420|444", "\"420\"", "chroma subsampling (RGB input; grey has none)"},
-               [](ObjectReader& r, EncodeParams& p) {
-                 p.subsampling = r.string("subsampling", std::string("420"), {"420", "444"});
-               },
-               [](const EncodeParams& p, nlohmann::json& out) { out["subsampling"] = p.subsampling; })
+        .choice("subsampling", &EncodeParams::subsampling, std::string("420"), {{"420", "420"}, {"444", "444"}},
+                "chroma subsampling (RGB input; grey has none)")
         .boolean("optimize_huffman", &EncodeParams::optimize_huffman, false,
                  "Huffman tables built from each image's symbols")
         .integer("restart_interval", &EncodeParams::restart_interval, 0, 0, 65535, "integer in [0, 65535]",

@@ -143,11 +143,8 @@ struct ToDtypeConfig : DeclaredFields<ToDtypeConfig> {
   c10::ScalarType dtype = at::kFloat;
   bool scale = false;
   static void declare(Fields<ToDtypeConfig>& f) {
-    f.field({"dtype", "uint8|float32|float64", "\"float32\"", "output dtype"},
-            [](ObjectReader& r, ToDtypeConfig& c) {
-              c.dtype = *parse_dtype(r.string("dtype", "float32", {"uint8", "float32", "float64"}));
-            },
-            [](const ToDtypeConfig& c, nlohmann::json& out) { out["dtype"] = dtype_name(c.dtype); })
+    f.choice("dtype", &ToDtypeConfig::dtype, at::kFloat,
+             {{at::kByte, "uint8"}, {at::kFloat, "float32"}, {at::kDouble, "float64"}}, "output dtype")
         .boolean("scale", &ToDtypeConfig::scale, false,
                  "map [0, 255] <-> [0, 1] (torchvision's equal-width bins into uint8)");
   }

@@ -23,15 +23,6 @@
 namespace devparity {
 namespace {
 
-// torchvision spells replicate "edge".
-Border border_named(const std::string& name) {
-  return name == "edge" ? Border::kReplicate
-         : name == "reflect" ? Border::kReflect
-         : name == "symmetric" ? Border::kSymmetric
-         : name == "circular" ? Border::kCircular
-                              : Border::kConstant;
-}
-
 // p, [left/right, top/bottom] or [left, top, right, bottom].
 void read_padding(ObjectReader& r, int64_t (&sides)[4]) {
   const auto* v = r.get("padding");
@@ -63,15 +54,10 @@ struct PadConfig : DeclaredFields<PadConfig> {
     f.field({"padding", "p, [lr, tb] or [l, t, r, b] integers >= 0", "required", "pixels per side"},
             [](ObjectReader& r, PadConfig& c) { read_padding(r, c.sides); },
             [](const PadConfig& c, nlohmann::json& out) { out["padding"] = c.sides; })
-        .field({"padding_mode", "constant|edge|reflect|symmetric|circular", "\"constant\"",
-                "how the border is filled (torchvision's pad)"},
-               [](ObjectReader& r, PadConfig& c) {
-                 c.mode = border_named(
-                     r.string("padding_mode", "constant", {"constant", "edge", "reflect", "symmetric", "circular"}));
-               },
-               [](const PadConfig& c, nlohmann::json& out) {
-                 out["padding_mode"] = c.mode == Border::kReplicate ? "edge" : name_of(c.mode);
-               })
+        .choice("padding_mode", &PadConfig::mode, Border::kConstant,
+                {{Border::kConstant, "constant"}, {Border::kReplicate, "edge"}, {Border::kReflect, "reflect"},
+                 {Border::kSymmetric, "symmetric"}, {Border::kCircular, "circular"}},
+                "how the border is filled (torchvision's pad)")
         .number("fill", &PadConfig::fill, 0.0, -1e6, 1e6, "number", "constant mode's value, in the dtype's units");
   }
 };

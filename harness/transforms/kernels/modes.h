@@ -41,11 +41,9 @@ Mode read_mode(ObjectReader& reader, const std::string& key, Mode fallback, cons
 template <typename Config, typename Mode>
 Fields<Config>& mode_field(Fields<Config>& fields, const char* key, Mode Config::*member, Mode fallback,
                            std::vector<Mode> allowed, std::string meaning) {
-  std::string type;
-  for (auto mode : allowed) type += (type.empty() ? "" : "|") + std::string(name_of(mode));
-  return fields.field({key, type, fmt::format("\"{}\"", name_of(fallback)), std::move(meaning)},
-                      [=](ObjectReader& r, Config& c) { c.*member = read_mode(r, key, fallback, allowed); },
-                      [=](const Config& c, nlohmann::json& out) { out[key] = name_of(c.*member); });
+  std::vector<NamedValue<Mode>> choices;
+  for (auto mode : allowed) choices.push_back({mode, name_of(mode)});
+  return fields.choice(key, member, fallback, std::move(choices), std::move(meaning));
 }
 
 }  // namespace devparity
