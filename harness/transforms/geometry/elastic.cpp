@@ -12,6 +12,7 @@
 #include "harness/transforms/kernels/grid_sampler.h"
 #include "harness/transforms/kernels/resize_and_blur.h"
 #include "harness/transforms/random/draws.h"
+#include "harness/transforms/random/random_transform.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -41,34 +42,20 @@ struct ElasticSettings : DeclaredFields<ElasticSettings> {
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
 };
 
-class Elastic final : public StatefulImageTransform {
+class Elastic final : public RandomTransform<ElasticSettings, StatefulImageTransform> {
  public:
   Elastic()
-      : StatefulImageTransform(
+      : RandomTransform(
             Describe(
                 "elastic_transform", "geometry",
                 "torchvision's ElasticTransform: a smoothed random displacement field (registered state); "
                 "uint8 results are rounded and saturated to 0..255, where torchvision 0.21 rounds bicubic "
                 "overshoot without clamping, so it wraps (279 becomes 23)")
-                .params(ElasticSettings::fields().docs())
                 .params({random_draws::kFieldSeed.doc()})
                 .param("size", "[H, W] integers", "the input's height and width",
                        "written by sampling: the size the displacement field is drawn for")
                 .dtypes(kImageDtypes)
-                .random()
                 .differentiable()) {}
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
-    require_nchw(shape, info_.name);
-    ObjectReader r(given);
-    const auto settings = ElasticSettings::read(r);
-    settings.check(shape);
-    nlohmann::json out = nlohmann::json::object();
-    settings.write(out);
-    out[random_draws::kFieldSeed.name] = random_draws::kFieldSeed.read(r, gen);
-    r.finish();
-    out["size"] = {shape[2], shape[3]};
-    return out;
-  }
 
   std::unique_ptr<TransformState> make_state(const nlohmann::json& p) const override {
     const auto size = p.at("size").get<std::vector<int64_t>>();
@@ -104,6 +91,13 @@ class Elastic final : public StatefulImageTransform {
     const auto sx = cols + field.select(1, 0) * (w / 2.0);
     const auto sy = rows + field.select(1, 1) * (h / 2.0);
     return warp_with(x, sx, sy, o);
+  }
+
+ private:
+  void draw(const ElasticSettings&, ObjectReader& given, c10::IntArrayRef shape, at::Generator& gen,
+            nlohmann::json& out) const override {
+    out[random_draws::kFieldSeed.name] = random_draws::kFieldSeed.read(given, gen);
+    out["size"] = {shape[2], shape[3]};
   }
 };
 

@@ -18,6 +18,7 @@
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/kernels/image_math.h"
 #include "harness/transforms/random/draws.h"
+#include "harness/transforms/random/random_transform.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -71,35 +72,15 @@ struct ErasingDraws : DeclaredFields<ErasingDraws> {
   }
 };
 
-class Erasing final : public Described<Transform> {
+class Erasing final : public RandomTransform<ErasingDraws> {
  public:
   Erasing()
-      : Described(Describe("erasing", "geometry",
-                           "torchvision's RandomErasing: a random box set to a value (one box per batch)")
-                      .params(ErasingDraws::fields().docs())
-                      .param("value", "number or [per channel]", "0", "in the dtype's units")
-                      .params({kBox.doc()})
-                      .dtypes(kImageDtypes)
-                      .random()
-                      .differentiable()) {}
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
-    require_nchw(shape, info_.name);
-    ObjectReader r(given);
-    const auto draws = ErasingDraws::read(r);
-    const auto value = read_value(r, shape[1]);
-    nlohmann::json out = {{"value", value}};
-    draws.write(out);
-    if (kBox.given(r)) {
-      out[kBox.name] = read_box(r, shape);
-    } else if (at::rand({1}, gen).item<double>() < draws.p) {
-      const auto box = draw_box(gen, shape[2], shape[3], draws.scale, draws.ratio);
-      out[kBox.name] = box ? nlohmann::json(*box) : nlohmann::json(nullptr);
-    } else {
-      out[kBox.name] = nullptr;
-    }
-    r.finish();
-    return out;
-  }
+      : RandomTransform(Describe("erasing", "geometry",
+                                 "torchvision's RandomErasing: a random box set to a value (one box per batch)")
+                            .param("value", "number or [per channel]", "0", "in the dtype's units")
+                            .params({kBox.doc()})
+                            .dtypes(kImageDtypes)
+                            .differentiable()) {}
 
   at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
     DEVPARITY_TRACE_SCOPE("erasing");
@@ -134,6 +115,18 @@ class Erasing final : public Described<Transform> {
     return box;
   }
 
+  void draw(const ErasingDraws& draws, ObjectReader& r, c10::IntArrayRef shape, at::Generator& gen,
+            nlohmann::json& out) const override {
+    out["value"] = read_value(r, shape[1]);
+    if (kBox.given(r)) {
+      out[kBox.name] = read_box(r, shape);
+    } else if (at::rand({1}, gen).item<double>() < draws.p) {
+      const auto box = draw_box(gen, shape[2], shape[3], draws.scale, draws.ratio);
+      out[kBox.name] = box ? nlohmann::json(*box) : nlohmann::json(nullptr);
+    } else {
+      out[kBox.name] = nullptr;
+    }
+  }
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "harness/subject/fields.h"
 #include "harness/transforms/geometry/warp_options.h"
 #include "harness/transforms/kernels/grid_sampler.h"
+#include "harness/transforms/random/random_transform.h"
 #include "harness/transforms/kernels/linear_solve.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
@@ -83,46 +84,15 @@ struct TpsSettings : DeclaredFields<TpsSettings> {
   void check(c10::IntArrayRef shape) const { warp.check(shape); }
 };
 
-class ThinPlateSpline final : public Described<Transform> {
+class ThinPlateSpline final : public RandomTransform<TpsSettings> {
  public:
   ThinPlateSpline()
-      : Described(
+      : RandomTransform(
             Describe("thin_plate_spline", "geometry",
                      "a thin-plate-spline warp through control points (Kornia's RandomThinPlateSpline draws)")
-                .params(TpsSettings::fields().docs())
                 .param("dst", "[[[x, y], ...] per sample]", "drawn", "where each goes in the output")
                 .dtypes(kImageDtypes)
-                .random()
                 .differentiable()) {}
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
-    require_nchw(shape, info_.name);
-    ObjectReader r(given);
-    const auto settings = TpsSettings::read(r);
-    settings.check(shape);
-    const auto& src = settings.src;
-    const double scale = settings.scale;
-    const int64_t batch = shape[0], n = static_cast<int64_t>(src.size());
-    std::vector<Points> dst;
-    const auto u = at::rand({batch, n, 2}, gen, at::kFloat);
-    for (int64_t b = 0; b < batch; ++b) {
-      Points row;
-      for (int64_t i = 0; i < n; ++i) {
-        row.push_back({src[i][0] + (-scale + u[b][i][0].item<double>() * 2 * scale),
-                       src[i][1] + (-scale + u[b][i][1].item<double>() * 2 * scale)});
-      }
-      dst.push_back(row);
-    }
-    if (const auto* v = r.get("dst"); v != nullptr) dst = read_dst(*v, r.pointer("dst"), batch, src.size());
-    r.finish();
-    for (size_t b = 0; b < dst.size(); ++b) {
-      if (!tps_weights(dst[b], src)) {
-        throw FieldError("/dst/" + std::to_string(b), "the points do not define a spline (collinear or repeated)");
-      }
-    }
-    nlohmann::json out = {{"dst", dst}};
-    settings.write(out);
-    return out;
-  }
 
   at::Tensor apply(const at::Tensor& x, const nlohmann::json& p) const override {
     DEVPARITY_TRACE_SCOPE("thin_plate_spline");
@@ -175,6 +145,29 @@ class ThinPlateSpline final : public Described<Transform> {
     return out;
   }
 
+  void draw(const TpsSettings& settings, ObjectReader& r, c10::IntArrayRef shape, at::Generator& gen,
+            nlohmann::json& out) const override {
+    const auto& src = settings.src;
+    const double scale = settings.scale;
+    const int64_t batch = shape[0], n = static_cast<int64_t>(src.size());
+    std::vector<Points> dst;
+    const auto u = at::rand({batch, n, 2}, gen, at::kFloat);
+    for (int64_t b = 0; b < batch; ++b) {
+      Points row;
+      for (int64_t i = 0; i < n; ++i) {
+        row.push_back({src[i][0] + (-scale + u[b][i][0].item<double>() * 2 * scale),
+                       src[i][1] + (-scale + u[b][i][1].item<double>() * 2 * scale)});
+      }
+      dst.push_back(row);
+    }
+    if (const auto* v = r.get("dst"); v != nullptr) dst = read_dst(*v, r.pointer("dst"), batch, src.size());
+    for (size_t b = 0; b < dst.size(); ++b) {
+      if (!tps_weights(dst[b], src)) {
+        throw FieldError("/dst/" + std::to_string(b), "the points do not define a spline (collinear or repeated)");
+      }
+    }
+    out["dst"] = dst;
+  }
 };
 
 }  // namespace

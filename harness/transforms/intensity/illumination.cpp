@@ -19,6 +19,7 @@
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/random/draws.h"
+#include "harness/transforms/random/random_transform.h"
 
 #include <ATen/ATen.h>
 #include <cctype>
@@ -272,72 +273,28 @@ const random_draws::PerSample kCenter{"center", "[number or [cy, cx] per sample]
 const random_draws::PerSample kSigma{"sigma", "[number or [sy, sx] per sample]", "explicit sigmas (fractions)"};
 const random_draws::PerSample kSign{"sign", "[number per sample]", "explicit signs (>= 0: +1, else -1)", -1.0, 1.0};
 
-class GaussianIllumination final : public Described<Transform> {
+// ... and the ranges as the transform's settings.
+struct IlluminationRanges : DeclaredFields<IlluminationRanges> {
+  std::pair<double, double> gain, center, sigma, sign;
+  static void declare(Fields<IlluminationRanges>& f) {
+    f.declared(kGainRange, &IlluminationRanges::gain)
+        .declared(kCenterRange, &IlluminationRanges::center)
+        .declared(kSigmaRange, &IlluminationRanges::sigma)
+        .declared(kSignRange, &IlluminationRanges::sign);
+  }
+};
+
+class GaussianIllumination final : public RandomTransform<IlluminationRanges> {
  public:
   GaussianIllumination()
-      : Described(
+      : RandomTransform(
             Describe("gaussian_illumination", "intensity",
                      "Kornia's RandomGaussianIllumination: add a signed Gaussian light spot, built on the "
                      "input's device")
-                .params({kGainRange.doc(), kCenterRange.doc(), kSigmaRange.doc(), kSignRange.doc()})
                 .params(random_draws::docs({&kGain, &kCenter, &kSigma, &kSign}))
                 .params(gate_docs())
                 .dtypes(kImageDtypes)
-                .random()
                 .differentiable()) {}
-
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
-                        at::Generator& gen) const override {
-    require_nchw(shape, info_.name);
-    const int64_t batch = shape[0];
-    ObjectReader r(given);
-    const auto gain_range = kGainRange.read(r);
-    const auto center_range = kCenterRange.read(r);
-    const auto sigma_range = kSigmaRange.read(r);
-    const auto sign_range = kSignRange.read(r);
-    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kGain, &kCenter, &kSigma, &kSign});
-    const bool same = gate.same_on_batch;
-    auto draw = [&](std::pair<double, double> range) {
-      const auto v = random_draws::uniform(gen, batch, static_cast<float>(range.first),
-                                       static_cast<float>(range.second), same);
-      return std::vector<double>(v.begin(), v.end());
-    };
-    // Kornia's draw order: gain, sigma x, center x, sigma y, center y, sign.
-    auto gain = kGain.read(r, batch);
-    if (!gain) gain = draw(gain_range);
-    auto sigma = read_pairs(r, kSigma.name, batch);
-    auto center = read_pairs(r, kCenter.name, batch);
-    if (!sigma || !center) {
-      const auto sx = draw(sigma_range);
-      const auto cx = draw(center_range);
-      const auto sy = draw(sigma_range);
-      const auto cy = draw(center_range);
-      std::vector<std::pair<double, double>> s, c;
-      for (int64_t b = 0; b < batch; ++b) {
-        s.emplace_back(sy[b], sx[b]);
-        c.emplace_back(cy[b], cx[b]);
-      }
-      if (!sigma) sigma = s;
-      if (!center) center = c;
-    }
-    auto sign = kSign.read(r, batch);
-    if (!sign) sign = draw(sign_range);
-    for (auto& s : *sign) s = s >= 0.0 ? 1.0 : -1.0;
-    r.finish();
-    auto pairs = [](const std::vector<std::pair<double, double>>& v) {
-      auto out = nlohmann::json::array();
-      for (const auto& [a, b] : v) out.push_back({a, b});
-      return out;
-    };
-    nlohmann::json out = {{kGain.name, *gain}, {kCenter.name, pairs(*center)}, {kSigma.name, pairs(*sigma)},
-                          {kSign.name, *sign}};
-    kGainRange.write(out, gain_range);
-    kCenterRange.write(out, center_range);
-    kSigmaRange.write(out, sigma_range);
-    kSignRange.write(out, sign_range);
-    gate.write(out);
-    return out;
-  }
 
   at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
     DEVPARITY_TRACE_SCOPE("gaussian_illumination");
@@ -381,6 +338,50 @@ class GaussianIllumination final : public Described<Transform> {
     return blend(x, out, apply_flags(params));
   }
 
+
+ private:
+  void draw(const IlluminationRanges& ranges, ObjectReader& r, c10::IntArrayRef shape, at::Generator& gen,
+            nlohmann::json& out) const override {
+    const int64_t batch = shape[0];
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kGain, &kCenter, &kSigma, &kSign});
+    const bool same = gate.same_on_batch;
+    auto uniform = [&](std::pair<double, double> range) {
+      const auto v = random_draws::uniform(gen, batch, static_cast<float>(range.first),
+                                       static_cast<float>(range.second), same);
+      return std::vector<double>(v.begin(), v.end());
+    };
+    // Kornia's draw order: gain, sigma x, center x, sigma y, center y, sign.
+    auto gain = kGain.read(r, batch);
+    if (!gain) gain = uniform(ranges.gain);
+    auto sigma = read_pairs(r, kSigma.name, batch);
+    auto center = read_pairs(r, kCenter.name, batch);
+    if (!sigma || !center) {
+      const auto sx = uniform(ranges.sigma);
+      const auto cx = uniform(ranges.center);
+      const auto sy = uniform(ranges.sigma);
+      const auto cy = uniform(ranges.center);
+      std::vector<std::pair<double, double>> s, c;
+      for (int64_t b = 0; b < batch; ++b) {
+        s.emplace_back(sy[b], sx[b]);
+        c.emplace_back(cy[b], cx[b]);
+      }
+      if (!sigma) sigma = s;
+      if (!center) center = c;
+    }
+    auto sign = kSign.read(r, batch);
+    if (!sign) sign = uniform(ranges.sign);
+    for (auto& s : *sign) s = s >= 0.0 ? 1.0 : -1.0;
+    auto pairs = [](const std::vector<std::pair<double, double>>& v) {
+      auto out = nlohmann::json::array();
+      for (const auto& [a, b] : v) out.push_back({a, b});
+      return out;
+    };
+    out[kGain.name] = *gain;
+    out[kCenter.name] = pairs(*center);
+    out[kSigma.name] = pairs(*sigma);
+    out[kSign.name] = *sign;
+    gate.write(out);
+  }
 };
 
 }  // namespace
