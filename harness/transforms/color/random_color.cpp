@@ -17,11 +17,13 @@
 #include "harness/base/json_reader.h"
 #include "harness/subject/configured.h"
 #include "harness/subject/describe.h"
+#include "harness/subject/fields.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
 #include "harness/transforms/kernels/image_math.h"
 #include "harness/transforms/random/draws.h"
+#include "harness/transforms/random/random_transform.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -50,12 +52,6 @@ const JitterPart kParts[4] = {
     {"saturation", "adjust_saturation", 1.0, 0.0, 1e6, "v or [lo, hi] >= 0", "as brightness"},
     {"hue", "adjust_hue", 0.0, -0.5, 0.5, "v or [lo, hi] in [-0.5, 0.5]", "v: [-v, v]"}};
 
-std::vector<ParamDoc> part_docs() {
-  std::vector<ParamDoc> out;
-  for (const auto& part : kParts) out.push_back(part.doc());
-  return out;
-}
-
 // The explicit values of the random colour transforms.
 const random_draws::PerSample kOrder{"order", "permutation of 0..3", "0 brightness, 1 contrast, 2 saturation, 3 hue"};
 const random_draws::PerSample kFactors{"factors", "{name: factor}", "explicit factors; replace the draws"};
@@ -72,12 +68,6 @@ const ShiftLimit kLimits[3] = {{"r_shift_limit", "r shift ~ U(-limit, limit)"},
                                {"g_shift_limit", "g shift ~ U(-limit, limit)"},
                                {"b_shift_limit", "b shift ~ U(-limit, limit)"}};
 constexpr double kDefaultLimit = 0.5;
-
-std::vector<ParamDoc> limit_docs() {
-  std::vector<ParamDoc> out;
-  for (const auto& limit : kLimits) out.push_back({limit.key, "number in [0, 1]", "0.5", limit.meaning});
-  return out;
-}
 
 // torchvision's _check_input: nullopt for a range that does nothing.
 std::optional<std::pair<double, double>> read_jitter_range(ObjectReader& r, const JitterPart& part) {
@@ -96,25 +86,49 @@ std::optional<std::pair<double, double>> read_jitter_range(ObjectReader& r, cons
   return range;
 }
 
-class ColorJitter final : public Described<Transform> {
+// The four ranges, read as torchvision's _check_input does (none: the part is left out).
+struct JitterRanges : DeclaredFields<JitterRanges> {
+  std::optional<std::pair<double, double>> ranges[4];
+  static void declare(Fields<JitterRanges>& f) {
+    for (size_t i = 0; i < 4; ++i) {
+      const auto& part = kParts[i];
+      f.field(part.doc(), [&part, i](ObjectReader& r, JitterRanges& j) { j.ranges[i] = read_jitter_range(r, part); },
+              [&part, i](const JitterRanges& j, nlohmann::json& out) {
+                const auto& range = j.ranges[i];
+                out[part.key] = range ? nlohmann::json({range->first, range->second}) : nlohmann::json(nullptr);
+              });
+    }
+  }
+};
+
+class ColorJitter final : public RandomTransform<JitterRanges> {
  public:
   ColorJitter()
-      : Described(
+      : RandomTransform(
             Describe("color_jitter", "color",
                      "torchvision's ColorJitter: brightness, contrast, saturation, hue in a random order")
-                .params(part_docs())
                 .params(random_draws::docs({&kOrder, &kFactors}))
-                .dtypes(kImageDtypes)
-                .random()) {}
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
-    require_nchw(shape, info_.name);
-    ObjectReader r(given);
-    nlohmann::json out = nlohmann::json::object();
-    std::optional<std::pair<double, double>> ranges[4];
-    for (int i = 0; i < 4; ++i) {
-      ranges[i] = read_jitter_range(r, kParts[i]);
-      out[kParts[i].key] = ranges[i] ? nlohmann::json({ranges[i]->first, ranges[i]->second}) : nlohmann::json(nullptr);
+                .dtypes(kImageDtypes)) {}
+
+  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
+    DEVPARITY_TRACE_SCOPE("color_jitter");
+    require_nchw(x.sizes(), info_.name);
+    const auto& factors = params.at("factors");
+    auto out = x;
+    for (const auto i : params.at("order").get<std::vector<int64_t>>()) {
+      const auto& part = kParts[i];
+      if (!factors.contains(part.key)) continue;
+      const auto* step = TransformRegistry::global().find(part.transform);
+      TORCH_CHECK(step != nullptr, "color_jitter needs ", part.transform);
+      out = step->apply(out, {{"factor", factors.at(part.key)}});
     }
+    return out.is_same(x) ? x.clone() : out;
+  }
+
+ private:
+  void draw(const JitterRanges& settings, ObjectReader& r, c10::IntArrayRef, at::Generator& gen,
+            nlohmann::json& out) const override {
+    const auto& ranges = settings.ranges;
     // torchvision draws the order first, then each set factor in turn.
     std::vector<int64_t> order;
     const auto drawn_order = at::randperm(4, gen, at::kLong);
@@ -138,58 +152,25 @@ class ColorJitter final : public Described<Transform> {
       }
       f.finish();
     }
-    r.finish();
     out[kOrder.name] = order;
     out[kFactors.name] = factors;
-    return out;
-  }
-
-  at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
-    DEVPARITY_TRACE_SCOPE("color_jitter");
-    require_nchw(x.sizes(), info_.name);
-    const auto& factors = params.at("factors");
-    auto out = x;
-    for (const auto i : params.at("order").get<std::vector<int64_t>>()) {
-      const auto& part = kParts[i];
-      if (!factors.contains(part.key)) continue;
-      const auto* step = TransformRegistry::global().find(part.transform);
-      TORCH_CHECK(step != nullptr, "color_jitter needs ", part.transform);
-      out = step->apply(out, {{"factor", factors.at(part.key)}});
-    }
-    return out.is_same(x) ? x.clone() : out;
   }
 };
 
-class ChannelShuffle final : public Described<Transform> {
+// A transform whose sampling draws alone: no settings.
+struct NoSettings : DeclaredFields<NoSettings> {
+  static void declare(Fields<NoSettings>&) {}
+};
+
+class ChannelShuffle final : public RandomTransform<NoSettings> {
  public:
   ChannelShuffle()
-      : Described(Describe("channel_shuffle", "color",
-                           "Kornia's RandomChannelShuffle: a random channel permutation per sample")
-                      .params(random_draws::RandomGate::docs(false, "explicit gate"))
-                      .params({kPermutation.doc()})
-                      .dtypes(kImageDtypes)
-                      .random()
-                      .differentiable()) {}
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
-    require_nchw(shape, info_.name);
-    const int64_t batch = shape[0], channels = shape[1];
-    ObjectReader r(given);
-    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kPermutation}, /*with_same=*/false);
-    std::vector<std::vector<int64_t>> perms;
-    const auto drawn = at::rand({batch, channels}, gen).argsort(int64_t{1});
-    for (int64_t b = 0; b < batch; ++b) {
-      std::vector<int64_t> row;
-      for (int64_t c = 0; c < channels; ++c) row.push_back(drawn[b][c].item<int64_t>());
-      perms.push_back(row);
-    }
-    if (const auto* v = r.get(kPermutation.name); v != nullptr) {
-      perms = read_permutations(*v, r.pointer(kPermutation.name), batch, channels);
-    }
-    r.finish();
-    nlohmann::json out = {{kPermutation.name, perms}};
-    gate.write(out, /*with_same=*/false);
-    return out;
-  }
+      : RandomTransform(Describe("channel_shuffle", "color",
+                                 "Kornia's RandomChannelShuffle: a random channel permutation per sample")
+                            .params(random_draws::RandomGate::docs(false, "explicit gate"))
+                            .params({kPermutation.doc()})
+                            .dtypes(kImageDtypes)
+                            .differentiable()) {}
 
   at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
     DEVPARITY_TRACE_SCOPE("channel_shuffle");
@@ -236,40 +217,50 @@ class ChannelShuffle final : public Described<Transform> {
     return out;
   }
 
+
+  void draw(const NoSettings&, ObjectReader& r, c10::IntArrayRef shape, at::Generator& gen,
+            nlohmann::json& out) const override {
+    const int64_t batch = shape[0], channels = shape[1];
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kPermutation}, /*with_same=*/false);
+    std::vector<std::vector<int64_t>> perms;
+    const auto drawn = at::rand({batch, channels}, gen).argsort(int64_t{1});
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<int64_t> row;
+      for (int64_t c = 0; c < channels; ++c) row.push_back(drawn[b][c].item<int64_t>());
+      perms.push_back(row);
+    }
+    if (const auto* v = r.get(kPermutation.name); v != nullptr) {
+      perms = read_permutations(*v, r.pointer(kPermutation.name), batch, channels);
+    }
+    out[kPermutation.name] = perms;
+    gate.write(out, /*with_same=*/false);
+  }
 };
 
-class RgbShift final : public Described<Transform> {
+// rgb_shift's limits, one per channel, on an RGB input.
+struct ShiftLimits : DeclaredFields<ShiftLimits> {
+  double limits[3] = {kDefaultLimit, kDefaultLimit, kDefaultLimit};
+  static void declare(Fields<ShiftLimits>& f) {
+    for (size_t c = 0; c < 3; ++c) {
+      const char* key = kLimits[c].key;
+      f.field({key, "number in [0, 1]", "0.5", kLimits[c].meaning},
+              [key, c](ObjectReader& r, ShiftLimits& s) { s.limits[c] = r.number(key, kDefaultLimit, 0.0, 1.0); },
+              [key, c](const ShiftLimits& s, nlohmann::json& out) { out[key] = s.limits[c]; });
+    }
+  }
+  void check(c10::IntArrayRef shape) const { require_rgb(shape, "rgb_shift"); }
+};
+
+class RgbShift final : public RandomTransform<ShiftLimits> {
  public:
   RgbShift()
-      : Described(
+      : RandomTransform(
             Describe("rgb_shift", "color",
                      "Kornia's RandomRGBShift: a random offset per channel and sample, clamped to [0, 1]")
-                .params(limit_docs())
                 .params(random_draws::RandomGate::docs(true, "explicit gate"))
                 .params({kShifts.doc()})
                 .dtypes(kFloatDtypes)
-                .random()
                 .differentiable()) {}
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape, at::Generator& gen) const override {
-    require_rgb(shape, info_.name);
-    const int64_t batch = shape[0];
-    ObjectReader r(given);
-    double limits[3];
-    for (int c = 0; c < 3; ++c) limits[c] = r.number(kLimits[c].key, kDefaultLimit, 0.0, 1.0);
-    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kShifts});
-    const bool same = gate.same_on_batch;
-    std::vector<std::vector<double>> shifts(static_cast<size_t>(batch), std::vector<double>(3));
-    for (int c = 0; c < 3; ++c) {
-      const auto drawn = random_draws::uniform(gen, batch, static_cast<float>(-limits[c]), static_cast<float>(limits[c]), same);
-      for (int64_t b = 0; b < batch; ++b) shifts[static_cast<size_t>(b)][static_cast<size_t>(c)] = drawn[static_cast<size_t>(b)];
-    }
-    if (const auto* v = r.get(kShifts.name); v != nullptr) shifts = read_shifts(*v, r.pointer(kShifts.name), batch);
-    r.finish();
-    nlohmann::json out = {{kShifts.name, shifts}};
-    for (int c = 0; c < 3; ++c) out[kLimits[c].key] = limits[c];
-    gate.write(out);
-    return out;
-  }
 
   at::Tensor apply(const at::Tensor& x, const nlohmann::json& params) const override {
     DEVPARITY_TRACE_SCOPE("rgb_shift");
@@ -304,6 +295,22 @@ class RgbShift final : public Described<Transform> {
     return out;
   }
 
+
+  void draw(const ShiftLimits& settings, ObjectReader& r, c10::IntArrayRef shape, at::Generator& gen,
+            nlohmann::json& out) const override {
+    const int64_t batch = shape[0];
+    const auto& limits = settings.limits;
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kShifts});
+    const bool same = gate.same_on_batch;
+    std::vector<std::vector<double>> shifts(static_cast<size_t>(batch), std::vector<double>(3));
+    for (int c = 0; c < 3; ++c) {
+      const auto drawn = random_draws::uniform(gen, batch, static_cast<float>(-limits[c]), static_cast<float>(limits[c]), same);
+      for (int64_t b = 0; b < batch; ++b) shifts[static_cast<size_t>(b)][static_cast<size_t>(c)] = drawn[static_cast<size_t>(b)];
+    }
+    if (const auto* v = r.get(kShifts.name); v != nullptr) shifts = read_shifts(*v, r.pointer(kShifts.name), batch);
+    out[kShifts.name] = shifts;
+    gate.write(out);
+  }
 };
 
 }  // namespace

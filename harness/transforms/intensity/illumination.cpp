@@ -131,61 +131,41 @@ std::vector<int64_t> read_select_from(ObjectReader& reader, Illuminant mode) {
 const random_draws::PerSample kIdx{"idx", "[integer per sample]",
                                    "explicit rows (after select_from); replaces the draw"};
 
-class PlanckianJitter final : public StatefulImageTransform {
+// The illuminant table and its rows: the settings and the registered state's recipe.
+struct PlanckianSettings : DeclaredFields<PlanckianSettings> {
+  Illuminant mode = Illuminant::kBlackbody;
+  std::vector<int64_t> select_from;  // empty: every row
+  static void declare(Fields<PlanckianSettings>& f) {
+    // Kornia's mode is case-insensitive: no plain choice.
+    f.field({"mode", "blackbody|CIED", "\"blackbody\"", "illuminant table (25 or 23 rows)"},
+            [](ObjectReader& r, PlanckianSettings& s) { s.mode = read_mode(r); },
+            [](const PlanckianSettings& s, nlohmann::json& out) { out["mode"] = name_of(s.mode); })
+        .field({"select_from", "integer or [integers]", "null", "rows to draw from, in this order"},
+               [](ObjectReader& r, PlanckianSettings& s) { s.select_from = read_select_from(r, s.mode); },
+               [](const PlanckianSettings& s, nlohmann::json& out) {
+                 out["select_from"] = s.select_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.select_from);
+               });
+  }
+  void check(c10::IntArrayRef shape) const { require_rgb(shape, "planckian_jitter"); }
+};
+
+class PlanckianJitter final : public RandomTransform<PlanckianSettings, StatefulImageTransform> {
  public:
   PlanckianJitter()
-      : StatefulImageTransform(
+      : RandomTransform(
             Describe("planckian_jitter", "intensity",
                      "Kornia's RandomPlanckianJitter: scale R and B by the chromaticity ratios of a random "
                      "illuminant; the table is registered state")
-                .param("mode", "blackbody|CIED", "\"blackbody\"", "illuminant table (25 or 23 rows)")
-                .param("select_from", "integer or [integers]", "null", "rows to draw from, in this order")
                 .params({kIdx.doc()})
                 .params(gate_docs())
                 .dtypes(kImageDtypes)
-                .random()
                 .differentiable()) {}
-
-  nlohmann::json sample(const nlohmann::json& given, c10::IntArrayRef shape,
-                        at::Generator& gen) const override {
-    require_rgb(shape, info_.name);
-    const int64_t batch = shape[0];
-    ObjectReader r(given);
-    const auto mode = read_mode(r);
-    const auto select_from = read_select_from(r, mode);
-    const int64_t rows = select_from.empty() ? table_rows(mode) : static_cast<int64_t>(select_from.size());
-    // Kornia draws the gate first, then the parameters for the whole batch.
-    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kIdx});
-    const bool same = gate.same_on_batch;
-    std::vector<int64_t> idx;
-    auto rows_here = kIdx;
-    rows_here.max = static_cast<double>(rows - 1);
-    if (const auto explicit_idx = rows_here.read(r, batch)) {
-      for (double v : *explicit_idx) {
-        if (v != static_cast<double>(static_cast<int64_t>(v))) {
-          throw FieldError(r.pointer(kIdx.name), "expected integer rows");
-        }
-        idx.push_back(static_cast<int64_t>(v));
-      }
-    } else {
-      // idx = long(U(0, N)): truncation of the float32 draw.
-      for (float u : random_draws::uniform(gen, batch, 0.0f, static_cast<float>(rows), same)) {
-        idx.push_back(static_cast<int64_t>(u));
-      }
-    }
-    r.finish();
-    nlohmann::json out = {{"mode", name_of(mode)}, {kIdx.name, idx}};
-    gate.write(out);
-    out["select_from"] = select_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(select_from);
-    return out;
-  }
 
   std::unique_ptr<TransformState> make_state(const nlohmann::json& params) const override {
     ObjectReader r(params);
-    const auto mode = read_mode(r);
-    const auto select = read_select_from(r, mode);
+    const auto settings = PlanckianSettings::read(r);
     auto state = std::make_unique<TransformState>();
-    state->register_tensor("pl", planckian_table(mode, select));
+    state->register_tensor("pl", planckian_table(settings.mode, settings.select_from));
     return state;
   }
 
@@ -220,6 +200,35 @@ class PlanckianJitter final : public StatefulImageTransform {
     return blend(x, out, apply_flags(params));
   }
 
+ private:
+  void draw(const PlanckianSettings& settings, ObjectReader& r, c10::IntArrayRef shape, at::Generator& gen,
+            nlohmann::json& out) const override {
+    const int64_t batch = shape[0];
+    const auto& select_from = settings.select_from;
+    const int64_t rows =
+        select_from.empty() ? table_rows(settings.mode) : static_cast<int64_t>(select_from.size());
+    // Kornia draws the gate first, then the parameters for the whole batch.
+    const auto gate = random_draws::RandomGate::read(r, batch, gen, {&kIdx});
+    const bool same = gate.same_on_batch;
+    std::vector<int64_t> idx;
+    auto rows_here = kIdx;
+    rows_here.max = static_cast<double>(rows - 1);
+    if (const auto explicit_idx = rows_here.read(r, batch)) {
+      for (double v : *explicit_idx) {
+        if (v != static_cast<double>(static_cast<int64_t>(v))) {
+          throw FieldError(r.pointer(kIdx.name), "expected integer rows");
+        }
+        idx.push_back(static_cast<int64_t>(v));
+      }
+    } else {
+      // idx = long(U(0, N)): truncation of the float32 draw.
+      for (float u : random_draws::uniform(gen, batch, 0.0f, static_cast<float>(rows), same)) {
+        idx.push_back(static_cast<int64_t>(u));
+      }
+    }
+    out[kIdx.name] = idx;
+    gate.write(out);
+  }
 };
 
 // ---------------------------------------------------------------- illumination
