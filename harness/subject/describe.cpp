@@ -20,6 +20,10 @@ Describe& Describe::param(std::string name, std::string type, std::string defaul
   return *this;
 }
 
+Describe& Describe::derived(std::string name, std::string type, std::string from, const std::string& meaning) {
+  return param(std::move(name), std::move(type), std::move(from), "written by sampling: " + meaning);
+}
+
 Describe& Describe::params(const std::vector<ParamDoc>& docs) {
   info_.params.insert(info_.params.end(), docs.begin(), docs.end());
   return *this;

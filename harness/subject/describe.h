@@ -36,6 +36,10 @@ class Describe {
 
   /// One parameter, in the order sample() reads them.
   Describe& param(std::string name, std::string type, std::string default_value, std::string description);
+  /// A parameter sample() writes from the input and a case never gives (the
+  /// shape a field is drawn for): `from` is what it is made of, in the
+  /// default's column.
+  Describe& derived(std::string name, std::string type, std::string from, const std::string& meaning);
   /// Several parameters (a shared group, a configuration's own docs), appended.
   Describe& params(const std::vector<ParamDoc>& docs);
   /// The input dtypes apply() supports.

@@ -52,8 +52,8 @@ class Elastic final : public RandomTransform<ElasticSettings, StatefulImageTrans
                 "uint8 results are rounded and saturated to 0..255, where torchvision 0.21 rounds bicubic "
                 "overshoot without clamping, so it wraps (279 becomes 23)")
                 .params({random_draws::kFieldSeed.doc()})
-                .param("size", "[H, W] integers", "the input's height and width",
-                       "written by sampling: the size the displacement field is drawn for")
+                .derived("size", "[H, W] integers", "the input's height and width",
+                         "the size the displacement field is drawn for")
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

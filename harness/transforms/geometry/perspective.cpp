@@ -91,9 +91,9 @@ class Perspective final : public ConfiguredTransform<PerspectiveConfig> {
       : ConfiguredTransform(
             Describe("perspective", "geometry",
                      "the projective map taking four start corners to four end corners (torchvision)")
-                .param("coefficients", "8 numbers", "from the corners",
-                       "written by sampling: the projective map's coefficients (float32 values), recomputed from "
-                       "the corners when read back")
+                .derived("coefficients", "8 numbers", "from the corners",
+                         "the projective map's coefficients (float32 values), recomputed from the corners when "
+                         "read back")
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 

@@ -16,8 +16,9 @@
 #include "harness/subject/fields.h"
 #include "harness/transforms/geometry/warp_options.h"
 #include "harness/transforms/kernels/grid_sampler.h"
-#include "harness/transforms/random/random_transform.h"
 #include "harness/transforms/kernels/linear_solve.h"
+#include "harness/transforms/random/draws.h"
+#include "harness/transforms/random/random_transform.h"
 #include "harness/subject/transform_registry.h"
 #include "harness/trace/scope.h"
 #include "harness/transforms/builtin_transforms.h"
@@ -65,6 +66,9 @@ std::optional<std::vector<double>> tps_weights(const Points& centers, const Poin
 
 const Points kTpsSource = {{-1, -1}, {-1, 1}, {1, -1}, {1, 1}, {0, 0}};
 
+// Where the control points go, per sample: drawn, or given instead.
+const random_draws::PerSample kDst{"dst", "[[[x, y], ...] per sample]", "where each goes in the output"};
+
 // The spline's settings, declared once; dst is drawn (or given) per sample.
 struct TpsSettings : DeclaredFields<TpsSettings> {
   double scale = 0.2;
@@ -90,7 +94,7 @@ class ThinPlateSpline final : public RandomTransform<TpsSettings> {
       : RandomTransform(
             Describe("thin_plate_spline", "geometry",
                      "a thin-plate-spline warp through control points (Kornia's RandomThinPlateSpline draws)")
-                .param("dst", "[[[x, y], ...] per sample]", "drawn", "where each goes in the output")
+                .params({kDst.doc()})
                 .dtypes(kImageDtypes)
                 .differentiable()) {}
 
@@ -160,13 +164,13 @@ class ThinPlateSpline final : public RandomTransform<TpsSettings> {
       }
       dst.push_back(row);
     }
-    if (const auto* v = r.get("dst"); v != nullptr) dst = read_dst(*v, r.pointer("dst"), batch, src.size());
+    if (const auto* v = r.get(kDst.name); v != nullptr) dst = read_dst(*v, r.pointer(kDst.name), batch, src.size());
     for (size_t b = 0; b < dst.size(); ++b) {
       if (!tps_weights(dst[b], src)) {
         throw FieldError("/dst/" + std::to_string(b), "the points do not define a spline (collinear or repeated)");
       }
     }
-    out["dst"] = dst;
+    out[kDst.name] = dst;
   }
 };
 

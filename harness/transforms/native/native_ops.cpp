@@ -184,8 +184,7 @@ class Conv2d final : public Described<StatefulTransform> {
                       .param("out_channels", "integer >= 1", "the input's channels", "output channels")
                       .params(ConvShape::fields().docs())
                       .params({kWeightSeed.doc()})
-                      .param("in_channels", "integer", "the input's channels",
-                             "written by sampling; must match the input")
+                      .derived("in_channels", "integer", "the input's channels", "must match the input")
                       .dtypes(kFloatDtypes)
                       .random()  // the weights' seed
                       .differentiable()

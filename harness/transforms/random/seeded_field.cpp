@@ -28,8 +28,8 @@ SeededFieldTransform::SeededFieldTransform(TransformInfo info, std::vector<Field
     : StatefulImageTransform(Describe(std::move(info))
                                  .params(docs_of(settings))
                                  .params({random_draws::kFieldSeed.doc()})
-                                 .param("shape", "[N, C, H, W] integers", "the input's shape",
-                                        "written by sampling: the shape the field is drawn for")
+                                 .derived("shape", "[N, C, H, W] integers", "the input's shape",
+                                          "the shape the field is drawn for")
                                  .random(),
                              // The field's ops run on an empty batch too: they are what the checks trace.
                              EmptyBatch::kRun),
