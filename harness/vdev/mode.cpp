@@ -44,9 +44,10 @@ class Current {
   std::atomic<bool> arithmetic_{true};
 };
 
+// Never destroyed: a scope may end during static destruction.
 Current& current() {
-  static Current c;
-  return c;
+  static auto* c = new Current;
+  return *c;
 }
 
 }  // namespace

@@ -17,14 +17,15 @@ namespace {
 
 namespace ca = devparity::vdev::cuda_arithmetic;
 
-// The pytest plugin's choice, for the rest of the process (Note [vdev's mode]).
+// The pytest plugin's choice, for the rest of the process (Note [vdev's
+// mode]): never put back, so nothing of vdev runs at the interpreter's exit.
 void set_cuda_arithmetic(bool on) {
   devparity::register_builtin_cuda_models();
-  static std::unique_ptr<devparity::vdev::ModeScope> chosen;
-  chosen.reset();
+  static auto* chosen = new std::unique_ptr<devparity::vdev::ModeScope>();
+  chosen->reset();
   auto mode = devparity::vdev::mode();
   mode.cuda_arithmetic = on;
-  chosen = std::make_unique<devparity::vdev::ModeScope>(std::move(mode));
+  *chosen = std::make_unique<devparity::vdev::ModeScope>(std::move(mode));
 }
 
 // {"moved": {"model": op calls}, "words": "..."} since the last call.
