@@ -83,10 +83,15 @@ Record* StorageRecords::remember(const at::Tensor& t, bool host, std::shared_ptr
   drop_freed();
   auto& kept = storages_[key];
   kept.storage = t.storage().getWeakStorageImpl();
-  kept.record = Record{};
-  kept.record.host = host;
-  kept.record.origin = std::move(origin);
-  return &kept.record;
+  // What it is now; whether it is the subject's own and whether device data
+  // filled it stay with the memory.
+  auto& r = kept.record;
+  r.host = host;
+  r.provisional = false;
+  r.origin = std::move(origin);
+  r.written = false;
+  r.drawn = false;
+  return &r;
 }
 
 void StorageRecords::forget(const at::Tensor& t) {

@@ -68,7 +68,9 @@ class StorageRecords {
   /// The record of `t`'s storage; null when there is none.
   const Record* find(const at::Tensor& t) const;
   Record* find(const at::Tensor& t);
-  /// Records `t`'s storage afresh; null for a tensor without storage.
+  /// Records what `t`'s storage is now (host or device data, made as
+  /// `origin` says), keeping whether it is seeded or filled; null for a
+  /// tensor without storage.
   Record* remember(const at::Tensor& t, bool host, std::shared_ptr<const Origin> origin);
   /// Drops the record of `t`'s storage.
   void forget(const at::Tensor& t);

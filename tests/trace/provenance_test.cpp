@@ -19,7 +19,7 @@ std::shared_ptr<const Origin> made_by(const std::string& op) {
   return o;
 }
 
-TEST(StorageRecordsTest, AViewSharesItsBasesRecordAndAFreshRecordForgetsTheOldOne) {
+TEST(StorageRecordsTest, AViewSharesItsBasesRecordAndARecordSaysWhatTheStorageIsNow) {
   StorageRecords records;
   const auto x = at::zeros({4, 4});
   auto* r = records.remember(x, /*host=*/true, made_by("aten::zeros"));
@@ -30,10 +30,11 @@ TEST(StorageRecordsTest, AViewSharesItsBasesRecordAndAFreshRecordForgetsTheOldOn
   ASSERT_NE(seen, nullptr);
   EXPECT_TRUE(seen->host);
   EXPECT_EQ(seen->origin->op, "aten::zeros");
-  records.remember(x, /*host=*/false, nullptr);  // what is known of it now, nothing of before
+  records.remember(x, /*host=*/false, nullptr);  // what it is now; still the subject's own
   EXPECT_FALSE(records.find(x)->host);
   EXPECT_FALSE(records.find(x)->written);
-  EXPECT_FALSE(records.find(x)->seeded);
+  EXPECT_EQ(records.find(x)->origin, nullptr);
+  EXPECT_TRUE(records.find(x)->seeded);
   EXPECT_EQ(records.find(at::zeros({4})), nullptr);
   records.forget(x);
   EXPECT_EQ(records.find(x), nullptr);
