@@ -4,6 +4,7 @@
 #include "harness/vdev/vdev.h"
 
 #include <ATen/Context.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/cuda.h>
 
 #include <gtest/gtest.h>
@@ -145,10 +146,13 @@ TEST(DeviceTest, BadTokenInListIsNamed) {
 // hooks and the virtual device's installed indices.
 TEST(DeviceTest, ProbeOnThisBuildMatchesLibTorch) {
   const auto inv = DeviceInventory::probe();
-  const bool libtorch_has_cuda = at::hasCUDA();
-  EXPECT_EQ(inv.cuda_compiled && libtorch_has_cuda, inv.cuda_compiled) << "the CUDA support file needs a CUDA LibTorch";
-  EXPECT_EQ(inv.cuda_count,
-            inv.cuda_compiled && libtorch_has_cuda ? static_cast<int>(torch::cuda::device_count()) : 0);
+  // A build with CUDA support runs on a CUDA LibTorch, whose device guard is registered with or
+  // without a GPU (at::hasCUDA() says whether one is usable: false on a CUDA build without a GPU).
+  if (inv.cuda_compiled) {
+    EXPECT_TRUE(c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA)) << "the CUDA support file needs a CUDA LibTorch";
+  }
+  EXPECT_EQ(inv.cuda_count, inv.cuda_compiled ? static_cast<int>(torch::cuda::device_count()) : 0);
+  EXPECT_EQ(inv.cuda_count > 0, inv.cuda_compiled && at::hasCUDA());
   EXPECT_EQ(inv.vdev_compiled, vdev::compiled());
   EXPECT_EQ(inv.vdev_count, vdev::compiled() ? vdev::device_count() : 0);
   // A run's own count of virtual indices, installed here or not.
