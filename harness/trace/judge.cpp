@@ -20,7 +20,6 @@ namespace devparity::tracing {
 namespace {
 
 using op_kinds::classify;
-using op_kinds::is_move;
 using op_kinds::make;
 using op_kinds::move_destination;
 using op_kinds::op_words;

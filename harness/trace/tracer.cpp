@@ -11,8 +11,6 @@
 #include <ATen/record_function.h>
 #include <fmt/format.h>
 
-#include <atomic>
-#include <mutex>
 #include <stdexcept>
 
 namespace devparity {

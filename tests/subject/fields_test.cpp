@@ -25,11 +25,13 @@ struct Toy : DeclaredFields<Toy> {
   }
 };
 
-Toy read(const nlohmann::json& given) {
+// `given` read as a whole: every field declared, nothing else.
+template <typename Config = Toy>
+Config read(const nlohmann::json& given) {
   ObjectReader r(given);
-  auto t = Toy::read(r);
+  auto c = Config::read(r);
   r.finish();
-  return t;
+  return c;
 }
 
 TEST(Fields, ReadsDefaultsAndWritesEveryField) {
@@ -95,26 +97,19 @@ struct Typed : DeclaredFields<Typed> {
   }
 };
 
-Typed read_typed(const nlohmann::json& given) {
-  ObjectReader r(given);
-  auto t = Typed::read(r);
-  r.finish();
-  return t;
-}
-
 TEST(Fields, TypedBuildersReadWriteAndDocumentEachField) {
-  const auto defaults = read_typed(nlohmann::json::object());
+  const auto defaults = read<Typed>(nlohmann::json::object());
   nlohmann::json out = nlohmann::json::object();
   defaults.write(out);
   EXPECT_EQ(out, nlohmann::json({{"sigma", {5.0, 5.0}}, {"center", nullptr}, {"factor", 2.0}, {"bounds", {0.0, 1.0}}}));
-  const auto given = read_typed({{"sigma", 3}, {"center", {1, -2}}, {"factor", 4}, {"bounds", {0.25, 0.5}}});
+  const auto given = read<Typed>({{"sigma", 3}, {"center", {1, -2}}, {"factor", 4}, {"bounds", {0.25, 0.5}}});
   EXPECT_EQ(given.sigma, std::make_pair(3.0, 3.0));  // a number is both
   ASSERT_TRUE(given.center.has_value());
   EXPECT_EQ(*given.center, std::make_pair(1.0, -2.0));
   EXPECT_EQ(given.scale.factor, 4.0);
   EXPECT_EQ(given.bounds, std::make_pair(0.25, 0.5));
-  EXPECT_EQ(read_typed({{"sigma", {1, 2}}}).sigma, std::make_pair(1.0, 2.0));
-  EXPECT_FALSE(read_typed({{"center", nullptr}}).center.has_value());
+  EXPECT_EQ(read<Typed>({{"sigma", {1, 2}}}).sigma, std::make_pair(1.0, 2.0));
+  EXPECT_FALSE(read<Typed>({{"center", nullptr}}).center.has_value());
   const auto& docs = Typed::docs();
   ASSERT_EQ(docs.size(), 4u);
   EXPECT_EQ(docs[0].default_value, "[5, 5]");
@@ -127,7 +122,7 @@ TEST(Fields, TypedBuildersReadWriteAndDocumentEachField) {
 TEST(Fields, TypedBuildersCheckRangesAndShapesAtTheField) {
   auto pointer_of = [](const nlohmann::json& given) {
     try {
-      read_typed(given);
+      read<Typed>(given);
     } catch (const FieldError& e) {
       return e.pointer();
     }
