@@ -70,22 +70,27 @@ endfunction()
 # of LibTorch. They are compiled once, into devparity_reports
 # (harness/CMakeLists.txt), whose objects go into libdevparity.so and into the
 # devparity executable, which runs the report commands without LibTorch
-# (Note [Report commands without LibTorch]).
+# (Note [Report commands without LibTorch]). A layer all of whose sources are
+# such is declared dp_layer(... TORCH_FREE ...) instead.
 function(dp_torch_free)
   foreach(f ${ARGN})
     set_property(GLOBAL APPEND PROPERTY DP_TORCH_FREE_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${f})
   endforeach()
 endfunction()
 
-# dp_layer(<name> [BELOW <layers>...] SOURCES <files>...): one layer of
-# harness/ (docs/architecture.md), an OBJECT library devparity_<name> that
-# links the layers it builds on. Its sources see only the headers of their own
-# folder and of the layers below (BELOW and theirs, transitively): the include
-# path is a view of harness/ holding just those folders, so an include of a
-# layer above fails to compile ("No such file"). libdevparity.so is assembled
-# from every layer's objects (harness/CMakeLists.txt).
+# dp_layer(<name> [TORCH_FREE] [BELOW <layers>...] SOURCES <files>...): one
+# layer of harness/ (docs/architecture.md), an OBJECT library devparity_<name>
+# that links the layers it builds on. Its sources see only the headers of their
+# own folder and of the layers below (BELOW and theirs, transitively): the
+# include path is a view of harness/ holding just those folders, so an include
+# of a layer above fails to compile ("No such file"). libdevparity.so is
+# assembled from every layer's objects (harness/CMakeLists.txt).
+# A TORCH_FREE layer needs nothing of LibTorch: its sources go to
+# devparity_reports (dp_torch_free), which compiles them against this layer's
+# view, and devparity_<name> is an INTERFACE target the layers above name.
+# There is one: report (reading, packing, diff, merge, JUnit, HTML).
 function(dp_layer name)
-  cmake_parse_arguments(L "" "" "BELOW;SOURCES" ${ARGN})
+  cmake_parse_arguments(L "TORCH_FREE" "" "BELOW;SOURCES" ${ARGN})
   set(allowed ${name})
   foreach(below ${L_BELOW})
     get_property(closure GLOBAL PROPERTY DP_LAYER_CLOSURE_${below})
@@ -96,7 +101,6 @@ function(dp_layer name)
   endforeach()
   list(REMOVE_DUPLICATES allowed)
   set_property(GLOBAL PROPERTY DP_LAYER_CLOSURE_${name} ${allowed})
-  set_property(GLOBAL APPEND PROPERTY DP_LAYERS ${name})
 
   set(view ${PROJECT_BINARY_DIR}/layers/${name})
   file(REMOVE_RECURSE ${view})
@@ -106,6 +110,17 @@ function(dp_layer name)
   endforeach()
 
   set(target devparity_${name})
+  if(L_TORCH_FREE)
+    get_property(taken GLOBAL PROPERTY DP_TORCH_FREE_LAYER)
+    if(taken)
+      message(FATAL_ERROR "layer ${name}: ${taken} is already the torch-free layer devparity_reports compiles against")
+    endif()
+    set_property(GLOBAL PROPERTY DP_TORCH_FREE_LAYER ${name})
+    dp_torch_free(${L_SOURCES})
+    add_library(${target} INTERFACE)
+    return()
+  endif()
+  set_property(GLOBAL APPEND PROPERTY DP_LAYERS ${name})
   add_library(${target} OBJECT ${L_SOURCES})
   target_include_directories(${target} PRIVATE ${view})
   foreach(below ${L_BELOW})

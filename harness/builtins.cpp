@@ -2,7 +2,7 @@
 
 #include "harness/checks/registry.h"
 #include "harness/vdev/vdev.h"
-#include "harness/report/reporter_registry.h"
+#include "harness/reporters/reporter_registry.h"
 #include "harness/subject/subject_kind.h"
 #include "harness/subject/op_subject.h"
 #include "harness/subject/torchscript_subject.h"

@@ -42,20 +42,28 @@ struct Interruption {
 std::optional<Interruption> interruption_of(const nlohmann::json& report);
 
 /// Collects the run's results and hands the assembled report to write() when
-/// the run ends.
+/// the run ends: the base of every reporter that writes the whole report at
+/// the end (JSON, JUnit, HTML).
 class ReportCollector : public RunListener {
  public:
   void on_run_start(const RunInfo& info) override { info_ = info; }
-  void on_trial_end(const TrialResult& result) override { results_.push_back(result.to_json()); }
+  void on_trial_end(const TrialResult& result) override { collect(result); }
   void on_run_end(const RunSummary& summary) override {
     write(assemble_report(info_, summary, std::move(results_)));
     results_ = nlohmann::json::array();
   }
+  /// Writes a finished report in the reporter's format: the one this run
+  /// assembled, or one rebuilt after a run that never reached its end
+  /// (ReporterRegistry::write_report).
+  virtual void write(const nlohmann::json& report) = 0;
 
  protected:
-  /// Writes the finished report in the reporter's format.
-  virtual void write(const nlohmann::json& report) = 0;
   const RunInfo& info() const { return info_; }
+  /// Keeps `result` for the report; returns its JSON form as kept.
+  const nlohmann::json& collect(const TrialResult& result) {
+    results_.push_back(result.to_json());
+    return results_.back();
+  }
 
  private:
   RunInfo info_;

@@ -1,6 +1,5 @@
 #include "harness/report/html.h"
 
-#include "harness/base/atomic_file.h"
 #include "harness/base/npy_array.h"
 #include "harness/base/png_codec.h"
 #include "harness/base/rng.h"
@@ -9,7 +8,6 @@
 #include "harness/report/junit.h"
 #include "harness/report/markup.h"
 #include "harness/report/report_file.h"
-#include "harness/report/reporter_registry.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -407,37 +405,6 @@ std::string html_report(const nlohmann::json& report, const HtmlOptions& options
   }
   s << "<script nonce=\"" << nonce << "\">" << kScript << "</script>\n</body></html>\n";
   return s.str();
-}
-
-namespace {
-
-class HtmlReporter final : public ReportCollector {
- public:
-  HtmlReporter(std::string path, std::string base_dir) : path_(std::move(path)), base_dir_(std::move(base_dir)) {
-    if (path_.empty()) throw std::invalid_argument("the html reporter needs a path");
-  }
-  void on_run_start(const RunInfo& info) override {
-    ensure_parent_directory(path_);
-    ReportCollector::on_run_start(info);
-  }
-
- protected:
-  void write(const nlohmann::json& report) override {
-    HtmlOptions options;
-    options.base_dir = base_dir_;
-    write_file_atomic(path_, html_report(report, options));
-  }
-
- private:
-  std::string path_, base_dir_;
-};
-
-}  // namespace
-
-void register_html_reporter(ReporterRegistry& registry) {
-  registry.add("html", "one self-contained HTML page: summary, filters, and per failure the images and "
-                       "a |diff| heatmap",
-               [](const ReporterOptions& o) { return std::make_unique<HtmlReporter>(o.path, o.base_dir); });
 }
 
 }  // namespace devparity

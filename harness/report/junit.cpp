@@ -1,11 +1,9 @@
 #include "harness/report/junit.h"
 
-#include "harness/base/atomic_file.h"
 #include "harness/model/failure_groups.h"
 #include "harness/report/document.h"
 #include "harness/report/markup.h"
 #include "harness/report/report_file.h"
-#include "harness/report/reporter_registry.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -198,32 +196,6 @@ std::string junit_xml(const nlohmann::json& report) {
   }
   out << "</testsuites>\n";
   return out.str();
-}
-
-namespace {
-
-class JunitReporter final : public ReportCollector {
- public:
-  explicit JunitReporter(std::string path) : path_(std::move(path)) {
-    if (path_.empty()) throw std::invalid_argument("the junit reporter needs a path");
-  }
-  void on_run_start(const RunInfo& info) override {
-    ensure_parent_directory(path_);
-    ReportCollector::on_run_start(info);
-  }
-
- protected:
-  void write(const nlohmann::json& report) override { write_file_atomic(path_, junit_xml(report)); }
-
- private:
-  std::string path_;
-};
-
-}  // namespace
-
-void register_junit_reporter(ReporterRegistry& registry) {
-  registry.add("junit", "JUnit XML: a testsuite per case, a testcase per trial (tests/junit/junit.xsd)",
-               [](const ReporterOptions& o) { return std::make_unique<JunitReporter>(o.path); });
 }
 
 }  // namespace devparity

@@ -17,10 +17,10 @@
 #include "harness/device/device.h"
 #include "harness/device/device_kinds.h"
 #include "harness/model/artifacts.h"
-#include "harness/report/environment.h"
+#include "harness/reporters/environment.h"
 #include "harness/report/packed_report.h"
 #include "harness/report/report_file.h"
-#include "harness/report/reporter_registry.h"
+#include "harness/reporters/reporter_registry.h"
 #include "harness/run/accelerator_split.h"
 #include "harness/run/result_tally.h"
 #include "harness/run/runner.h"
@@ -55,6 +55,16 @@ bool use_color(const ConsoleSpec& c) {
   return c.color == Color::kAlways;
 }
 
+// A reporter that writes `path` (the JSON report's folder is where artifact
+// paths are relative to); an empty path: standard output.
+ReporterOptions file_reporter(const RunConfig& c, const std::string& path) {
+  ReporterOptions file;
+  file.path = path;
+  file.stream = path.empty() ? &std::cout : nullptr;
+  file.base_dir = c.report_folder();
+  return file;
+}
+
 // The console first (end events run in reverse: its summary comes last),
 // then the JSON report, then config.reporters, then the caller's listeners.
 void add_reporters(const RunConfig& c, ListenerList& listeners) {
@@ -69,22 +79,14 @@ void add_reporters(const RunConfig& c, ListenerList& listeners) {
     console.progress_s = c.console.progress_s;
     listeners.add(registry.make("console", console));
   }
-  if (!c.report.empty()) {
-    ReporterOptions json;
-    json.path = c.report;
-    listeners.add(registry.make("json", json));
-  }
+  if (!c.report.empty()) listeners.add(registry.make("json", file_reporter(c, c.report)));
   for (const auto& asked : c.reporters) {
     if (registry.find(asked.name) == nullptr) {
       throw UsageError(fmt::format("--reporter '{}': no such reporter (registered: {})", asked.name,
                                    fmt::join(registry.names(), ", ")));
     }
-    ReporterOptions file;
-    file.path = asked.path;
-    file.stream = asked.path.empty() ? &std::cout : nullptr;
-    file.base_dir = c.report_folder();
     try {
-      listeners.add(registry.make(asked.name, file));
+      listeners.add(registry.make(asked.name, file_reporter(c, asked.path)));
     } catch (const std::invalid_argument& e) {
       throw UsageError(fmt::format("{}{}: {}", asked.option, asked.path.empty() ? "" : "=" + asked.path, e.what()));
     }
@@ -93,6 +95,14 @@ void add_reporters(const RunConfig& c, ListenerList& listeners) {
 }
 
 }  // namespace
+
+void write_report_files(const RunConfig& c, const nlohmann::json& report) {
+  const auto& registry = ReporterRegistry::global();
+  if (!c.report.empty()) registry.write_report("json", file_reporter(c, c.report), report);
+  for (const auto& asked : c.reporters) {
+    if (!asked.path.empty()) registry.write_report(asked.name, file_reporter(c, asked.path), report);
+  }
+}
 
 RunInfo session_run_info(const RunConfig& c, const DeviceInventory& inventory) {
   RunInfo info;

@@ -6,6 +6,8 @@
 #include "harness/model/results.h"
 #include "harness/session/run_config.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <vector>
 
 namespace devparity {
@@ -35,5 +37,12 @@ RunSummary run_session(const RunConfig& config, const std::vector<Suite>& suites
 /// form a case.
 RunSummary report_session(const RunConfig& config, const std::vector<TrialResult>& results, double duration_s,
                           const DeviceInventory& inventory);
+
+/// Writes `report`, a finished report, to the files `config` names (its JSON
+/// report, then each reporter of config.reporters given a path) through the
+/// reporters a session builds, as they write one at a run's end: a report
+/// rebuilt after a run that never reached its end (an isolated audit's
+/// worker that died). A reporter that writes no whole report is skipped.
+void write_report_files(const RunConfig& config, const nlohmann::json& report);
 
 }  // namespace devparity

@@ -3,7 +3,6 @@
 #include "python/csrc/python_frames.h"
 
 #include "harness/base/compare.h"
-#include "harness/base/atomic_file.h"
 #include "harness/base/dtype.h"
 #include "harness/base/error.h"
 #include "harness/base/interrupt.h"
@@ -13,10 +12,7 @@
 #include "harness/vdev/vdev.h"
 #include "harness/model/results.h"
 #include "harness/report/document.h"
-#include "harness/report/environment.h"
-#include "harness/report/html.h"
-#include "harness/report/junit.h"
-#include "harness/report/packed_report.h"
+#include "harness/reporters/environment.h"
 #include "harness/report/report_file.h"
 #include "harness/session/session.h"
 #include "harness/suite/inputs.h"
@@ -139,29 +135,22 @@ std::string close_report(const std::string& report, const std::string& options_j
                          const std::string& message) {
   try {
     const auto o = nlohmann::json::parse(options_json);
+    const auto inventory = devparity::DeviceInventory::probe();
+    const auto config = audit_config(o, inventory, report);
     nlohmann::json doc;
     for (const auto& path : {report, report + ".partial"}) {
       if (!doc.is_null() || !std::filesystem::exists(path)) continue;
       doc = devparity::load_report(path);
     }
     if (doc.is_null()) {
-      const auto inventory = devparity::DeviceInventory::probe();
-      doc = devparity::assemble_report(devparity::session_run_info(audit_config(o, inventory, report), inventory),
-                                       devparity::RunSummary{}, nlohmann::json::array());
+      doc = devparity::assemble_report(devparity::session_run_info(config, inventory), devparity::RunSummary{},
+                                       nlohmann::json::array());
     }
-    std::remove((report + ".partial").c_str());
     doc["summary"]["interrupted"] = {{"signal", cause}, {"message", message}};
-    auto path_of = [&](const char* key) {
-      return o.contains(key) && o.at(key).is_string() ? o.at(key).get<std::string>() : std::string();
-    };
-    if (!path_of("report").empty()) devparity::write_file_atomic(path_of("report"), devparity::report_text(devparity::pack_report(doc)));
-    if (!path_of("junit").empty()) devparity::write_file_atomic(path_of("junit"), devparity::junit_xml(doc));
-    if (!path_of("html").empty()) {
-      devparity::HtmlOptions html;
-      html.base_dir = std::filesystem::path(report).parent_path().string();
-      devparity::write_file_atomic(path_of("html"), devparity::html_report(doc, html));
-    }
+    devparity::write_report_files(config, doc);
     return doc.dump();
+  } catch (const devparity::UsageError& e) {
+    TORCH_CHECK_VALUE(false, "devparity.audit: ", e.what());
   } catch (const InputError& e) {
     TORCH_CHECK_VALUE(false, "devparity.audit: ", e.what());
   }

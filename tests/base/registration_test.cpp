@@ -2,7 +2,7 @@
 // plugins write them: registered at static initialisation, and a clash
 // recorded, never thrown (a plugin's static initialiser must not throw).
 #include "harness/checks/register.h"
-#include "harness/report/register.h"
+#include "harness/reporters/register.h"
 #include "harness/subject/register.h"
 
 #include <gtest/gtest.h>

@@ -14,7 +14,7 @@
 #include "harness/report/merge.h"
 #include "harness/report/packed_report.h"
 #include "harness/report/report_file.h"
-#include "harness/report/reporter_registry.h"
+#include "harness/reporters/reporter_registry.h"
 #include "harness/trace/finding.h"
 #include "tests/support/temp_dir.h"
 

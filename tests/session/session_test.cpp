@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace devparity {
@@ -88,6 +90,29 @@ TEST_F(SessionTest, AnEmptyShardWritesAnEmptyReport) {
   // A plan with no trial in any part is still an error.
   config_.plan.filter = "nothing-matches";
   EXPECT_THROW(run_session(config_, suites_, inventory_), UsageError);
+}
+
+// A report rebuilt after a run that never ended (an isolated audit's worker
+// that died) goes through the reporters a session builds: the JSON report
+// (packed, its .partial log gone), JUnit and HTML, as at a run's end.
+TEST_F(SessionTest, AFinishedReportIsWrittenThroughTheConfiguredReporters) {
+  config_.reporters = {{"--junit", "junit", dir_.file("out/junit.xml")},
+                       {"--html", "html", dir_.file("out/page.html")},
+                       {"--reporter console", "console", ""}};  // standard output: no file to write
+  run_session(config_, suites_, inventory_);
+  auto report = load_report(config_.report);
+  report["summary"]["interrupted"] = {{"signal", "worker"}, {"message", "the worker died"}};
+  for (const char* f : {"out/junit.xml", "out/page.html"}) std::filesystem::remove(dir_.file(f));
+  { std::ofstream(config_.report + ".partial") << "{}\n"; }
+  write_report_files(config_, report);
+  EXPECT_EQ(load_report(config_.report), report);
+  EXPECT_FALSE(std::filesystem::exists(config_.report + ".partial"));
+  std::ifstream junit(dir_.file("out/junit.xml")), page(dir_.file("out/page.html"));
+  EXPECT_NE(std::string(std::istreambuf_iterator<char>(junit), {}).find("type=\"interrupted\""), std::string::npos);
+  EXPECT_NE(std::string(std::istreambuf_iterator<char>(page), {}).find(">INTERRUPTED</span>"), std::string::npos);
+  // Twin: a reporter nobody registered is refused, not skipped.
+  config_.reporters = {{"--reporter nope", "nope", dir_.file("out/nope.txt")}};
+  EXPECT_THROW(write_report_files(config_, report), std::invalid_argument);
 }
 
 TEST_F(SessionTest, ABadConfigurationWritesNothing) {

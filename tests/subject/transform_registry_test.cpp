@@ -2,7 +2,7 @@
 
 #include "harness/builtins.h"
 #include "harness/checks/registry.h"
-#include "harness/report/reporter_registry.h"
+#include "harness/reporters/reporter_registry.h"
 #include "harness/subject/register.h"
 #include "tests/support/lambda_transform.h"
 

@@ -4,7 +4,7 @@
 #include "harness/builtins.h"
 #include "harness/device/device.h"
 #include "harness/vdev/vdev.h"
-#include "harness/report/environment.h"
+#include "harness/reporters/environment.h"
 #include "harness/session/session.h"
 #include "harness/suite/case.h"
 #include "harness/suite/plan.h"

@@ -4,7 +4,7 @@
 #include "harness/vdev/perturb.h"
 #include "harness/trace/finding_kinds.h"
 #include "harness/device/device.h"
-#include "harness/report/reporter_registry.h"
+#include "harness/reporters/reporter_registry.h"
 #include "harness/suite/inputs.h"
 #include "harness/subject/subject_kind.h"
 #include "harness/subject/transform_registry.h"

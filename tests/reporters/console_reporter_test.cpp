@@ -1,4 +1,4 @@
-#include "harness/report/reporter_registry.h"
+#include "harness/reporters/reporter_registry.h"
 #include "tests/support/lambda_transform.h"
 #include "tests/support/run_suite.h"
 

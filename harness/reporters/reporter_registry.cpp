@@ -1,6 +1,7 @@
-#include "harness/report/reporter_registry.h"
+#include "harness/reporters/reporter_registry.h"
 
-#include "harness/report/register.h"
+#include "harness/report/document.h"
+#include "harness/reporters/register.h"
 
 #include <stdexcept>
 
@@ -25,6 +26,15 @@ std::unique_ptr<RunListener> ReporterRegistry::make(const std::string& name,
   const auto* entry = find(name);
   if (entry == nullptr) throw std::invalid_argument("no reporter called '" + name + "'");
   return entry->factory(options);
+}
+
+bool ReporterRegistry::write_report(const std::string& name, const ReporterOptions& options,
+                                    const nlohmann::json& report) const {
+  const auto reporter = make(name, options);
+  auto* writer = dynamic_cast<ReportCollector*>(reporter.get());
+  if (writer == nullptr) return false;
+  writer->write(report);
+  return true;
 }
 
 }  // namespace devparity

@@ -6,6 +6,8 @@
 #include "harness/base/named_registry.h"
 #include "harness/model/run_listener.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <functional>
 #include <iosfwd>
 #include <map>
@@ -48,15 +50,21 @@ class ReporterRegistry : public NamedRegistry<ReporterEntry> {
   void add(const std::string& name, const std::string& description, ReporterFactory factory);
   /// Builds the reporter `name`; throws std::invalid_argument when unknown.
   std::unique_ptr<RunListener> make(const std::string& name, const ReporterOptions& options) const;
+  /// Writes the finished `report` through the reporter `name` built from
+  /// `options`, as it writes one at a run's end: a report rebuilt after a run
+  /// that never reached its end (an isolated audit's worker that died).
+  /// False, writing nothing, when the reporter writes no whole report (the
+  /// console); throws std::invalid_argument when `name` is unknown.
+  bool write_report(const std::string& name, const ReporterOptions& options, const nlohmann::json& report) const;
 };
 
-/// Adds "console" (report/console_reporter.cpp).
+/// Adds "console" (reporters/console_reporter.cpp).
 void register_console_reporter(ReporterRegistry& registry);
-/// Adds "json" (report/json_reporter.cpp).
+/// Adds "json" (reporters/json_reporter.cpp).
 void register_json_reporter(ReporterRegistry& registry);
-/// Adds "junit" (report/junit.cpp).
+/// Adds "junit" (reporters/junit_reporter.cpp).
 void register_junit_reporter(ReporterRegistry& registry);
-/// Adds "html" (report/html.cpp).
+/// Adds "html" (reporters/html_reporter.cpp).
 void register_html_reporter(ReporterRegistry& registry);
 
 }  // namespace devparity

@@ -6,7 +6,7 @@
 /// an OBJECT library or a plugin (docs/extending.md).
 
 #include "harness/base/registration.h"
-#include "harness/report/reporter_registry.h"
+#include "harness/reporters/reporter_registry.h"
 
 #include <memory>
 #include <string>

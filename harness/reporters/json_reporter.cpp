@@ -13,7 +13,7 @@
 #include "harness/base/error.h"
 #include "harness/report/document.h"
 #include "harness/report/packed_report.h"
-#include "harness/report/reporter_registry.h"
+#include "harness/reporters/reporter_registry.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,16 +24,15 @@
 namespace devparity {
 namespace {
 
-class JsonReporter final : public RunListener {
+class JsonReporter final : public ReportCollector {
  public:
-  explicit JsonReporter(std::string path) : path_(std::move(path)) {
+  explicit JsonReporter(std::string path) : path_(std::move(path)), partial_path_(path_ + ".partial") {
     if (path_.empty()) throw std::invalid_argument("the json reporter needs a path");
   }
 
   void on_run_start(const RunInfo& info) override {
-    info_ = info;
+    ReportCollector::on_run_start(info);
     ensure_parent_directory(path_);
-    partial_path_ = path_ + ".partial";
     partial_.open(partial_path_, std::ios::out | std::ios::trunc);
     if (!partial_) {
       throw InputError(fmt::format("{}: cannot write the report (cannot create {})", path_,
@@ -46,16 +45,15 @@ class JsonReporter final : public RunListener {
   }
 
   void on_trial_end(const TrialResult& result) override {
-    auto j = result.to_json();
-    results_.push_back(j);
-    j["type"] = "result";
-    write_line(j);
+    auto line = collect(result);
+    line["type"] = "result";
+    write_line(line);
   }
 
-  void on_run_end(const RunSummary& summary) override {
-    write_file_atomic(path_, report_text(pack_report(assemble_report(info_, summary, std::move(results_)))));
-    results_ = nlohmann::json::array();
-    partial_.close();
+  // The whole report replaces its .partial log, which is no longer needed.
+  void write(const nlohmann::json& report) override {
+    write_file_atomic(path_, report_text(pack_report(report)));
+    if (partial_.is_open()) partial_.close();
     std::remove(partial_path_.c_str());
   }
 
@@ -68,8 +66,6 @@ class JsonReporter final : public RunListener {
   std::string path_;
   std::string partial_path_;
   std::ofstream partial_;
-  RunInfo info_;
-  nlohmann::json results_ = nlohmann::json::array();
 };
 
 }  // namespace

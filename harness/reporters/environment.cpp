@@ -1,4 +1,4 @@
-#include "harness/report/environment.h"
+#include "harness/reporters/environment.h"
 
 #include "harness/device/cuda_support.h"
 #include "harness/device/device.h"

@@ -11,7 +11,7 @@
 // one).
 
 #include "harness/model/failure_groups.h"
-#include "harness/report/reporter_registry.h"
+#include "harness/reporters/reporter_registry.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
