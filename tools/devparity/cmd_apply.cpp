@@ -91,7 +91,7 @@ int cmd_apply(const Options& options) {
   }
   check_output_name(o.output, *subject);
   check_not_an_input({"--output", o.output}, {o.input});
-  const auto inventory = DeviceInventory::probe(RunOptions{}.vdev_count);
+  const auto inventory = DeviceInventory::probe(kDefaultVdevCount);
   const auto target = resolve_device(o.device, inventory);
   if (!target.available()) {
     throw UsageError(fmt::format("--device {}: {}", o.device, target.absent_reason));

@@ -234,7 +234,7 @@ int cmd_list(const Options& options) {
     print_switches_markdown();
     return 0;
   }
-  const auto inventory = DeviceInventory::probe(RunOptions{}.vdev_count);  // the devices a default run has
+  const auto inventory = DeviceInventory::probe(kDefaultVdevCount);  // the devices a default run has
   std::vector<std::string> paths = options.list.suites;
   if (paths.empty() && std::filesystem::exists(default_suite_path())) {
     paths.push_back(default_suite_path());

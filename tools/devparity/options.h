@@ -1,50 +1,22 @@
 #pragma once
-/// The command line, parsed into plain structs by one function (Catch2's
+/// The command line, parsed by one function into plain structs, and `run`'s
+/// straight into the RunConfig a session runs (cmd_run.cpp; Catch2's
 /// makeCommandLineParser pattern).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace devparity::cli {
 
-/// `devparity run`.
-struct RunOptions {
-  std::vector<std::string> suites;                   ///< empty: the default suite
-  std::string torchscript;                           ///< --torchscript: audit one module, no suite
-  std::string shape = "2x3x17x11";                   ///< --shape for --torchscript inputs
-  std::string filter;                                ///< gtest-style globs on result ids
-  std::string devices = "auto";                      ///< device list (DEVPARITY_DEVICES)
-  std::string dtypes;                                ///< dtype list or "all" (DEVPARITY_DTYPES)
-  std::string report = "reports/out/report.json";    ///< JSON report path
-  std::string junit;                                 ///< JUnit XML path; empty: none
-  std::string html;                                  ///< HTML page path; empty: none
-  std::vector<std::string> reporters;                ///< --reporter NAME[=FILE], repeatable
-  std::string baseline;                              ///< previous report; empty: none
-  bool require_all = false;                          ///< a case that did not run everywhere fails the run
-  std::string shard;                                 ///< "I/N"; empty: the whole plan
-  std::string isolate;                               ///< "", "trial" or "case" (--isolate)
-  double timeout_s = 300.0;                          ///< per trial, under --isolate
-  int64_t memory_limit_mb = 0;                       ///< workers' address-space limit; 0: none
-  std::string worker;                                ///< internal: run as a worker (isolation.h)
-  std::string artifacts;                             ///< folder for failing trials' .npy; empty: next to the report
-  double artifacts_budget_mb = 256.0;                ///< 0 keeps none
-  std::optional<uint64_t> seed;                      ///< overrides every case's seed
-  bool quiet = false;
-  bool verbose = false;
-  std::string color = "auto";                        ///< auto | always | never
-  double progress_s = 10.0;                          ///< off a terminal: a progress line this often; 0: none
-  int64_t max_trials = 0;                            ///< a larger plan is refused; 0: no cap
-  std::string placement = "warn";                    ///< warn | strict | off
-  int vdev_count = 2;                                ///< virtual device indices
-  bool vdev_worker = false;                          ///< vdev rows in a worker process (--vdev-worker)
-  bool vdev_async = true;                            ///< vdev streams run later (vdev/async.h)
-  int interleavings = 1;                             ///< with vdev_async: interleavings per trial
-  std::string pinned_release = "pooled";             ///< with vdev_async: pooled or eager
-  std::string perturb;                               ///< vdev's perturbed numerics: "all" or a list
-  std::string vdev_arithmetic = "cuda";              ///< vdev computes CUDA's arithmetic (cuda) or the CPU's (cpu)
-};
+/// `devparity run`'s command line: a RunConfig its options are bound into,
+/// and the syntax that needs more than its own option (cmd_run.cpp).
+struct RunCommandLine;
+
+/// Indices of the simulated device a run has unless --vdev-count says otherwise.
+inline constexpr int kDefaultVdevCount = 2;
 
 /// `devparity list`.
 struct ListOptions {
@@ -106,7 +78,8 @@ struct JpegCheckOptions {
 /// Everything the command line said.
 struct Options {
   std::string command;  ///< run | list | apply | jpeg-check | diff | merge | html | unpack
-  RunOptions run;
+  /// Made by add_run_command, where LibTorch is linked (the report commands' executable has no run).
+  std::shared_ptr<RunCommandLine> run;
   ListOptions list;
   ApplyOptions apply;
   JpegCheckOptions jpeg_check;
