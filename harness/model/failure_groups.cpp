@@ -118,11 +118,9 @@ std::string FailureGroups::headline() const {
                      trials_ == 1 ? "" : "s");
 }
 
-FailureGroups group_failures(const nlohmann::json& report) {
+FailureGroups group_failures(const std::vector<TrialResult>& results) {
   FailureGroups groups;
-  for (const auto& result : report.value("results", nlohmann::json::array())) {
-    groups.add(TrialResult::from_json(result));
-  }
+  for (const auto& result : results) groups.add(result);
   return groups;
 }
 

@@ -57,7 +57,7 @@ class FailureGroups {
   size_t trials_ = 0;
 };
 
-/// The failures of a report document (its "results"), grouped.
-FailureGroups group_failures(const nlohmann::json& report);
+/// The failures among `results`, grouped.
+FailureGroups group_failures(const std::vector<TrialResult>& results);
 
 }  // namespace devparity

@@ -270,11 +270,10 @@ nlohmann::json RunSummary::to_json() const {
   return j;
 }
 
-std::vector<std::string> deciding_checks(const nlohmann::json& result) {
+std::vector<std::string> deciding_checks(const TrialResult& result) {
   std::vector<std::string> out;
-  const auto status = result.value("status", "");
-  for (const auto& c : result.value("checks", nlohmann::json::array())) {
-    if (c.value("status", "") == status) out.push_back(c.value("name", ""));
+  for (const auto& c : result.checks) {
+    if (c.status == result.status) out.push_back(c.name);
   }
   return out;
 }

@@ -189,6 +189,6 @@ struct CaseInfo {
 
 /// The names of a result's checks whose status is the result's own (those
 /// that decided it), in report order.
-std::vector<std::string> deciding_checks(const nlohmann::json& result);
+std::vector<std::string> deciding_checks(const TrialResult& result);
 
 }  // namespace devparity

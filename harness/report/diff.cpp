@@ -21,7 +21,7 @@ namespace {
 
 bool failing(const std::string& status) { return status == "fail" || status == "error"; }
 
-std::string failing_check_names(const nlohmann::json& r) {
+std::string failing_check_names(const TrialResult& r) {
   return fmt::format("{}", fmt::join(deciding_checks(r), ","));
 }
 
@@ -91,12 +91,11 @@ double StatMove::severity() const {
 
 namespace {
 
-ReportDigest::Result digest_result(const nlohmann::json& r) {
-  ReportDigest::Result out{r.at("id").get<std::string>(), r.at("status").get<std::string>(), r.value("message", ""),
-                           failing_check_names(r), r.value("case", ""), r.value("subject", ""), r.value("device", ""), {}};
-  for (const auto& c : r.at("checks")) {
-    const auto stats = c.value("stats", nlohmann::json::object());
-    ReportDigest::Stats s{c.value("name", ""), number_at(stats, "max_abs"), number_at(stats, "psnr_db")};
+ReportDigest::Result digest_result(const TrialResult& r) {
+  ReportDigest::Result out{r.id, status_name(r.status), r.message, failing_check_names(r), r.case_name, r.subject,
+                           r.device, {}};
+  for (const auto& c : r.checks) {
+    ReportDigest::Stats s{c.name, number_at(c.stats, "max_abs"), number_at(c.stats, "psnr_db")};
     if (s.max_abs || s.psnr_db) out.stats.push_back(std::move(s));
   }
   return out;
@@ -120,7 +119,7 @@ void compare_stats(ReportDiff& d, const ReportDigest::Result& o, const ReportDig
 
 }  // namespace
 
-void ReportDigest::add(const nlohmann::json& result) {
+void ReportDigest::add(const TrialResult& result) {
   auto r = digest_result(result);
   index.emplace(r.id, results.size());  // read_report() refused a repeated id
   results.push_back(std::move(r));
@@ -128,13 +127,13 @@ void ReportDigest::add(const nlohmann::json& result) {
 
 ReportDigest digest_report(const nlohmann::json& report) {
   ReportDigest out;
-  for_each_result(report, [&](const nlohmann::json& r, const std::string&) { out.add(r); });
+  for_each_result(report, [&](const nlohmann::json& r, const std::string&) { out.add(TrialResult::from_json(r)); });
   return out;
 }
 
 ReportDigest read_report_digest(const std::string& path) {
   ReportDigest out;
-  (void)read_report(path, [&](const nlohmann::json& r, const TrialResult&) { out.add(r); });
+  (void)read_report(path, [&](const nlohmann::json&, const TrialResult& parsed) { out.add(parsed); });
   return out;
 }
 

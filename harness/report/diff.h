@@ -3,6 +3,8 @@
 /// failures, fixes, other status changes, results only in one report, and
 /// statistics that moved beyond a threshold (max |diff| grew, PSNR fell).
 
+#include "harness/model/results.h"
+
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -56,8 +58,8 @@ struct ReportDigest {
   std::vector<Result> results;                   ///< in the report's order
   std::unordered_map<std::string, size_t> index; ///< id -> position in results
 
-  /// Adds one result in full.
-  void add(const nlohmann::json& result);
+  /// Adds one result.
+  void add(const TrialResult& result);
 };
 
 /// The digest of a report as read (read_report()), packed or not.

@@ -19,6 +19,12 @@ nlohmann::json assemble_report(const RunInfo& info, const RunSummary& summary,
           {"results", std::move(results)}};
 }
 
+std::vector<TrialResult> results_of(const nlohmann::json& report) {
+  std::vector<TrialResult> out;
+  for (const auto& r : report.value("results", nlohmann::json::array())) out.push_back(TrialResult::from_json(r));
+  return out;
+}
+
 std::string Interruption::describe() const {
   const auto how = cause == "timeout"      ? std::string("stopped by its timeout")
                    : cause == "worker"     ? std::string("ended with its worker process (audit(isolate=True))")

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace devparity {
 
@@ -37,6 +38,11 @@ struct Interruption {
   /// "interrupted by SIGINT: 12 of 40 planned trials did not run".
   std::string describe() const;
 };
+
+/// A whole report's results (assembled, or read back in full: load_report()),
+/// each as TrialResult::from_json reads it: what the readers that render or
+/// compare them consult.
+std::vector<TrialResult> results_of(const nlohmann::json& report);
 
 /// The report's interruption; empty for a run that finished.
 std::optional<Interruption> interruption_of(const nlohmann::json& report);

@@ -136,15 +136,15 @@ std::string image_tag(const PngPixels& image, const std::string& alt) {
                      esc(alt), w * scale, h * scale, base64(encode_png(image)));
 }
 
-const nlohmann::json* artifact(const nlohmann::json& check, const char* kind) {
-  if (!check.contains("artifacts") || !check["artifacts"].is_array()) return nullptr;
-  for (const auto& a : check["artifacts"]) {
+const nlohmann::json* artifact(const CheckOutcome& check, const char* kind) {
+  if (!check.artifacts.is_array()) return nullptr;
+  for (const auto& a : check.artifacts) {
     if (a.value("kind", "") == kind) return &a;
   }
   return nullptr;
 }
 
-std::string figures(const nlohmann::json& check, const std::string& base_dir) {
+std::string figures(const CheckOutcome& check, const std::string& base_dir) {
   const auto* ref = artifact(check, "reference");
   const auto* out = artifact(check, "output");
   const auto* diff = artifact(check, "abs_diff");
@@ -177,8 +177,8 @@ std::string figures(const nlohmann::json& check, const std::string& base_dir) {
   return s.str();
 }
 
-std::string findings_table(const nlohmann::json& check) {
-  const auto& findings = check.value("findings", nlohmann::json::array());
+std::string findings_table(const CheckOutcome& check) {
+  const auto& findings = check.findings;
   if (findings.empty()) return "";
   std::ostringstream s;
   s << "<table class=\"findings\"><tr><th>kind</th><th>severity</th><th>op</th><th>where</th><th>message</th>"
@@ -195,9 +195,10 @@ std::string findings_table(const nlohmann::json& check) {
   return s.str();
 }
 
-std::string failing_checks_of(const nlohmann::json& r) {
-  const auto status = r.value("status", "");
-  if (status != "fail" && status != "error") return "";
+bool is_failing(const TrialResult& r) { return r.status == Status::kFail || r.status == Status::kError; }
+
+std::string failing_checks_of(const TrialResult& r) {
+  if (!is_failing(r)) return "";
   return fmt::format("{}", fmt::join(deciding_checks(r), " "));
 }
 
@@ -309,12 +310,12 @@ void write_summary(std::ostringstream& s, const nlohmann::json& report, const st
 }
 
 // The filter controls, with the devices, dtypes and checks the results name.
-void write_filters(std::ostringstream& s, const nlohmann::json& results) {
+void write_filters(std::ostringstream& s, const std::vector<TrialResult>& results) {
   std::set<std::string> devices, dtypes, checks;
   for (const auto& r : results) {
-    devices.insert(r.value("device", ""));
-    dtypes.insert(r.value("dtype", ""));
-    for (const auto& c : r.value("checks", nlohmann::json::array())) checks.insert(c.value("name", ""));
+    devices.insert(r.device);
+    dtypes.insert(r.dtype);
+    for (const auto& c : r.checks) checks.insert(c.name);
   }
   s << "<div class=\"filters\"><label>status <select id=\"f-status\">"
     << options_of({"pass", "fail", "error", "skip"}) << "</select></label><label>device <select id=\"f-device\">"
@@ -324,49 +325,42 @@ void write_filters(std::ostringstream& s, const nlohmann::json& results) {
     << "<span><span id=\"shown\">" << results.size() << "</span> shown</span></div>\n";
 }
 
-bool is_failing(const nlohmann::json& r) {
-  const auto status = r.value("status", "");
-  return status == "fail" || status == "error";
-}
-
 // What the filters match on.
-std::string data_attributes(const nlohmann::json& r) {
+std::string data_attributes(const TrialResult& r) {
   return fmt::format(" data-status=\"{}\" data-device=\"{}\" data-dtype=\"{}\" data-checks=\"{}\" data-id=\"{}\"",
-                     esc(r.value("status", "")), esc(r.value("device", "")), esc(r.value("dtype", "")),
-                     esc(failing_checks_of(r)), esc(r.value("id", "")));
+                     status_name(r.status), esc(r.device), esc(r.dtype), esc(failing_checks_of(r)), esc(r.id));
 }
 
 // One row per result; the first `detailed` (failures) link to their sections.
-void write_results_table(std::ostringstream& s, const std::vector<const nlohmann::json*>& order, size_t detailed) {
+void write_results_table(std::ostringstream& s, const std::vector<const TrialResult*>& order, size_t detailed) {
   s << "<table id=\"results\"><tr><th>status</th><th>result</th><th>message</th><th>ms</th></tr>\n";
   for (size_t i = 0; i < order.size(); ++i) {
     const auto& r = *order[i];
-    const auto status = r.value("status", "");
-    auto message = r.value("message", "");
+    const auto status = status_name(r.status);
+    auto message = r.message;
     if (message.size() > 400) message = message.substr(0, 397) + "...";
-    const auto id = esc(r.value("id", ""));
+    const auto id = esc(r.id);
     const auto link = i < detailed ? fmt::format("<a href=\"#detail-{}\">{}</a>", i, id) : id;
-    s << "<tr" << data_attributes(r) << "><td class=\"" << esc(status) << "\">" << esc(status) << "</td><td>" << link
-      << (r.contains("baseline") ? " <em>(" + esc(r.value("baseline", "")) + ")</em>" : "") << "</td><td class=\"msg\">"
-      << esc(message) << "</td><td>" << fmt::format("{:.3f}", r.value("duration_ms", 0.0)) << "</td></tr>\n";
+    s << "<tr" << data_attributes(r) << "><td class=\"" << status << "\">" << status << "</td><td>" << link
+      << (r.baseline.empty() ? "" : " <em>(" + esc(r.baseline) + ")</em>") << "</td><td class=\"msg\">"
+      << esc(message) << "</td><td>" << fmt::format("{:.3f}", r.duration_ms) << "</td></tr>\n";
   }
   s << "</table>\n";
 }
 
 // A failure's section: its identity, and the evidence of each failing check
 // or check with findings.
-void write_failure_detail(std::ostringstream& s, const nlohmann::json& r, size_t i, const std::string& base_dir) {
-  s << "<section class=\"detail\" id=\"detail-" << i << "\"" << data_attributes(r) << "><h3>"
-    << esc(r.value("id", "")) << "</h3><p>" << esc(r.value("message", "")) << "</p>"
-    << "<p class=\"meta\">subject " << esc(r.value("subject", "")) << ", params "
-    << esc(json_text(r.value("params", nlohmann::json::object()))) << ", seed "
-    << esc(r.contains("seed") ? json_text(r["seed"]) : std::string()) << ", reference "
-    << esc(r.value("reference_subject", "")) << " on " << esc(r.value("reference_device", "")) << "</p>";
-  for (const auto& c : r.value("checks", nlohmann::json::array())) {
-    const auto cs = c.value("status", "");
-    if (cs != "fail" && cs != "error" && c.value("findings", nlohmann::json::array()).empty()) continue;
-    s << "<h4 class=\"" << esc(cs) << "\">" << esc(c.value("name", "")) << ": " << esc(cs) << "</h4>"
-      << figures(c, base_dir) << "<pre>" << esc(check_evidence(c)) << "</pre>" << findings_table(c);
+void write_failure_detail(std::ostringstream& s, const TrialResult& r, size_t i, const std::string& base_dir) {
+  s << "<section class=\"detail\" id=\"detail-" << i << "\"" << data_attributes(r) << "><h3>" << esc(r.id)
+    << "</h3><p>" << esc(r.message) << "</p>"
+    << "<p class=\"meta\">subject " << esc(r.subject) << ", params " << esc(json_text(r.params)) << ", seed "
+    << r.seed << ", reference " << esc(r.reference_subject) << " on " << esc(r.reference_device) << "</p>";
+  for (const auto& c : r.checks) {
+    const bool failed = c.status == Status::kFail || c.status == Status::kError;
+    if (!failed && c.findings.empty()) continue;
+    const auto cs = status_name(c.status);
+    s << "<h4 class=\"" << cs << "\">" << esc(c.name) << ": " << cs << "</h4>" << figures(c, base_dir) << "<pre>"
+      << esc(check_evidence(c)) << "</pre>" << findings_table(c);
   }
   s << "</section>\n";
 }
@@ -374,14 +368,14 @@ void write_failure_detail(std::ostringstream& s, const nlohmann::json& r, size_t
 }  // namespace
 
 std::string html_report(const nlohmann::json& report, const HtmlOptions& options) {
-  const auto& results = report.at("results");
+  const auto results = results_of(report);
   // A fresh nonce per page: only the page's own script runs, whatever text
   // got into it.
   SplitMix64 rng(static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
   const auto nonce = fmt::format("{:016x}{:016x}", rng.next(), rng.next());
   std::ostringstream s;
   // Failures first, then the rest, in report order.
-  std::vector<const nlohmann::json*> order;
+  std::vector<const TrialResult*> order;
   for (const auto& r : results) {
     if (is_failing(r)) order.push_back(&r);
   }
@@ -391,10 +385,10 @@ std::string html_report(const nlohmann::json& report, const HtmlOptions& options
   }
   const size_t detailed = std::min(failing, options.max_detailed);
   std::map<std::string, size_t> detail_of;
-  for (size_t i = 0; i < detailed; ++i) detail_of.emplace(order[i]->value("id", ""), i);
+  for (size_t i = 0; i < detailed; ++i) detail_of.emplace(order[i]->id, i);
   write_summary(s, report, nonce);
-  write_matrix(s, report);
-  write_problems(s, report, detail_of);
+  write_matrix(s, report, results);
+  write_problems(s, results, detail_of);
   write_filters(s, results);
   write_results_table(s, order, detailed);
   s << "<h2>Failures</h2>\n";

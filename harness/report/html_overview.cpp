@@ -30,18 +30,16 @@ td.m.skip{background:#eee;color:#777}td.m.none{background:#fafafa}
 .problems li{margin:.4em 0}.problems details{margin-left:1.5em;font-size:12px}
 )css";
 
-void write_matrix(std::ostringstream& s, const nlohmann::json& report) {
+void write_matrix(std::ostringstream& s, const nlohmann::json& report, const std::vector<TrialResult>& results) {
   std::vector<std::string> cases, devices;
   std::map<std::pair<std::string, std::string>, Cell> cells;
-  for (const auto& r : report.value("results", nlohmann::json::array())) {
-    const auto c = r.value("case", ""), d = r.value("device", "");
-    const auto status = parse_status(r.value("status", "")).value_or(Status::kSkip);
-    add_unique(cases, c);
-    add_unique(devices, d);
-    auto& cell = cells[{c, d}];
-    cell.worst = worse(cell.worst, status);  // skip until something else is seen
+  for (const auto& r : results) {
+    add_unique(cases, r.case_name);
+    add_unique(devices, r.device);
+    auto& cell = cells[{r.case_name, r.device}];
+    cell.worst = worse(cell.worst, r.status);  // skip until something else is seen
     ++cell.trials;
-    cell.bad += status == Status::kFail || status == Status::kError;
+    cell.bad += r.status == Status::kFail || r.status == Status::kError;
   }
   if (cases.empty()) return;
   // Columns in the run's device order: read back, trials that never ran come last.
@@ -82,9 +80,9 @@ void write_case_device_table(std::ostringstream& s, const std::string& attribute
   s << "</table>\n";
 }
 
-void write_problems(std::ostringstream& s, const nlohmann::json& report,
+void write_problems(std::ostringstream& s, const std::vector<TrialResult>& results,
                     const std::map<std::string, size_t>& detail_of) {
-  const auto groups = group_failures(report);
+  const auto groups = group_failures(results);
   if (groups.groups().empty()) return;
   s << "<h2 id=\"problems\">Problems: " << esc(groups.headline()) << "</h2>\n<ol class=\"problems\">\n";
   for (const auto& g : groups.groups()) {

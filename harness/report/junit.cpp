@@ -41,16 +41,16 @@ void properties(std::ostringstream& out, const nlohmann::json& report) {
   out << "    </properties>\n";
 }
 
-std::string first_failing_check(const nlohmann::json& result) {
+std::string first_failing_check(const TrialResult& result) {
   const auto names = deciding_checks(result);
   return names.empty() ? "run" : names.front();
 }
 
 }  // namespace
 
-std::string check_evidence(const nlohmann::json& check) {
-  std::string out = check.value("name", "check") + ": " + check.value("message", "");
-  const auto& s = check.value("stats", nlohmann::json::object());
+std::string check_evidence(const CheckOutcome& check) {
+  std::string out = check.name + ": " + check.message;
+  const auto& s = check.stats;
   std::vector<std::string> stats;
   if (s.contains("max_abs")) stats.push_back(fmt::format("max |diff| {}", json_text(s["max_abs"])));
   if (s.contains("mismatches") && s.contains("numel")) {
@@ -70,7 +70,7 @@ std::string check_evidence(const nlohmann::json& check) {
     stats.push_back("tolerance " + json_text(s["tolerance"]));
   }
   for (const auto& line : stats) out += "\n  " + line;
-  const auto& findings = check.value("findings", nlohmann::json::array());
+  const auto& findings = check.findings;
   for (size_t i = 0; i < findings.size() && i < 5; ++i) {
     const auto& f = findings[i];
     out += fmt::format("\n  [{}] {}{}{}", f.value("kind", ""), f.value("op", "").empty() ? "" : f.value("op", "") + ": ",
@@ -86,11 +86,11 @@ namespace {
 // its problem; the evidence is written out once, under the problem's first trial.
 class Problems {
  public:
-  explicit Problems(const nlohmann::json& report) : groups_(group_failures(report)) {}
+  explicit Problems(const std::vector<TrialResult>& results) : groups_(group_failures(results)) {}
 
-  // The failure text of `r` (status "fail" or "error").
-  std::string body(const nlohmann::json& r, const std::string& status) const {
-    const auto id = r.value("id", "");
+  // The failure text of `r` (a fail or an error).
+  std::string body(const TrialResult& r) const {
+    const auto& id = r.id;
     std::string body;
     if (const auto at = groups_.problem_of(id)) {
       const auto& group = groups_.groups()[*at];
@@ -98,8 +98,8 @@ class Problems {
                          groups_.headline(), group.where(), group.summary);
       if (group.ids.front() != id) return body + "evidence: under " + group.ids.front();
     }
-    for (const auto& check : r.at("checks")) {
-      if (check.value("status", "") != status) continue;
+    for (const auto& check : r.checks) {
+      if (check.status != r.status) continue;
       body += (body.empty() || body.back() == '\n' ? "" : "\n") + check_evidence(check);
     }
     return body;
@@ -109,25 +109,24 @@ class Problems {
   FailureGroups groups_;
 };
 
-void write_testcase(std::ostringstream& out, const nlohmann::json& r, const Problems& problems) {
-  const auto id = r.value("id", "");
-  const auto case_name = r.value("case", "");
+void write_testcase(std::ostringstream& out, const TrialResult& r, const Problems& problems) {
+  const auto& id = r.id;
+  const auto& case_name = r.case_name;
   // The id without its case: subject[variant]/dtype/device/input.
   const auto name = id.rfind(case_name + "/", 0) == 0 ? id.substr(case_name.size() + 1) : id;
   out << "    <testcase" << attribute("name", name) << attribute("classname", case_name)
-      << attribute("time", fmt::format("{:.6f}", r.value("duration_ms", 0.0) / 1000.0));
-  const auto status = r.value("status", "");
-  if (status == "pass") {
+      << attribute("time", fmt::format("{:.6f}", r.duration_ms / 1000.0));
+  if (r.status == Status::kPass) {
     out << "/>\n";
     return;
   }
   out << ">\n";
-  if (status == "skip") {
-    out << "      <skipped" << attribute("message", r.value("message", "")) << "/>\n";
+  if (r.status == Status::kSkip) {
+    out << "      <skipped" << attribute("message", r.message) << "/>\n";
   } else {
-    const char* tag = status == "fail" ? "failure" : "error";
-    out << "      <" << tag << attribute("message", r.value("message", "")) << attribute("type", first_failing_check(r))
-        << ">" << escape_markup(problems.body(r, status)) << "</" << tag << ">\n";
+    const char* tag = r.status == Status::kFail ? "failure" : "error";
+    out << "      <" << tag << attribute("message", r.message) << attribute("type", first_failing_check(r))
+        << ">" << escape_markup(problems.body(r)) << "</" << tag << ">\n";
   }
   out << "    </testcase>\n";
 }
@@ -136,10 +135,11 @@ void write_testcase(std::ostringstream& out, const nlohmann::json& r, const Prob
 
 std::string junit_xml(const nlohmann::json& report) {
   // Cases in order of first appearance.
-  std::vector<std::pair<std::string, std::vector<const nlohmann::json*>>> cases;
+  const auto results = results_of(report);
+  std::vector<std::pair<std::string, std::vector<const TrialResult*>>> cases;
   std::map<std::string, size_t> index;
-  for (const auto& r : report.at("results")) {
-    const auto key = r.value("suite", "") + "\n" + r.value("case", "");
+  for (const auto& r : results) {
+    const auto key = r.suite + "\n" + r.case_name;
     auto it = index.find(key);
     if (it == index.end()) {
       it = index.emplace(key, cases.size()).first;
@@ -147,7 +147,7 @@ std::string junit_xml(const nlohmann::json& report) {
     }
     cases[it->second].second.push_back(&r);
   }
-  const Problems problems(report);
+  const Problems problems(results);
   const auto& summary = report.at("summary");
   // A run that did not finish is an error testcase of its own: a CI system
   // reading the JUnit file alone must not see green.
@@ -166,19 +166,18 @@ std::string junit_xml(const nlohmann::json& report) {
     int64_t failures = 0, errors = 0, skipped = 0;
     double seconds = 0.0;
     for (const auto* r : rows) {
-      const auto status = r->value("status", "");
-      failures += status == "fail";
-      errors += status == "error";
-      skipped += status == "skip";
-      seconds += r->value("duration_ms", 0.0) / 1000.0;
+      failures += r->status == Status::kFail;
+      errors += r->status == Status::kError;
+      skipped += r->status == Status::kSkip;
+      seconds += r->duration_ms / 1000.0;
     }
     const auto& first = *rows.front();
-    out << "  <testsuite" << attribute("name", first.value("case", "")) << attribute("tests", std::to_string(rows.size()))
+    out << "  <testsuite" << attribute("name", first.case_name) << attribute("tests", std::to_string(rows.size()))
         << attribute("failures", std::to_string(failures)) << attribute("errors", std::to_string(errors))
         << attribute("skipped", std::to_string(skipped)) << attribute("time", fmt::format("{:.6f}", seconds))
         << attribute("timestamp", timestamp_of(report))
         << attribute("hostname", report.at("environment").value("host", nlohmann::json::object()).value("hostname", "localhost"))
-        << attribute("id", std::to_string(i)) << attribute("package", first.value("suite", "")) << ">\n";
+        << attribute("id", std::to_string(i)) << attribute("package", first.suite) << ">\n";
     properties(out, report);
     for (const auto* r : rows) write_testcase(out, *r, problems);
     out << "  </testsuite>\n";

@@ -5,6 +5,8 @@
 /// properties. Valid against tests/junit/junit.xsd (the Jenkins/xunit shape
 /// CI systems read).
 
+#include "harness/model/results.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <string>
@@ -17,6 +19,6 @@ std::string junit_xml(const nlohmann::json& report);
 /// A failing check's evidence in a few lines: its message, then its key
 /// statistics (max |diff|, mismatch count, PSNR, worst element) and its first
 /// findings.
-std::string check_evidence(const nlohmann::json& check);
+std::string check_evidence(const CheckOutcome& check);
 
 }  // namespace devparity

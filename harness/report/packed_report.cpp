@@ -494,10 +494,10 @@ std::optional<std::map<std::string, std::string>> trial_id_fields(const std::str
 std::map<std::string, std::set<std::string>> failing_checks(const nlohmann::json& report) {
   std::map<std::string, std::set<std::string>> out;
   for_each_result(report, [&](const nlohmann::json& r, const std::string&) {
-    const auto status = r.at("status").get<std::string>();
-    if (status != "fail" && status != "error") return;
-    const auto names = deciding_checks(r);
-    out[r.at("id").get<std::string>()].insert(names.begin(), names.end());
+    const auto result = TrialResult::from_json(r);
+    if (result.status != Status::kFail && result.status != Status::kError) return;
+    const auto names = deciding_checks(result);
+    out[result.id].insert(names.begin(), names.end());
   });
   return out;
 }

@@ -96,13 +96,13 @@ TEST(FailureGroupsTest, WithoutFindingsByCheckSubjectAndDeviceClass) {
   EXPECT_EQ(groups.trials(), 4u);
 }
 
-TEST(FailureGroupsTest, FromAReportDocument) {
-  json report = {{"results", json::array()}};
-  for (const char* device : {"cpu", "meta"}) report["results"].push_back(with_finding(device, "x", "m.py:9").to_json());
-  const auto groups = group_failures(report);
+TEST(FailureGroupsTest, FromResults) {
+  std::vector<TrialResult> results;
+  for (const char* device : {"cpu", "meta"}) results.push_back(with_finding(device, "x", "m.py:9"));
+  const auto groups = group_failures(results);
   ASSERT_EQ(groups.groups().size(), 1u);
   EXPECT_EQ(groups.groups()[0].ids.size(), 2u);
-  EXPECT_EQ(group_failures(json::object()).groups().size(), 0u);
+  EXPECT_EQ(group_failures({}).groups().size(), 0u);
 }
 
 }  // namespace

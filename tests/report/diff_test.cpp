@@ -59,7 +59,7 @@ namespace devparity {
 namespace {
 
 nlohmann::json row(const std::string& c, const std::string& device, const std::string& status, double max_abs) {
-  return {{"id", c + "/t/float32/" + device + "/x"}, {"case", c}, {"device", device}, {"subject", "t"},
+  return {{"id", c + "/t/float32/" + device + "/x"}, {"case", c}, {"device", device}, {"subject", "t"}, {"dtype", "float32"},
           {"status", status}, {"message", status == "fail" ? "parity: <b>off</b>" : ""},
           {"checks", {{{"name", "parity"}, {"status", status}, {"stats", {{"max_abs", max_abs}}}}}}};
 }
