@@ -8,6 +8,7 @@
 #include "harness/report/junit.h"
 #include "harness/report/markup.h"
 #include "harness/report/report_file.h"
+#include "harness/report/report_summary.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -252,7 +253,7 @@ namespace {
 
 // The head, the run's identity and the verdict with its counts, overall and by device.
 void write_summary(std::ostringstream& s, const nlohmann::json& report, const std::string& nonce) {
-  const auto& summary = report.at("summary");
+  const auto summary = ReportSummary::of(report);
   s << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
     << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
        "style-src 'unsafe-inline'; script-src 'nonce-" << nonce << "'\">"
@@ -264,28 +265,25 @@ void write_summary(std::ostringstream& s, const nlohmann::json& report, const st
     << esc(run.value("started_at", "")) << ", " << fmt::format("{:.2f}", run.value("duration_s", 0.0))
     << " s; LibTorch " << esc(report.at("environment").value("torch_version", "")) << "<br>"
     << esc(json_text(run.value("argv", nlohmann::json::array()))) << "</p>\n";
-  const auto coverage = summary.value("coverage", nlohmann::json::object());
-  const auto not_run = coverage.value("not_run", nlohmann::json::array());
-  const bool unmet = coverage.value("required", false) && !not_run.empty();
-  const bool passed = !unmet && (summary.contains("baseline")
-                                     ? summary["baseline"].value("new_failures", nlohmann::json::array()).empty()
-                                     : summary.value("failed", 0) + summary.value("errored", 0) == 0);
-  const bool nothing_ran = summary.value("total", 0) == summary.value("skipped", 0);
+  const auto& counts = summary.results;
+  const bool unmet = summary.coverage_unmet();
+  const bool passed = summary.passed();
+  const bool nothing_ran = counts.total() == counts.skipped;
   const auto interruption = interruption_of(report);
   const char* verdict = interruption ? "INTERRUPTED" : !passed ? "FAILED" : nothing_ran ? "NOTHING RAN" : "PASSED";
   s << "<p class=\"counts\" id=\"verdict\"><span class=\"" << (passed && !interruption ? "pass" : "fail") << "\">"
-    << verdict << "</span><span>" << summary.value("total", 0) << " trials</span>"
-    << "<span class=\"pass\">" << summary.value("passed", 0) << " passed</span><span class=\"fail\">"
-    << summary.value("failed", 0) << " failed</span><span class=\"error\">" << summary.value("errored", 0)
-    << " errors</span><span class=\"skip\">" << summary.value("skipped", 0) << " skipped</span></p>\n";
+    << verdict << "</span><span>" << counts.total() << " trials</span>"
+    << "<span class=\"pass\">" << counts.passed << " passed</span><span class=\"fail\">" << counts.failed
+    << " failed</span><span class=\"error\">" << counts.errored << " errors</span><span class=\"skip\">"
+    << counts.skipped << " skipped</span></p>\n";
   if (interruption) {
     s << "<p class=\"fail\" id=\"interrupted\">The run did not finish, " << esc(interruption->describe())
       << ". " << esc(interruption->message) << "</p>\n";
   }
-  const auto nowhere = coverage.value("ran_nowhere", nlohmann::json::array());
-  if (!not_run.empty()) {
+  const auto& nowhere = summary.ran_nowhere;
+  if (!summary.not_run.empty()) {
     std::map<std::pair<std::string, std::string>, size_t> gaps;  // (device, reason) -> cases
-    for (const auto& g : not_run) ++gaps[{g.value("device", ""), g.value("reason", "")}];
+    for (const auto& g : summary.not_run) ++gaps[{g.device, g.reason}];
     s << "<p id=\"coverage\"" << (unmet ? " class=\"fail\"" : "") << ">Not run"
       << (unmet ? " (--require-all)" : "") << ":";
     if (!nowhere.empty()) s << " " << nowhere.size() << " case(s) ran on no device;";
@@ -294,17 +292,14 @@ void write_summary(std::ostringstream& s, const nlohmann::json& report, const st
     }
     s << "</p>\n";
   }
-  if (summary.contains("baseline")) {
-    const auto& b = summary["baseline"];
-    s << "<p>Baseline " << esc(b.value("path", "")) << ": " << b.value("known_failures", nlohmann::json::array()).size()
-      << " known failure(s) (not gating), " << b.value("new_failures", nlohmann::json::array()).size() << " new, "
-      << b.value("fixed", nlohmann::json::array()).size() << " fixed.</p>\n";
+  if (const auto& b = summary.baseline) {
+    s << "<p>Baseline " << esc(b->path) << ": " << b->known.size() << " known failure(s) (not gating), "
+      << b->fresh.size() << " new, " << b->fixed.size() << " fixed.</p>\n";
   }
   s << "<table><tr><th>device</th><th>pass</th><th>fail</th><th>error</th><th>skip</th></tr>";
-  const auto by_device = summary.value("by_device", nlohmann::json::object());
-  for (const auto& [device, c] : by_device.items()) {
-    s << "<tr><td>" << esc(device) << "</td><td>" << c.value("passed", 0) << "</td><td>" << c.value("failed", 0)
-      << "</td><td>" << c.value("errored", 0) << "</td><td>" << c.value("skipped", 0) << "</td></tr>";
+  for (const auto& [device, c] : summary.by_device) {
+    s << "<tr><td>" << esc(device) << "</td><td>" << c.passed << "</td><td>" << c.failed << "</td><td>" << c.errored
+      << "</td><td>" << c.skipped << "</td></tr>";
   }
   s << "</table>\n";
 }

@@ -3,7 +3,7 @@
 #include "harness/model/failure_groups.h"
 #include "harness/report/document.h"
 #include "harness/report/markup.h"
-#include "harness/report/report_file.h"
+#include "harness/report/report_summary.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -148,7 +148,8 @@ std::string junit_xml(const nlohmann::json& report) {
     cases[it->second].second.push_back(&r);
   }
   const Problems problems(results);
-  const auto& summary = report.at("summary");
+  const auto summary = ReportSummary::of(report);
+  const auto& counts = summary.results;
   // A run that did not finish is an error testcase of its own: a CI system
   // reading the JUnit file alone must not see green.
   const auto interruption = interruption_of(report);
@@ -156,11 +157,11 @@ std::string junit_xml(const nlohmann::json& report) {
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites" << attribute("name", "devparity")
-      << attribute("tests", std::to_string(summary.value("total", int64_t{0}) + marked))
-      << attribute("failures", std::to_string(summary.value("failed", int64_t{0})))
-      << attribute("errors", std::to_string(summary.value("errored", int64_t{0}) + marked))
-      << attribute("skipped", std::to_string(summary.value("skipped", int64_t{0})))
-      << attribute("time", fmt::format("{:.3f}", summary.value("duration_s", 0.0))) << ">\n";
+      << attribute("tests", std::to_string(counts.total() + marked))
+      << attribute("failures", std::to_string(counts.failed))
+      << attribute("errors", std::to_string(counts.errored + marked))
+      << attribute("skipped", std::to_string(counts.skipped))
+      << attribute("time", fmt::format("{:.3f}", summary.duration_s)) << ">\n";
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& rows = cases[i].second;
     int64_t failures = 0, errors = 0, skipped = 0;

@@ -5,6 +5,7 @@
 #include "harness/report/document.h"
 #include "harness/report/packed_report.h"
 #include "harness/report/report_file.h"
+#include "harness/report/report_summary.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -126,20 +127,21 @@ nlohmann::json merge_inputs(std::vector<MergeInput> reports) {
       summary.add(parsed[i]);
       results.push_back(std::move(in_results[i]));
     }
-    const auto& s = report.at("summary");
-    summary.duration_s += s.value("duration_s", 0.0);
-    const auto ops_by_device = s.value("unsupported_ops", nlohmann::json::object());
-    for (const auto& [device, ops] : ops_by_device.items()) {
+    const auto s = ReportSummary::of(report);
+    summary.duration_s += s.duration_s;
+    // The parts of a --require-all run: the merged one is judged as the whole run would be.
+    summary.require_all = summary.require_all || s.require_all;
+    for (const auto& [device, ops] : s.unsupported_ops.items()) {
       for (const auto& op : ops) {
         auto& list = summary.unsupported_ops[device];  // results name theirs; older reports only here
         if (std::find(list.begin(), list.end(), op) == list.end()) list.push_back(op);
       }
     }
-    if (s.contains("baseline")) {
-      if (!baseline) baseline = BaselineSummary{s["baseline"].value("path", ""), {}, {}, {}};
-      for (const auto& id : s["baseline"].value("known_failures", std::vector<std::string>{})) baseline->known.push_back(id);
-      for (const auto& id : s["baseline"].value("new_failures", std::vector<std::string>{})) baseline->fresh.push_back(id);
-      for (const auto& id : s["baseline"].value("fixed", std::vector<std::string>{})) baseline->fixed.push_back(id);
+    if (s.baseline) {
+      if (!baseline) baseline = BaselineSummary{s.baseline->path, {}, {}, {}};
+      for (const auto& id : s.baseline->known) baseline->known.push_back(id);
+      for (const auto& id : s.baseline->fresh) baseline->fresh.push_back(id);
+      for (const auto& id : s.baseline->fixed) baseline->fixed.push_back(id);
     }
   }
   summary.baseline = baseline;

@@ -247,11 +247,17 @@ TEST_F(HostileInput, ARunWhereNothingRanSaysSoAndRequireAllFailsIt) {
   EXPECT_NE(r.out.find("--require-all: a case did not run on every device of the run"), std::string::npos);
   EXPECT_EQ(report("r.json")["summary"]["coverage"]["required"], true);
   EXPECT_NE(testing::read_text(dir_.file("r.html")).find(">FAILED<"), std::string::npos);
+  // Merged, the run is judged as it was: the merge kept its coverage (it turned it green).
+  r = cli("merge m.json r.json");
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(report("m.json")["summary"]["coverage"]["required"], true);
   // The twin: every device ran every case.
   r = cli("run --devices cpu,vdev:1 --filter 'hflip*' --report r.json --require-all");
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_EQ(report("r.json")["summary"]["coverage"]["not_run"].size(), 0u);
   EXPECT_EQ(r.out.find("not run on"), std::string::npos) << describe(r);
+  r = cli("merge m.json r.json");
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
 }
 
 TEST_F(HostileInput, OptionsThatWouldDoNothingOrSayTheWrongThing) {

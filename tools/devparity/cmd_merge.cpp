@@ -6,6 +6,7 @@
 #include "harness/report/merge.h"
 #include "harness/report/packed_report.h"
 #include "harness/report/report_file.h"
+#include "harness/report/report_summary.h"
 #include "tools/devparity/commands.h"
 
 #include <CLI/CLI.hpp>
@@ -65,14 +66,13 @@ int cmd_merge(const Options& options) {
     ensure_parent_directory(o.html);
     write_file_atomic(o.html, html_report(merged, html));
   }
-  const auto s = merged.at("summary");
+  const auto s = ReportSummary::of(merged);
   ensure_parent_directory(o.output);
   write_file_atomic(o.output, report_text(pack_report(std::move(merged))));
   std::cout << fmt::format("merged {} report(s), {} results: {} passed, {} failed, {} errors, {} skipped -> {}\n",
-                           count, s.value("total", 0), s.value("passed", 0), s.value("failed", 0),
-                           s.value("errored", 0), s.value("skipped", 0), o.output);
-  if (s.contains("baseline")) return s["baseline"].value("new_failures", nlohmann::json::array()).empty() ? 0 : 1;
-  return s.value("failed", 0) + s.value("errored", 0) > 0 ? 1 : 0;
+                           count, s.results.total(), s.results.passed, s.results.failed, s.results.errored,
+                           s.results.skipped, o.output);
+  return s.passed() ? 0 : 1;
 }
 
 }  // namespace devparity::cli
