@@ -61,6 +61,8 @@ const random_draws::DrawRange kRatio{"ratio", {0.3, 3.3}, 1e-6, 1e6, "box aspect
 const random_draws::PerSample kBox{"box", "[top, left, height, width]",
                                   "explicit box (may be empty); replaces the draws and the gate"};
 
+const random_draws::PerChannel kValue{"value", "number or [per channel]", "0", -1e6, 1e6, "in the dtype's units"};
+
 // The gate and the draw ranges, read and written as one.
 struct ErasingDraws : DeclaredFields<ErasingDraws> {
   double p = 0.5;
@@ -77,8 +79,7 @@ class Erasing final : public RandomTransform<ErasingDraws> {
   Erasing()
       : RandomTransform(Describe("erasing", "geometry",
                                  "torchvision's RandomErasing: a random box set to a value (one box per batch)")
-                            .param("value", "number or [per channel]", "0", "in the dtype's units")
-                            .params({kBox.doc()})
+                            .params({kValue.doc(), kBox.doc()})
                             .dtypes(kImageDtypes)
                             .differentiable()) {}
 
@@ -96,14 +97,7 @@ class Erasing final : public RandomTransform<ErasingDraws> {
   }
 
  private:
-  static std::vector<double> read_value(ObjectReader& r, int64_t channels) {
-    auto v = random_draws::read_per_channel(r, "value", -1e6, 1e6).value_or(std::vector<double>{0.0});
-    if (v.size() == 1) v.resize(static_cast<size_t>(channels), v[0]);
-    if (static_cast<int64_t>(v.size()) != channels) {
-      throw FieldError(r.pointer("value"), fmt::format("expected one value or one per channel ({})", channels));
-    }
-    return v;
-  }
+  static std::vector<double> read_value(ObjectReader& r, int64_t channels) { return kValue.read_for(r, channels, 0.0); }
 
   static std::vector<int64_t> read_box(ObjectReader& r, c10::IntArrayRef shape) {
     const auto box = r.integers(kBox.name, 4, 0, int64_t{1} << 31);

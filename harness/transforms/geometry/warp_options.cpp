@@ -9,13 +9,19 @@
 #include <nlohmann/json.hpp>
 
 namespace devparity {
+namespace {
+
+const random_draws::PerChannel kFill{"fill", "number, [per channel] or null", "null", -1e6, 1e6,
+                                     "colour of the area from outside the image (zeros padding; in the dtype's units)"};
+
+}  // namespace
 
 WarpOptions WarpOptions::read(ObjectReader& r, Interpolation default_interpolation) {
   WarpOptions o;
   o.interpolation = read_mode(r, "interpolation", default_interpolation,
                               {Interpolation::kNearest, Interpolation::kBilinear, Interpolation::kBicubic});
   o.padding = read_mode(r, "padding_mode", Padding::kZeros, {Padding::kZeros, Padding::kBorder, Padding::kReflection});
-  if (auto fill = random_draws::read_per_channel(r, "fill", -1e6, 1e6)) o.fill = std::move(*fill);
+  if (auto fill = kFill.read(r)) o.fill = std::move(*fill);
   return o;
 }
 
@@ -35,8 +41,7 @@ std::vector<ParamDoc> WarpOptions::docs(Interpolation default_interpolation) {
   return {{"interpolation", "nearest|bilinear|bicubic", fmt::format("\"{}\"", name_of(default_interpolation)),
            "grid_sample's sampling mode"},
           {"padding_mode", "zeros|border|reflection", "\"zeros\"", "grid_sample's padding"},
-          {"fill", "number, [per channel] or null", "null",
-           "colour of the area from outside the image (zeros padding; in the dtype's units)"}};
+          kFill.doc()};
 }
 
 std::pair<at::Tensor, at::Tensor> warp_positions(const at::Tensor& like, c10::ScalarType dtype, int64_t h, int64_t w,

@@ -36,15 +36,25 @@ std::vector<bool> gate(at::Generator& generator, int64_t batch, double p, bool s
   return out;
 }
 
-std::optional<std::vector<double>> read_per_channel(ObjectReader& reader, const std::string& key, double lo,
-                                                    double hi) {
-  const auto* v = reader.get(key);
+std::optional<std::vector<double>> PerChannel::read(ObjectReader& reader) const {
+  const auto* v = reader.get(name);
   if (v == nullptr || v->is_null()) return std::nullopt;
-  if (v->is_number()) return std::vector<double>{reader.number(key, std::nullopt, lo, hi)};
-  auto values = reader.numbers(key, 0, lo, hi);
-  if (values.empty()) throw FieldError(reader.pointer(key), "expected a number or one per channel");
+  if (v->is_number()) return std::vector<double>{reader.number(name, std::nullopt, lo, hi)};
+  auto values = reader.numbers(name, 0, lo, hi);
+  if (values.empty()) throw FieldError(reader.pointer(name), "expected a number or one per channel");
   return values;
 }
+
+std::vector<double> PerChannel::read_for(ObjectReader& reader, int64_t channels, double fallback) const {
+  auto v = read(reader).value_or(std::vector<double>{fallback});
+  if (v.size() == 1) v.resize(static_cast<size_t>(channels), v[0]);
+  if (static_cast<int64_t>(v.size()) != channels) {
+    throw FieldError(reader.pointer(name), fmt::format("expected one value or one per channel ({})", channels));
+  }
+  return v;
+}
+
+ParamDoc PerChannel::doc() const { return {name, type, default_text, meaning}; }
 
 // Note [Explicit values]:
 // A random transform's per-sample values (illumination's gains, a shuffle's

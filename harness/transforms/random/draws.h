@@ -60,11 +60,24 @@ std::vector<ParamDoc> docs(std::initializer_list<const PerSample*> values);
 std::vector<bool> read_gate(ObjectReader& reader, int64_t batch, at::Generator& generator, double p,
                             bool same_on_batch, std::initializer_list<const PerSample*> explicit_values);
 
-/// A per-channel parameter: a number (one for all channels) or a non-empty
-/// list, each in [lo, hi]. Absent or null: nullopt. The caller matches the
-/// list against the channel count.
-std::optional<std::vector<double>> read_per_channel(ObjectReader& reader, const std::string& key, double lo,
-                                                    double hi);
+/// A per-channel value declared once (erasing's value, a warp's fill): a
+/// number (one for all channels) or a non-empty list, each in [lo, hi]; its
+/// name, documented form, default and meaning give its doc.
+struct PerChannel {
+  const char* name;
+  const char* type;         ///< the documented form: "number or [per channel]"
+  const char* default_text; ///< JSON text of the default: "0", "null"
+  double lo, hi;
+  const char* meaning;
+
+  /// The values as given; absent or null: nullopt. Throws FieldError at the field.
+  std::optional<std::vector<double>> read(ObjectReader& reader) const;
+  /// One value per channel of `channels`: a single one (or `fallback`, when
+  /// absent) repeated. Throws FieldError at the field when a list's length
+  /// is not the channel count.
+  std::vector<double> read_for(ObjectReader& reader, int64_t channels, double fallback) const;
+  ParamDoc doc() const;
+};
 
 /// A range parameter: a number x means (x, x); [lo, hi] needs lo <= hi; both
 /// within [min, max]. Absent: `fallback`. Throws FieldError at the field.

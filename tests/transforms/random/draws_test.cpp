@@ -58,6 +58,31 @@ TEST(SamplingTest, RangesAndPerSampleValues) {
   EXPECT_EQ(s.doc().default_value, "drawn");
 }
 
+// A per-channel value: one for all channels or one each; a list of another
+// length, an empty one or a value out of bounds is refused at the field.
+TEST(SamplingTest, PerChannelValues) {
+  const nlohmann::json v = {{"one", 2}, {"each", {1, 2, 3}}, {"two", {1, 2}}, {"none", nullptr}, {"empty", nlohmann::json::array()},
+                            {"big", 9}};
+  ObjectReader reader(v);
+  const random_draws::PerChannel one{"one", "number or [per channel]", "0", 0, 5, "a value"};
+  EXPECT_EQ(one.read_for(reader, 3, 0.0), (std::vector<double>{2, 2, 2}));
+  EXPECT_EQ(*one.read(reader), (std::vector<double>{2}));
+  const random_draws::PerChannel each{"each", "number or [per channel]", "0", 0, 5, "values"};
+  EXPECT_EQ(each.read_for(reader, 3, 0.0), (std::vector<double>{1, 2, 3}));
+  const random_draws::PerChannel absent{"absent", "number or [per channel]", "0", 0, 5, "the default"};
+  EXPECT_EQ(absent.read_for(reader, 2, 4.0), (std::vector<double>{4, 4}));
+  const random_draws::PerChannel none{"none", "number, [per channel] or null", "null", 0, 5, "null"};
+  EXPECT_FALSE(none.read(reader).has_value());
+  EXPECT_EQ(none.doc().default_value, "null");
+  // Twins: what each must refuse.
+  const random_draws::PerChannel two{"two", "number or [per channel]", "0", 0, 5, "two for three"};
+  EXPECT_THROW(two.read_for(reader, 3, 0.0), FieldError);
+  const random_draws::PerChannel empty{"empty", "number or [per channel]", "0", 0, 5, "none given"};
+  EXPECT_THROW(empty.read(reader), FieldError);
+  const random_draws::PerChannel big{"big", "number or [per channel]", "0", 0, 5, "out of bounds"};
+  EXPECT_THROW(big.read(reader), FieldError);
+}
+
 // An explicit value stands for the gate; "apply" overrides both.
 TEST(SamplingTest, ExplicitValuesStandForTheGate) {
   const random_draws::PerSample gain{"gain", "[number per sample]", "explicit gains", 0, 1};
