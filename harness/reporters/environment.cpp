@@ -4,10 +4,10 @@
 #include "harness/device/device.h"
 #include "harness/device/device_kinds.h"
 #include "harness/run/plugin.h"
+#include "harness/subject/torchscript_subject.h"
 #include "harness/vdev/vdev.h"
 
 #include <ATen/ATen.h>
-#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <ATen/Parallel.h>
 #include <torch/version.h>
 
@@ -77,7 +77,7 @@ nlohmann::json describe_environment(const DeviceInventory& inventory) {
       {"tf32", {{"cublas", ctx.allowTF32CuBLAS()}, {"cudnn", ctx.allowTF32CuDNN()}}},
       {"deterministic_algorithms", ctx.deterministicAlgorithms()},
       {"plugins", plugins_json()},
-      {"torchscript", {{"graph_executor_optimize", torch::jit::getGraphExecutorOptimize()}}},
+      {"torchscript", {{"graph_executor_optimize", kSubjectGraphExecutorOptimize}}},
       {"devices", devices},
       {"host",
        {{"hostname", host},

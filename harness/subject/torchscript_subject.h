@@ -18,10 +18,14 @@ namespace devparity {
 
 class SubjectKindRegistry;
 
-/// Adds the "torchscript" subject kind, turns the graph executor's
-/// optimisations off (constant folding would bake factories into CPU
-/// constants after the first calls, out of the tracer's sight) and installs
-/// the tracer's TorchScript source locator.
+/// Adds the "torchscript" subject kind and installs the tracer's TorchScript
+/// source locator. A subject's calls run with the graph executor's
+/// optimisations off (Note [Unoptimised subject calls]); the process's
+/// setting is left as it is.
 void register_torchscript_subjects(SubjectKindRegistry& registry);
+
+/// The graph executor's optimisation setting a TorchScript subject's calls
+/// run under (the report's environment.torchscript.graph_executor_optimize).
+inline constexpr bool kSubjectGraphExecutorOptimize = false;
 
 }  // namespace devparity

@@ -403,6 +403,19 @@ def test_an_isolated_audit_ends_what_the_audited_code_started(vdev, tmp_path):
     assert not any(_alive(p) for p in pids), "orphans of the worker outlived the audit"
 
 
+def test_an_audit_leaves_the_processs_torchscript_setting_as_it_was(vdev):
+    # Note [Unoptimised subject calls]: TorchScript subjects run unoptimised for their calls alone; the
+    # code that runs after an audit (a library's own tests) kept the executor's optimisation off before.
+    import torch
+
+    before = torch._C._get_graph_executor_optimize()
+    for setting in (True, False):
+        torch._C._set_graph_executor_optimize(setting)
+        assert devparity.audit(lambda x: x * 2, [(1, 3, 8, 8)], devices="cpu").passed
+        assert torch._C._get_graph_executor_optimize() is setting
+    torch._C._set_graph_executor_optimize(before)
+
+
 def test_an_audit_where_nothing_ran_did_not_pass(vdev, tmp_path):
     import torch
 
