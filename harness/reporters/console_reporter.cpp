@@ -70,6 +70,7 @@ class ConsoleReporter final : public RunListener {
     planned_ = info.planned_trials;
     started_ = last_progress_ = Clock::now();
     perturb_ = info.run.value("vdev_perturb", std::vector<std::string>{});
+    shard_ = info.run.contains("shard") && info.run["shard"].is_string() ? info.run["shard"].get<std::string>() : "";
     if (planned_ >= kHugePlan) {
       out_ << fmt::format("warning: {} trials planned; at ~{:g} ms a trial (the default suite's pace on a CPU) about {}, "
                           "more with slow subjects; --filter, --dtypes or a smaller grid narrow it, --max-trials N "
@@ -198,6 +199,15 @@ class ConsoleReporter final : public RunListener {
       return;
     }
     const bool ok = s.exit_code() == 0;
+    if (ok && c.total() == 0 && !shard_.empty()) {
+      // Note [Shards]: a part may hold no trial; it is not a run where nothing ran.
+      out_ << "\n" << paint(Status::kSkip, "EMPTY PART")
+           << fmt::format(": shard {} holds no trial (the plan has fewer trial groups than parts); its empty report "
+                          "is written for devparity merge\n",
+                          shard_);
+      out_.flush();
+      return;
+    }
     // Nothing compared is not a pass (issue 56): every trial skipped.
     const bool nothing_ran = c.total() == c.skipped;
     out_ << "\n"
@@ -341,6 +351,7 @@ class ConsoleReporter final : public RunListener {
   int64_t case_planned_ = 0, case_done_ = 0;
   bool progress_shown_ = false;
   std::vector<std::string> perturb_;  // the switches asked for
+  std::string shard_;                 // "I/N" of a sharded run's part; empty: the whole run
   int64_t perturbed_rows_ = 0, moved_rows_ = 0;
   int64_t planned_ = 0, done_ = 0;
   FailureGroups failures_;

@@ -81,12 +81,23 @@ TEST_F(SessionTest, AShardIsRecordedAsIOverN) {
 TEST_F(SessionTest, AnEmptyShardWritesAnEmptyReport) {
   config_.plan.shard_index = 1;
   config_.plan.shard_count = 3;
+  std::ostringstream console;
+  config_.console.show = true;
+  config_.console.stream = &console;
+  config_.console.progress_s = 0;
   const auto empty = run_session(config_, suites_, inventory_);
+  EXPECT_NE(console.str().find("EMPTY PART: shard 1/3 holds no trial"), std::string::npos) << console.str();
+  EXPECT_EQ(console.str().find("NOTHING RAN"), std::string::npos) << console.str();
   EXPECT_EQ(empty.results.total(), 0);
   const auto report = load_report(config_.report);
   EXPECT_EQ(report.at("run").at("shard"), "1/3");
   EXPECT_EQ(report.at("summary").at("total"), 0);
   EXPECT_TRUE(report.at("results").empty());
+  // Twin: the part that holds the group says what it ran.
+  config_.plan.shard_index = 0;
+  console.str("");
+  run_session(config_, suites_, inventory_);
+  EXPECT_NE(console.str().find("PASSED: 2 passed"), std::string::npos) << console.str();
   // A plan with no trial in any part is still an error.
   config_.plan.filter = "nothing-matches";
   EXPECT_THROW(run_session(config_, suites_, inventory_), UsageError);
