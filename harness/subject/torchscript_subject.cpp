@@ -35,7 +35,8 @@ namespace {
 // the calling thread's (thread_local in LibTorch), and is put back after each
 // call: the process's own TorchScript (a library's tests, the code after
 // devparity.audit()) keeps its setting, and a subject called on any thread
-// runs unoptimised.
+// runs unoptimised. A Python trace (devparity.trace, the pytest plugin's
+// traced tests) runs its block the same way (devparity/_trace.py).
 class UnoptimizedCalls {
  public:
   UnoptimizedCalls() : was_(torch::jit::getGraphExecutorOptimize()) { torch::jit::setGraphExecutorOptimize(false); }

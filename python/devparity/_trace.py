@@ -68,6 +68,10 @@ class Trace:
         self._context.enter_context(_sources.scaffolding_file(_sources.caller_file(2)))
         self._marked_modules = set()
         self._context.enter_context(_device_queries.watched())
+        # Note [Unoptimised subject calls]: constant folding would turn the traced code's scripted
+        # factories into constants after their first call, out of the trace's sight (and inline the
+        # frames that name a branch on the device type); the setting is put back when the trace ends.
+        self._context.enter_context(torch.jit.optimized_execution(False))
         if self.target is None or self.target.type == "cpu":
             # With no device named there is no cpu row: nothing is the test's device data.
             self._context.enter_context(_host_data.watching(mark_inputs=self.target is not None))

@@ -319,6 +319,23 @@ def test_the_session_report_names_the_placement_mode(pytest_run, tmp_path):
                      r"warnings once\)$", run.stdout, re.M), run.stdout[:2000]
 
 
+def test_each_session_report_row_names_its_test(pytest_run, pytester, tmp_path):
+    # The rows are built by devparity's C++ code: a test's case is its path with each character that is
+    # not an ASCII letter, digit or "_" one "_" (a UTF-8 character is one), its subject the test's name.
+    (pytester.path / "test_ünï_cödé.py").write_text("def test_plain():\n    pass\n")
+    report = tmp_path / "session.json"
+    run, outcomes = pytest_run("--devparity-devices=cpu", "--devparity-trace", f"--devparity-report={report}",
+                               "test_ünï_cödé.py", "test_sample.py", "-k", "test_plain or test_ramp")
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = {r["id"]: r for r in load_report(report)["results"]}
+    plain = rows["test_ünï_cödé.py::test_plain"]
+    assert (plain["case"], plain["subject"], plain["suite"]) == ("test__n__c_d__py", "test_plain", "test_ünï_cödé.py")
+    assert plain["case"] == re.sub(r"[^A-Za-z0-9_]", "_", "test_ünï_cödé.py")
+    ramp = next(r for i, r in rows.items() if i.startswith("test_sample.py::test_ramp"))
+    assert ramp["case"] == "test_sample_py" and ramp["checks"][0]["name"] == "placement"
+    assert ramp["message"].endswith("traced op(s)") or "first: [" in ramp["message"], ramp["message"]
+
+
 def test_a_warning_is_given_once_per_line_of_code():
     from devparity import Finding
     from devparity.pytest_plugin import new_warnings

@@ -126,6 +126,29 @@ def test_the_cpu_row_passes_clean_code():
     assert t.findings == [] and t.target_name == "cpu"
 
 
+def test_a_trace_sees_a_scripted_factory_on_every_call_and_puts_the_setting_back(vdev):
+    # Note [Unoptimised subject calls]: under the trace TorchScript runs unoptimised, whatever the
+    # thread's setting, which the trace leaves as it found it. Optimised, the executor folds the factory
+    # into a constant after its profiled call: the trace then saw one op fewer and a host-to-device copy.
+    import torch
+
+    scaled = torch.jit.CompilationUnit("def scaled(x):\n    return x * torch.full([1], 2.0).to(x.device)\n").scaled
+    x = image(vdev)
+    before = torch._C._get_graph_executor_optimize()
+    try:
+        for setting in (True, False):
+            torch._C._set_graph_executor_optimize(setting)
+            seen = []
+            for _ in range(4):
+                with devparity.trace(vdev) as t:
+                    scaled(x)
+                seen.append((t.ops, sorted(f.kind for f in t.findings)))
+                assert torch._C._get_graph_executor_optimize() is setting
+            assert seen == [(3, [])] * 4, (setting, seen)
+    finally:
+        torch._C._set_graph_executor_optimize(before)
+
+
 def test_traces_do_not_nest(vdev):
     with devparity.trace():
         with pytest.raises(devparity.DevparityError, match="do not nest"):
