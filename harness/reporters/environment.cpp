@@ -4,7 +4,7 @@
 #include "harness/device/device.h"
 #include "harness/device/device_kinds.h"
 #include "harness/run/plugin.h"
-#include "harness/subject/torchscript_subject.h"
+#include "harness/subject/execution.h"
 #include "harness/vdev/vdev.h"
 
 #include <ATen/ATen.h>

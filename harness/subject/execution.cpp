@@ -18,6 +18,7 @@
 #include "harness/vdev/perturb.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <c10/core/DeviceGuard.h>
 #include <fmt/format.h>
 
@@ -116,6 +117,29 @@ Finding race_finding(const vdev::async::Race& race, const c10::Device& device, u
 at::Tensor home(const at::Tensor& t) {
   return t.device().type() == c10::DeviceType::Meta ? t : t.to(at::kCPU);
 }
+
+// Note [Unoptimised subject calls]
+// The graph executor's optimisations fold constants and inline: after its
+// first profiled call a scripted factory (torch.full([1], 2.0) in a
+// TorchScript subject, or in the scripted code an audited Python callable
+// calls) becomes a CPU constant the tracer never sees again, so a placement
+// fault shows on the first trial only and the trials of one case are judged
+// on different code. A subject's call runs with them off. The flag is the
+// calling thread's (thread_local in LibTorch) and is put back after the call:
+// the process's own TorchScript (a library's tests, the code after
+// devparity.audit()) keeps its setting, and a subject called on any thread
+// runs unoptimised. A Python trace (devparity.trace, the pytest plugin's
+// traced tests) runs its block the same way (devparity/_trace.py).
+class UnoptimizedCalls {
+ public:
+  UnoptimizedCalls() : was_(torch::jit::getGraphExecutorOptimize()) { torch::jit::setGraphExecutorOptimize(false); }
+  ~UnoptimizedCalls() { torch::jit::setGraphExecutorOptimize(was_); }
+  UnoptimizedCalls(const UnoptimizedCalls&) = delete;
+  UnoptimizedCalls& operator=(const UnoptimizedCalls&) = delete;
+
+ private:
+  bool was_;
+};
 
 // One execute() call: the tracer covers apply() (and backward) only, since
 // the copies made here are not the subject's.
@@ -217,6 +241,7 @@ class Run {
       if (options_.replay_draws) draws.emplace(derive_seed(options_.seed, "draws"), device_);
       std::optional<AutocastScope> autocast;  // Note [Autocast rows]
       if (options_.autocast) autocast.emplace(device_.type(), *options_.autocast);
+      const UnoptimizedCalls unoptimized;
       y = stateful_ != nullptr ? stateful_->apply(x, params, *state_) : subject_.apply(x, params);
     }
     if (const auto sync = device_kind(device_.type()).synchronize) sync(device_.index());

@@ -100,9 +100,15 @@ struct Execution {
   int64_t backward_ops_traced = 0;
 };
 
+/// The graph executor's optimisation setting a subject's call runs under
+/// (Note [Unoptimised subject calls]; the report's
+/// environment.torchscript.graph_executor_optimize).
+inline constexpr bool kSubjectGraphExecutorOptimize = false;
+
 /// Runs `subject` with `params` (what its sample() returned) on a copy of
-/// `input` on `device`. Never throws for the subject's errors: they are
-/// classified into Execution::error, a device mismatch also becomes a finding.
+/// `input` on `device`, TorchScript unoptimised (Note [Unoptimised subject
+/// calls]). Never throws for the subject's errors: they are classified into
+/// Execution::error, a device mismatch also becomes a finding.
 Execution execute(const Transform& subject, const at::Tensor& input, const nlohmann::json& params,
                   const c10::Device& device, const ExecuteOptions& options = {});
 

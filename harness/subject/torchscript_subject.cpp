@@ -27,31 +27,6 @@
 namespace devparity {
 namespace {
 
-// Note [Unoptimised subject calls]
-// The graph executor's optimisations fold constants: after its first
-// profiled calls a module's factories (torch.arange without a device) become
-// CPU constants the tracer never sees again, so a placement fault shows on
-// the first trials only. A subject's calls run with them off. The flag is
-// the calling thread's (thread_local in LibTorch), and is put back after each
-// call: the process's own TorchScript (a library's tests, the code after
-// devparity.audit()) keeps its setting, and a subject called on any thread
-// runs unoptimised. A Python trace (devparity.trace, the pytest plugin's
-// traced tests) runs its block the same way (devparity/_trace.py).
-class UnoptimizedCalls {
- public:
-  UnoptimizedCalls() : was_(torch::jit::getGraphExecutorOptimize()) { torch::jit::setGraphExecutorOptimize(false); }
-  ~UnoptimizedCalls() { torch::jit::setGraphExecutorOptimize(was_); }
-  UnoptimizedCalls(const UnoptimizedCalls&) = delete;
-  UnoptimizedCalls& operator=(const UnoptimizedCalls&) = delete;
-
- private:
-  bool was_;
-};
-
-}  // namespace
-
-namespace {
-
 // One argument of the method, after self.
 struct Argument {
   enum class Kind { kImage, kTensor, kScalar, kParam };
@@ -271,10 +246,7 @@ class ScriptSubject final : public StatefulTransform {
         case Argument::Kind::kParam: stack.push_back(to_ivalue(params.at(a.param), a.type, "")); break;
       }
     }
-    auto result = [&] {
-      const UnoptimizedCalls unoptimized;
-      return script.module().get_method(method_)(std::move(stack));
-    }();
+    auto result = script.module().get_method(method_)(std::move(stack));
     if (!result.isTensor()) {
       throw std::runtime_error(fmt::format("{} returned {}, not a Tensor", method_,
                                            result.type()->str()));

@@ -19,13 +19,9 @@ namespace devparity {
 class SubjectKindRegistry;
 
 /// Adds the "torchscript" subject kind and installs the tracer's TorchScript
-/// source locator. A subject's calls run with the graph executor's
-/// optimisations off (Note [Unoptimised subject calls]); the process's
-/// setting is left as it is.
+/// source locator. Its calls, as every subject's, run with the graph
+/// executor's optimisations off (execute(), Note [Unoptimised subject
+/// calls]); the process's setting is left as it is.
 void register_torchscript_subjects(SubjectKindRegistry& registry);
-
-/// The graph executor's optimisation setting a TorchScript subject's calls
-/// run under (the report's environment.torchscript.graph_executor_optimize).
-inline constexpr bool kSubjectGraphExecutorOptimize = false;
 
 }  // namespace devparity

@@ -416,6 +416,28 @@ def test_an_audit_leaves_the_processs_torchscript_setting_as_it_was(vdev):
     torch._C._set_graph_executor_optimize(before)
 
 
+def test_an_audited_scripted_factory_is_traced_alike_in_every_trial(vdev):
+    # Note [Unoptimised subject calls]: the callable's scripted code runs unoptimised in every trial, so
+    # the optimising executor does not fold its factory into a constant after the first one.
+    import torch
+
+    scaled = torch.jit.CompilationUnit("def scaled(x):\n    return x * torch.full([1], 2.0).to(x.device)\n").scaled
+    before = torch._C._get_graph_executor_optimize()
+    torch._C._set_graph_executor_optimize(True)
+    try:
+        result = devparity.audit(lambda x: scaled(x), [(1, 3, 8, 8), (1, 3, 6, 6), (2, 3, 5, 5)],
+                                 devices="cpu,vdev:1")
+    finally:
+        torch._C._set_graph_executor_optimize(before)
+    traced = {}
+    for r in result.results:
+        for check in r["checks"]:
+            if check["name"] == "placement":
+                traced.setdefault(r["device"], set()).add((check["stats"]["ops_traced"], len(check["findings"])))
+    assert set(traced) == {"cpu", "vdev:1"} and all(len(seen) == 1 for seen in traced.values()), traced
+    assert result.passed
+
+
 def test_an_audit_where_nothing_ran_did_not_pass(vdev, tmp_path):
     import torch
 

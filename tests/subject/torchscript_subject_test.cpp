@@ -5,6 +5,7 @@
 #include "harness/base/error.h"
 #include "harness/base/json_reader.h"
 #include "harness/builtins.h"
+#include "harness/subject/execution.h"
 #include "harness/subject/state.h"
 #include "harness/subject/subject_kind.h"
 #include "harness/suite/inputs.h"
@@ -162,8 +163,9 @@ TEST(TorchScriptSubject, ExtraArgumentsAreStateAndParameters) {
   EXPECT_THROW(sample(*subject, {{"alpha", "half"}}), FieldError);
 }
 
-// Note [Unoptimised subject calls]: a factory without a device is seen on
-// every call, however many, while the thread's own setting stays as it was.
+// Note [Unoptimised subject calls]: a factory of constants is seen on every
+// call through execute(), however many, while the thread's own setting stays
+// as it was.
 TEST(TorchScriptSubject, EveryCallRunsUnoptimisedAndTheThreadKeepsItsSetting) {
   register_builtins();
   // A factory of constants, which the optimising executor folds after its profiled calls.
@@ -177,7 +179,7 @@ TEST(TorchScriptSubject, EveryCallRunsUnoptimisedAndTheThreadKeepsItsSetting) {
   const auto params = sample(*subject);
   torch::jit::setGraphExecutorOptimize(true);  // the thread's own setting, as a library's tests may have it
   for (int call = 0; call < 6; ++call) {
-    const auto called = ops_called([&] { (void)subject->apply(input, params); });
+    const auto called = ops_called([&] { (void)execute(*subject, input, params, c10::Device(c10::kCPU)); });
     EXPECT_TRUE(called.count("aten::full")) << "call " << call << " ran " << called.size() << " op(s)";
   }
   EXPECT_TRUE(torch::jit::getGraphExecutorOptimize());
