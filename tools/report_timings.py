@@ -2,11 +2,14 @@
 """What post-processing the default audit's report costs (issue 41): its size, and the wall time
 and peak memory of `diff`, `merge` of three shards, `html` and a run with `--baseline`.
 
-    tools/report_timings.py [DEVPARITY] [--devices LIST] [--work DIR]
+    tools/report_timings.py [DEVPARITY] [--devices LIST] [--work DIR] [--compare OTHER_DEVPARITY]
 
 Runs the default audit twice (the second with another seed, so that `diff` has statistics that
 moved) and in three shards, then times each command once in a fresh process (wall seconds, and
 peak RSS from wait4). Prints a Markdown table; docs/performance.md has the figures of one run.
+With --compare, another build's `devparity` (its report commands need no LibTorch: a copy of
+the executable alone will do) runs diff, merge and html on the same reports right after each of
+this build's, and the table gains its columns and the ratios.
 """
 
 import argparse
@@ -33,6 +36,7 @@ def main():
     parser.add_argument("devparity", nargs="?", default="build/release/tools/devparity")
     parser.add_argument("--devices", default="auto", help="the audit's --devices (default: auto)")
     parser.add_argument("--work", default=None, help="folder for the reports (default: a temporary one)")
+    parser.add_argument("--compare", default=None, help="another build's devparity, for diff, merge and html")
     args = parser.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="report-timings-")
     os.makedirs(work, exist_ok=True)
@@ -46,19 +50,35 @@ def main():
         timed(run + ["--report", shards[-1], "--shard", f"{i}/3"])
     small = run + ["--filter", "resize_up/*", "--report", os.path.join(work, "small.json")]
     small_wall, _ = timed(small)
-    rows += [
-        ("diff (text)", *timed([args.devparity, "diff", full, other])),
-        ("diff --format md", *timed([args.devparity, "diff", full, other, "--format", "md"])),
-        ("merge of 3 shards", *timed([args.devparity, "merge", os.path.join(work, "merged.json"), *shards])),
-        ("html", *timed([args.devparity, "html", full, os.path.join(work, "full.html")])),
+    commands = [
+        ("diff (text)", lambda d: [d, "diff", full, other]),
+        ("diff --format md", lambda d: [d, "diff", full, other, "--format", "md"]),
+        ("merge of 3 shards", lambda d: [d, "merge", os.path.join(work, "merged.json"), *shards]),
+        ("html", lambda d: [d, "html", full, os.path.join(work, "full.html")]),
     ]
+    compared = {}
+    for label, argv in commands:
+        rows.append((label, *timed(argv(args.devparity))))
+        if args.compare:
+            compared[label] = timed(argv(args.compare))
     baseline_wall, baseline_mb = timed(small + ["--baseline", full])
     rows.append(("--baseline overhead (resize_up run)", baseline_wall - small_wall, baseline_mb))
     size = os.path.getsize(full) / 1e6
     print(f"report: {full}: {size:.1f} MB; work folder {work}\n")
-    print("| step | wall s | peak MB |\n|---|---:|---:|")
+    if not args.compare:
+        print("| step | wall s | peak MB |\n|---|---:|---:|")
+        for label, wall, peak in rows:
+            print(f"| {label} | {wall:.2f} | {peak:.0f} |")
+        return
+    print(f"| step | wall s | peak MB | {args.compare}: wall s | peak MB | wall ratio | peak ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for label, wall, peak in rows:
-        print(f"| {label} | {wall:.2f} | {peak:.0f} |")
+        if label in compared:
+            other_wall, other_peak = compared[label]
+            print(f"| {label} | {wall:.2f} | {peak:.0f} | {other_wall:.2f} | {other_peak:.0f} | "
+                  f"{wall / other_wall:.2f} | {peak / other_peak:.2f} |")
+        else:
+            print(f"| {label} | {wall:.2f} | {peak:.0f} | | | | |")
 
 
 if __name__ == "__main__":

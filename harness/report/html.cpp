@@ -363,7 +363,11 @@ void write_failure_detail(std::ostringstream& s, const TrialResult& r, size_t i,
 }  // namespace
 
 std::string html_report(const nlohmann::json& report, const HtmlOptions& options) {
-  const auto results = results_of(report);
+  return html_report(report, results_of(report), options);
+}
+
+std::string html_report(const nlohmann::json& report, const std::vector<TrialResult>& results,
+                        const HtmlOptions& options) {
   // A fresh nonce per page: only the page's own script runs, whatever text
   // got into it.
   SplitMix64 rng(static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));

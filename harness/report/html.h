@@ -7,10 +7,13 @@
 /// trial's .npy artifacts), its statistics and placement findings. Every
 /// string from a case file, a subject or an exception is escaped.
 
+#include "harness/model/results.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace devparity {
 
@@ -23,5 +26,10 @@ struct HtmlOptions {
 
 /// The page for a complete report.
 std::string html_report(const nlohmann::json& report, const HtmlOptions& options);
+/// The page for `report`'s header and summary with its `results` as read
+/// (read_report()'s sink): a reader that has them typed need not keep their
+/// JSON too.
+std::string html_report(const nlohmann::json& report, const std::vector<TrialResult>& results,
+                        const HtmlOptions& options);
 
 }  // namespace devparity

@@ -26,7 +26,10 @@ int cmd_html(const Options& options) {
   check_output_paths({out});
   HtmlOptions html;
   html.base_dir = std::filesystem::path(o.report).parent_path().string();
-  const auto page = html_report(load_report(o.report), html);
+  // Each result typed as the reader checks it, its JSON not kept (a large report's page peaks lower).
+  std::vector<TrialResult> results;
+  const auto report = read_report(o.report, [&](nlohmann::json, const TrialResult& parsed) { results.push_back(parsed); });
+  const auto page = html_report(report, results, html);
   ensure_parent_directory(o.output);
   write_file_atomic(o.output, page);
   std::cout << o.output << "\n";
