@@ -7,7 +7,6 @@
 #include "harness/report/html_overview.h"
 #include "harness/report/junit.h"
 #include "harness/report/markup.h"
-#include "harness/report/report_file.h"
 #include "harness/report/report_summary.h"
 
 #include <fmt/format.h>

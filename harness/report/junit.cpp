@@ -133,9 +133,10 @@ void write_testcase(std::ostringstream& out, const TrialResult& r, const Problem
 
 }  // namespace
 
-std::string junit_xml(const nlohmann::json& report) {
+std::string junit_xml(const nlohmann::json& report) { return junit_xml(report, results_of(report)); }
+
+std::string junit_xml(const nlohmann::json& report, const std::vector<TrialResult>& results) {
   // Cases in order of first appearance.
-  const auto results = results_of(report);
   std::vector<std::pair<std::string, std::vector<const TrialResult*>>> cases;
   std::map<std::string, size_t> index;
   for (const auto& r : results) {

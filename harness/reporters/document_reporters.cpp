@@ -44,7 +44,8 @@ class DocumentReporter final : public ReportCollector {
 void register_junit_reporter(ReporterRegistry& registry) {
   registry.add("junit", "JUnit XML: a testsuite per case, a testcase per trial (tests/junit/junit.xsd)",
                [](const ReporterOptions& o) {
-                 return std::make_unique<DocumentReporter>("junit", o.path, junit_xml);
+                 return std::make_unique<DocumentReporter>(
+                     "junit", o.path, [](const nlohmann::json& report) { return junit_xml(report); });
                });
 }
 

@@ -1,6 +1,7 @@
 #include "harness/base/atomic_file.h"
 #include "harness/base/error.h"
 #include "harness/base/output_paths.h"
+#include "harness/report/document.h"
 #include "harness/report/html.h"
 #include "harness/report/junit.h"
 #include "harness/report/merge.h"
@@ -54,9 +55,11 @@ int cmd_merge(const Options& options) {
                                  "merge them anyway (the merged report is marked incomplete)",
                                  fmt::join(gaps, "\n  ")));
   }
+  // The merged results typed once, for both pages.
+  const auto results = o.junit.empty() && o.html.empty() ? std::vector<TrialResult>{} : results_of(merged);
   if (!o.junit.empty()) {
     ensure_parent_directory(o.junit);
-    write_file_atomic(o.junit, junit_xml(merged));
+    write_file_atomic(o.junit, junit_xml(merged, results));
   }
   if (!o.html.empty()) {
     // Shards' artifact paths are relative to each shard report's folder;
@@ -64,7 +67,7 @@ int cmd_merge(const Options& options) {
     HtmlOptions html;
     html.base_dir = std::filesystem::path(o.inputs.front()).parent_path().string();
     ensure_parent_directory(o.html);
-    write_file_atomic(o.html, html_report(merged, html));
+    write_file_atomic(o.html, html_report(merged, results, html));
   }
   const auto s = ReportSummary::of(merged);
   ensure_parent_directory(o.output);
