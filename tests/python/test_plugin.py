@@ -350,28 +350,40 @@ def test_a_warning_is_given_once_per_line_of_code():
     assert [(f.kind, f.source) for f in new_warnings(again, seen)] == [("host_to_device_copy", "lib.py:4")]
 
 
+PLUGIN_STATE = """
+import argparse, pytest, torch
+from devparity import pytest_plugin as plugin
+from devparity._plugin_options import PluginOptions
+from devparity._plugin_session import PluginSession
+
+class Config:
+    def __init__(self):
+        self.stash = pytest.Stash()
+
+options = PluginOptions.of(argparse.Namespace(
+    devparity_devices="cpu", devparity_vdev_count=None, devparity_trace=False, devparity_placement="warn",
+    devparity_report=None, devparity_random_sweep=0, devparity_scaffolding=[], devparity_vdev_sync=False,
+    devparity_pinned_release="pooled", devparity_perturb=None, devparity_vdev_arithmetic="cuda",
+    devparity_shard=None, devparity_warnings="once"))
+first, second = Config(), Config()
+session = first.stash[plugin._SESSION] = PluginSession(options, [("cpu", torch.device("cpu"))])
+assert second.stash.get(plugin._SESSION, None) is None
+plugin._current[:] = [session]
+assert plugin.devices_under_test() == [("cpu", torch.device("cpu"))]
+plugin.pytest_unconfigure(second)  # another run's end leaves this one's state alone
+assert plugin.devices_under_test() == [("cpu", torch.device("cpu"))]
+plugin.pytest_unconfigure(first)
+assert plugin.devices_under_test() == [] and plugin.simulated_devices() == []
+print("ok")
+"""
+
+
 def test_the_plugin_keeps_each_runs_state_on_its_config():
-    # issue 37: on config.stash, so two pytest runs in one process (pytester's inline runs) share nothing.
-    from devparity import pytest_plugin as plugin
-
-    class Config:
-        def __init__(self):
-            self.stash = pytest.Stash()
-
-    first, second = Config(), Config()
-    first.stash[plugin._STATE] = plugin._Session([("cpu", None)], started=1.0)
-    assert plugin._state(first).enabled and plugin._state(first).devices == [("cpu", None)]
-    assert not plugin._state(second).enabled and plugin._state(second).results == []
-    before = plugin._current["session"]
-    try:
-        plugin._current["session"] = plugin._state(first)
-        assert plugin.devices_under_test() == [("cpu", None)]
-        plugin.pytest_unconfigure(second)  # another run's end leaves this one's state alone
-        assert plugin._state() is plugin._state(first)
-        plugin.pytest_unconfigure(first)
-        assert plugin._state() is plugin._IDLE and plugin.devices_under_test() == []
-    finally:
-        plugin._current["session"] = before
+    # issue 37: on config.stash, so two pytest runs in one process (pytester's inline runs) share nothing;
+    # the public helpers read the run being configured or run, and another run's end leaves it alone. (In
+    # a process of its own: the session imports torch, which pytester's snapshot of the modules would drop.)
+    done = subprocess.run([sys.executable, "-c", PLUGIN_STATE], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr
 
 
 def test_the_version_and_the_entry_point_are_declared_once():

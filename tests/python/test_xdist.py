@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zlib
 
 import pytest
 
@@ -195,3 +196,32 @@ def test_a_bad_shard_is_a_usage_error(project, value):
     done = run(project, f"--devparity-shard={value}")
     assert done.returncode == 4, done.stdout + done.stderr
     assert f"--devparity-shard={value}: expected I/N" in done.stderr, done.stderr
+
+
+def test_a_shards_verdicts_do_not_depend_on_which_tests_it_holds(pytester):
+    """Files beside any test module of the suite are its helpers (Note [Scaffolding]), whichever part
+    holds their tests: a part whose tests use b/'s helper but hold none of b/'s tests judges the
+    helper's warning as the whole suite does (it reported it as the library's before)."""
+    pytester.mkdir("a")
+    pytester.mkdir("b")
+    (pytester.path / "b" / "helper.py").write_text("def total(x):\n    return x.sum().item()\n")
+    (pytester.path / "b" / "test_b.py").write_text("def test_b():\n    pass\n")
+    (pytester.path / "a" / "test_a.py").write_text(
+        "import os, sys\n"
+        "sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'b'))\n"
+        "import torch\nfrom helper import total\n\n\n"
+        "def test_total(devparity_device):\n"
+        "    assert total(torch.ones(3, device=devparity_device)) == 3\n")
+    a_row, b_row = "a/test_a.py::test_total[vdev:1]", "b/test_b.py::test_b"
+    index = zlib.crc32(a_row.encode("utf-8")) % 2
+    assert zlib.crc32(b_row.encode("utf-8")) % 2 != index  # the part that holds a's row holds none of b's tests
+
+    def findings(*args):
+        done = run(pytester, "--devparity-report=r.json", *args)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return verdicts(pytester.path / "r.json")[0]
+
+    whole = findings()
+    assert whole[a_row] == ("pass", ()) and b_row in whole, whole
+    part = findings(f"--devparity-shard={index}/2")
+    assert part[a_row] == whole[a_row] and b_row not in part, part
