@@ -19,8 +19,9 @@ packages=(
   # XML; headless Chromium opens the HTML report; benchmarks: ratios.py
   python3 python3-numpy libxml2-utils chromium
   # the Python front (tests/python): Debian's torch, torchvision and pytest,
-  # and pytest-xdist (the plugin's report from parallel workers)
-  python3-torch python3-torchvision python3-pytest python3-pytest-xdist
+  # pytest-xdist (the plugin's report from parallel workers), and mypy (the
+  # package's types, which its py.typed promises: `mypy --strict`)
+  python3-torch python3-torchvision python3-pytest python3-pytest-xdist mypy
 )
 
 if [ "${1:-}" = "--list" ]; then

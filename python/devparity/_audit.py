@@ -17,7 +17,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from devparity import _coverage, _device_queries, _host_data, _isolation, _kept, _sources
 from devparity._arguments import tensors_in
@@ -27,21 +27,26 @@ from devparity._devices import (DevparityTypeError, DevparityValueError, argumen
 if TYPE_CHECKING:
     import torch
 
-_library = {"lib": None}
+Json = Dict[str, Any]
+# (vdev_async, interleavings, pinned_release, perturb, vdev_arithmetic)
+Streams = Tuple[bool, int, str, Optional[str], str]
+
+_library: Dict[str, Any] = {"lib": None}
 _counter = itertools.count()
 _DTYPES = {"uint8": "uint8", "float32": "float32", "float": "float32", "float64": "float64",
            "double": "float64", "float16": "float16", "half": "float16", "bfloat16": "bfloat16"}
 
 
-def _lib():
+def _lib() -> Any:
     import torch
 
     if _library["lib"] is None:
-        _library["lib"] = torch.library.Library("devparity_py", "DEF")
+        library: Any = torch.library.Library  # (untyped in torch 1.13)
+        _library["lib"] = library("devparity_py", "DEF")
     return _library["lib"]
 
 
-def _dtype_name(dtype):
+def _dtype_name(dtype: object) -> str:
     import torch
 
     if isinstance(dtype, torch.dtype):
@@ -52,26 +57,26 @@ def _dtype_name(dtype):
     return _DTYPES[dtype]
 
 
-def _identifier(name):
+def _identifier(name: Optional[str]) -> str:
     text = re.sub(r"[^A-Za-z0-9_]", "_", name or "subject").strip("_")
     return text or "subject"
 
 
-def _simulated_tensors(module):
+def _simulated_tensors(module: torch.nn.Module) -> List[torch.Tensor]:
     # Tensors of `module` (parameters, buffers, plain attributes) on a device deepcopy cannot copy
     # on torch 1.13 (its storages have no location there: "Storage device not recognized").
-    found = []
+    found: List[torch.Tensor] = []
     for sub in module.modules():
         values = list(vars(sub).values()) + list(sub._parameters.values()) + list(sub._buffers.values())
         found.extend(t for t in tensors_in(values) if t.device.type not in ("cpu", "cuda", "meta"))
     return found
 
 
-def _copy_module(module):
+def _copy_module(module: torch.nn.Module) -> torch.nn.Module:
     """A deep copy of `module` that keeps every tensor where it is, simulated devices included."""
     import torch
 
-    memo = {}
+    memo: Dict[int, Any] = {}
     for t in _simulated_tensors(module):
         if id(t) in memo:
             continue
@@ -86,18 +91,18 @@ def _copy_module(module):
     return copied
 
 
-def _register_subject(fn, name, sweep):
+def _register_subject(fn: Callable[..., Any], name: str, sweep: _Sweep) -> Tuple[str, Optional[str]]:
     """Defines devparity_py::<name>_<n> (and its state operator for a module); returns their names."""
     import torch
 
     lib = _lib()
     op = f"{name}_{next(_counter)}"
     lib.define(f"{op}(Tensor image) -> Tensor")
-    moved = {}
+    moved: Dict[str, Callable[..., Any]] = {}
 
     auditing = os.getpid()
 
-    def run(image):
+    def run(image: torch.Tensor) -> torch.Tensor:
         subject = moved.get(str(image.device), fn)
         try:
             with contextlib.ExitStack() as stack:
@@ -125,9 +130,11 @@ def _register_subject(fn, name, sweep):
     if not isinstance(fn, torch.nn.Module):
         return f"devparity_py::{op}", None
 
-    def state(device):
-        device = torch.device(device)
-        module = _copy_module(fn).to(device)
+    module_fn = fn
+
+    def state(name: str) -> Tuple[List[torch.Tensor], List[str], List[torch.Tensor], List[str], List[str]]:
+        device = torch.device(name)
+        module = _copy_module(module_fn).to(device)
         moved[str(device)] = module
         registered = list(module.named_parameters()) + list(module.named_buffers())
         kept = _kept.qualified_left_behind(module, device)
@@ -140,12 +147,13 @@ def _register_subject(fn, name, sweep):
     return f"devparity_py::{op}", f"devparity_py::{op}_state"
 
 
-def _inputs(inputs, name):
+def _inputs(inputs: Any, name: str) -> Tuple[List[Json], List[str]]:
     import torch
 
     if isinstance(inputs, (torch.Tensor, dict)) or (isinstance(inputs, tuple) and all(isinstance(v, int) for v in inputs)):
         inputs = [inputs]
-    recipes, dtypes = [], []
+    recipes: List[Json] = []
+    dtypes: List[str] = []
     for i, item in enumerate(inputs):
         if isinstance(item, torch.Tensor):
             tensor_name = f"{name}_{i}"
@@ -164,7 +172,7 @@ def _inputs(inputs, name):
     return recipes, dtypes
 
 
-def _device_list(devices):
+def _device_list(devices: Union[str, Sequence[Any], None]) -> str:
     if devices is None:
         return "auto"
     if isinstance(devices, str):
@@ -196,7 +204,8 @@ class AuditResult:
     @property
     def interrupted(self) -> Optional[Dict[str, Any]]:
         """Why the audit did not finish (summary.interrupted: signal and message), or None."""
-        return self.report.get("summary", {}).get("interrupted")
+        why: Optional[Dict[str, Any]] = self.report.get("summary", {}).get("interrupted")
+        return why
 
     @property
     def not_run(self) -> Tuple[Dict[str, str], ...]:
@@ -222,19 +231,21 @@ class AuditResult:
     def __repr__(self) -> str:
         counts: Dict[str, int] = {}
         for r in self.results:
-            counts[r.get("status")] = counts.get(r.get("status"), 0) + 1
+            status = str(r.get("status"))
+            counts[status] = counts.get(status, 0) + 1
         return f"AuditResult({counts})"
 
 
 class _Sweep:
     """The random-gate sweep's state while an audit runs (Note [Random gates])."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.collecting = False
         self.arcs = _coverage.Arcs()
 
 
-def _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds, pinned_release):
+def _check_audit_arguments(fn: object, placement: object, interleavings: object, vdev_async: object, seeds: object,
+                           pinned_release: object) -> None:
     if not callable(fn):
         raise DevparityTypeError(f"audit(fn): expected a callable or an nn.Module, got {fn!r}")
     if placement not in ("warn", "strict", "off"):
@@ -259,7 +270,7 @@ def _check_audit_arguments(fn, placement, interleavings, vdev_async, seeds, pinn
                              seeds, (int, list, tuple))
 
 
-def _output_path(argument, path):
+def _output_path(argument: str, path: object) -> Optional[str]:
     # A file to write: None, a str or any os.PathLike (pathlib.Path).
     if path is None:
         return None
@@ -271,7 +282,8 @@ def _output_path(argument, path):
     return text
 
 
-def _check_plain_arguments(devices, dtypes, seed, name, checks, tolerance, flags):
+def _check_plain_arguments(devices: object, dtypes: object, seed: object, name: object, checks: object, tolerance: object,
+                           flags: Mapping[str, object]) -> None:
     # Every argument checked where it enters, by name (issue 56): none reaches the runner to fail there
     # in another's words, or to be taken silently.
     import torch
@@ -294,7 +306,7 @@ def _check_plain_arguments(devices, dtypes, seed, name, checks, tolerance, flags
             raise DevparityTypeError(f"audit({argument}): expected True or False, got {value!r}")
 
 
-def _autocast_name(autocast):
+def _autocast_name(autocast: object) -> Optional[str]:
     # The case's "autocast": None when off, else the lower precision dtype's name.
     if autocast is None or autocast is False:
         return None
@@ -308,7 +320,7 @@ def _autocast_name(autocast):
     return name
 
 
-def _perturb_text(perturb):
+def _perturb_text(perturb: object) -> Optional[str]:
     # "all", "a,b" or ["a", "b"] as the runner reads it; the names are checked there.
     if perturb is None:
         return None
@@ -320,7 +332,7 @@ def _perturb_text(perturb):
                          perturb, (str, list))
 
 
-def _runs_cuda(device_list):
+def _runs_cuda(device_list: str) -> bool:
     # The audit has CUDA rows that run here ("auto" names cuda:0 too).
     import torch
 
@@ -328,9 +340,9 @@ def _runs_cuda(device_list):
     return torch.cuda.is_available() and any(n == "auto" or n.startswith("cuda") for n in names)
 
 
-def _run_audit(suite, options):
+def _run_audit(suite: Json, options: Json) -> Json:
     try:
-        report = json.loads(_ops().audit(json.dumps(suite), json.dumps(options)))
+        report: Json = json.loads(_ops().audit(json.dumps(suite), json.dumps(options)))
     except (RuntimeError, ValueError) as e:
         raise op_error(e) from None
     if report.get("summary", {}).get("interrupted", {}).get("signal") == "SIGINT":
@@ -392,46 +404,51 @@ def audit(fn: Callable[..., Any], inputs: Any, *, devices: Union[str, Sequence[A
                             "vdev_async": vdev_async, "require_all": require_all})
     if isinstance(dtypes, str):  # "float32" or "float32,uint8", as the CLI takes them
         dtypes = [d.strip() for d in dtypes.split(",") if d.strip()]
-    perturb = _perturb_text(perturb)
+    perturb_text = _perturb_text(perturb)
     if vdev_arithmetic not in ("cuda", "cpu"):
         raise argument_error(f"audit(vdev_arithmetic): expected 'cuda' or 'cpu', got {vdev_arithmetic!r}",
                              vdev_arithmetic, str)
-    autocast = _autocast_name(autocast)
+    autocast_dtype = _autocast_name(autocast)
     _isolation.check_arguments(isolate, timeout_s)
     caller = _sources.caller_file(2)
 
-    def here(report_path, case_checks=checks, isolation=None):
+    def here(report_path: Optional[str], case_checks: Optional[Mapping[str, Any]] = checks,
+             isolation: Optional[Json] = None) -> Json:
         return _audit_here(fn, inputs, devices, dtypes, seed, report_path, junit, html, name, differentiable, random,
                            case_checks, tolerance, placement, quiet,
-                           (vdev_async, interleavings, pinned_release, perturb, vdev_arithmetic),
-                           seeds, caller, isolation, autocast, require_all)
+                           (vdev_async, interleavings, pinned_release, perturb_text, vdev_arithmetic),
+                           seeds, caller, isolation, autocast_dtype, require_all)
 
     if isolate or timeout_s is not None:
-        def in_worker(report_path):
+        def in_worker(report_path: str) -> Json:
             refused = _isolation.autograd_refused()
             if not refused:
                 return here(report_path, isolation={"worker": "fork"})
             return here(report_path, dict(checks or {}, gradient=False), {"worker": "fork", "gradient": refused})
 
-        options = {"report": report, "junit": junit, "html": html, "devices": _device_list(devices),
+        options: Json = {"report": report, "junit": junit, "html": html, "devices": _device_list(devices),
                    "placement": placement, "require_all": bool(require_all)}
         arguments = dict(fn=fn, inputs=inputs, devices=devices, dtypes=dtypes, seed=seed, junit=junit, html=html,
                          name=name, differentiable=differentiable, random=random, checks=checks, tolerance=tolerance,
                          placement=placement, quiet=quiet,
-                         streams=(vdev_async, interleavings, pinned_release, perturb, vdev_arithmetic),
-                         seeds=seeds, caller=caller, autocast=autocast, require_all=require_all)
+                         streams=(vdev_async, interleavings, pinned_release, perturb_text, vdev_arithmetic),
+                         seeds=seeds, caller=caller, autocast=autocast_dtype, require_all=require_all)
         spawn = (_audit_spawned, arguments) if _isolation.pickles((_audit_spawned, arguments)) else None
         return AuditResult.from_report(_isolation.run_isolated(in_worker, options, timeout_s, spawn))
     return AuditResult.from_report(here(report))
 
 
-def _audit_spawned(arguments, report_path):
+def _audit_spawned(arguments: Json, report_path: str) -> Json:
     # audit(isolate=True)'s worker when it is a fresh interpreter (_isolation.run_isolated).
     return _audit_here(report=report_path, isolation={"worker": "spawn"}, **arguments)
 
 
-def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, differentiable, random, checks,
-                tolerance, placement, quiet, streams, seeds, caller, isolation=None, autocast=None, require_all=False):
+def _audit_here(fn: Callable[..., Any], inputs: Any, devices: Union[str, Sequence[Any], None],
+                dtypes: Optional[Sequence[Any]], seed: Optional[int], report: Optional[str], junit: Optional[str],
+                html: Optional[str], name: Optional[str], differentiable: bool, random: bool,
+                checks: Optional[Mapping[str, Any]], tolerance: Optional[Mapping[str, Any]], placement: str, quiet: bool,
+                streams: Streams, seeds: Union[int, Sequence[int], None], caller: str, isolation: Optional[Json] = None,
+                autocast: Optional[str] = None, require_all: bool = False) -> Json:
     """The audit in this process; returns its report. `streams`: (vdev_async, interleavings,
     pinned_release, perturb, vdev_arithmetic); `isolation`: how its worker ran (run.isolation); `autocast`: the
     case's "autocast" dtype name, or None."""
@@ -448,18 +465,18 @@ def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, di
         raise DevparityValueError(f"audit(autocast={autocast!r}): autocast casts floating tensors, and integer "
                                   f"outputs computed in a lower precision have no tolerance; the dtypes are "
                                   f"{', '.join(dtype_names)} (give floating inputs or dtypes)")
-    subject = {"op": op, "name": name, "dtypes": dtype_names, "differentiable": bool(differentiable),
+    subject: Json = {"op": op, "name": name, "dtypes": dtype_names, "differentiable": bool(differentiable),
                "random": bool(random), "description": f"Python callable {name}"}
     if state:
         subject["state"] = state
-    case_checks = {"stress": False}  # its threads would wait on this thread's interpreter lock
+    case_checks: Json = {"stress": False}  # its threads would wait on this thread's interpreter lock
     if tolerance is not None:  # the parity check's setting is its tolerance (docs/checks.md)
         case_checks["parity"] = dict(tolerance)
     case_checks.update(checks or {})
-    case = {"name": name, "subject": subject, "inputs": recipes, "dtypes": dtype_names, "checks": case_checks}
+    case: Json = {"name": name, "subject": subject, "inputs": recipes, "dtypes": dtype_names, "checks": case_checks}
     if autocast:
         case["autocast"] = autocast
-    options = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
+    options: Json = {"devices": device_list, "seed": seed, "report": report, "junit": junit, "html": html,
                "placement": placement, "quiet": quiet, "dtypes": dtype_names, "skip": list(_sources.skipped_folders()),
                "vdev_async": bool(vdev_async), "interleavings": interleavings, "pinned_release": pinned_release,
                "perturb": perturb, "vdev_arithmetic": vdev_arithmetic, "vdev_count": installed_count() or 2,
@@ -475,7 +492,8 @@ def _audit_here(fn, inputs, devices, dtypes, seed, report, junit, html, name, di
         return _run_audit(suite, options)
 
 
-def _random_cases(case, sweep, seed, seeds):
+def _random_cases(case: Json, sweep: _Sweep, seed: Optional[int],
+                  seeds: Union[int, Sequence[int], None]) -> Tuple[List[Json], Json]:
     # Note [Random gates]: the seeds to audit, each a case of its own; and what the sweep did.
     first = seed if seed is not None else 0
     if isinstance(seeds, (list, tuple)):
@@ -483,14 +501,15 @@ def _random_cases(case, sweep, seed, seeds):
     else:
         probe = dict(case, checks=dict(case["checks"], gradient=False, parity=False))
 
-        def run_seed(s):
+        def run_seed(s: int) -> None:
             suite = {"suite": "devparity.audit", "cases": [dict(probe, name=f"{case['name']}_seed{s}", seed=s)]}
             _run_audit(suite, {"devices": "cpu", "placement": "off", "quiet": True, "dtypes": case["dtypes"],
                                "skip": list(_sources.skipped_folders())})
 
         sweep.collecting = True
         try:
-            kept, tried = _coverage.sweep(run_seed, sweep.arcs, range(first, first + (seeds or 16)))
+            bound = seeds if isinstance(seeds, int) else 16
+            kept, tried = _coverage.sweep(run_seed, sweep.arcs, range(first, first + bound))
         finally:
             sweep.collecting = False
     cases = [dict(case, name=f"{case['name']}_seed{s}", seed=s) for s in kept]
@@ -506,7 +525,8 @@ def load_report(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
         text = _ops().load_report(os.fspath(path))
     except (RuntimeError, ValueError) as e:
         raise op_error(e) from None
-    return json.loads(text)
+    loaded: Json = json.loads(text)
+    return loaded
 
 
 def compare(output: "torch.Tensor", reference: "torch.Tensor",
@@ -526,4 +546,5 @@ def compare(output: "torch.Tensor", reference: "torch.Tensor",
         text = _ops().compare(reference, output, json.dumps(tolerance))
     except (RuntimeError, ValueError) as e:
         raise op_error(e) from None
-    return json.loads(text)
+    statistics: Json = json.loads(text)
+    return statistics

@@ -11,14 +11,18 @@ went both ways; with a gate still one-sided (a rare draw, or a shape test no see
 runs every seed it may. audit(random=True) and the pytest plugin's reruns use it.
 """
 
+from __future__ import annotations
+
 import functools
 import sys
+from types import FrameType
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from devparity import _sources
 
 
 @functools.lru_cache(maxsize=256)
-def _gates_of(path):
+def _gates_of(path: str) -> Tuple[Tuple[int, int, Optional[int]], ...]:
     # [(if_line, body_first_line, else_first_line or None)] of the `if` statements in `path`.
     return tuple((n.lineno, n.body[0].lineno, n.orelse[0].lineno if n.orelse else None)
                  for n in _sources.if_statements(path) if n.body)
@@ -28,11 +32,11 @@ class Arcs:
     """Collects (file, from_line, to_line) arcs of frames outside torch, devparity and the
     standard library while the block runs (a sys.settrace hook, restoring the one that was there)."""
 
-    def __init__(self):
-        self.arcs = set()
-        self._lines = {}  # path -> lines that ran
+    def __init__(self) -> None:
+        self.arcs: Set[Tuple[str, Optional[int], int]] = set()
+        self._lines: Dict[str, Set[int]] = {}  # path -> lines that ran
 
-    def _local(self, frame, event, arg):
+    def _local(self, frame: FrameType, event: str, arg: Any) -> Callable[..., Any]:
         if event == "line":
             path = frame.f_code.co_filename
             self.arcs.add((path, self._last.get(id(frame)), frame.f_lineno))
@@ -42,13 +46,13 @@ class Arcs:
             self._last.pop(id(frame), None)
         return self._local
 
-    def _global(self, frame, event, arg):
+    def _global(self, frame: FrameType, event: str, arg: Any) -> Optional[Callable[..., Any]]:
         path = frame.f_code.co_filename
         if path.startswith(self._skip) or path.startswith("<"):
             return None
         return self._local
 
-    def one_sided(self):
+    def one_sided(self) -> List[str]:
         """["file.py:12", ...] of the gates met that went one way only."""
         out = []
         for path, lines in self._lines.items():
@@ -62,23 +66,25 @@ class Arcs:
                     out.append(f"{path}:{test}")
         return sorted(out)
 
-    def __enter__(self):
+    def __enter__(self) -> Arcs:
         # torch's, devparity's and the standard library's own branches are not the code's gates.
         self._skip = _sources.skipped_folders()
-        self._last = {}
+        self._last: Dict[int, int] = {}
         self._previous = sys.gettrace()
         sys.settrace(self._global)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         sys.settrace(self._previous)
-        return False
 
 
-def sweep(run_seed, arcs, seeds, patience=3):
+def sweep(run_seed: Callable[[int], None], arcs: Arcs, seeds: Iterable[int],
+          patience: int = 3) -> Tuple[List[int], List[int]]:
     """Runs `run_seed(s)` for each s of `seeds` (an iterable) while it matters (Note [Random
     gates]); returns (kept, tried): the seeds that took the code somewhere new, and all run."""
-    kept, tried, quiet = [], [], 0
+    kept: List[int] = []
+    tried: List[int] = []
+    quiet = 0
     for s in seeds:
         before = len(arcs.arcs)
         run_seed(s)

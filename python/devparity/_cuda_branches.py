@@ -11,9 +11,12 @@ else of `x.is_cuda and big` runs on a GPU too, and a failure there stays a failu
 never excused: the CPU runs that branch.
 """
 
+from __future__ import annotations
+
 import ast
 import functools
 import re
+from typing import List, Optional, Tuple
 
 from devparity import _sources
 
@@ -21,7 +24,7 @@ from devparity import _sources
 _SCRIPTED = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.M)
 
 
-def _names_cuda_by_type(test):
+def _names_cuda_by_type(test: ast.expr) -> int:
     # +1: true on a CUDA device; -1: false there; 0: not the device type's name alone.
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return -_names_cuda_by_type(test.operand)
@@ -37,9 +40,9 @@ def _names_cuda_by_type(test):
 
 
 @functools.lru_cache(maxsize=256)
-def _non_cuda_sides(path):
+def _non_cuda_sides(path: str) -> Tuple[Tuple[int, int, int], ...]:
     # ((first_line, last_line, if_line), ...): the lines a GPU does not run of each such `if` in `path`.
-    out = []
+    out: List[Tuple[int, int, int]] = []
     for node in _sources.if_statements(path):
         polarity = _names_cuda_by_type(node.test)
         side = node.orelse if polarity > 0 else node.body if polarity < 0 else None
@@ -48,11 +51,11 @@ def _non_cuda_sides(path):
     return tuple(out)
 
 
-def branch_a_gpu_skips(error):
+def branch_a_gpu_skips(error: BaseException) -> Optional[str]:
     """"file:line" of the `if` on the device type's name on whose non-CUDA side, in library code,
     `error` was raised; None when it was not (Note [Branches on the device type's name])."""
     skipped = _sources.skipped_folders()
-    places = []
+    places: List[Tuple[str, int]] = []
     tb = error.__traceback__
     while tb is not None:
         places.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))

@@ -7,9 +7,11 @@ CPU kernel, on CPU tensors, and what it returns is the op's result there; CPU ro
 kernel. devparity's own models (TF32 matmuls) are on by default; `devparity list` names them.
 """
 
+from __future__ import annotations
+
 import re
 import threading
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, cast
 
 from devparity._devices import DevparityValueError, _ops, argument_error, torch_module
 
@@ -32,7 +34,8 @@ def _model_library() -> Any:
     if _state["library"] is None:
         from torch.library import Library
 
-        _state["library"] = Library(_NAMESPACE, "DEF")
+        # (untyped in torch 1.13: called as Any)
+        _state["library"] = cast(Any, Library)(_NAMESPACE, "DEF")
     return _state["library"]
 
 
@@ -62,12 +65,13 @@ def register_cuda_model(op: str, model: Callable[..., Any], *, name: Optional[st
     name: how a failing test names the model (default: the op); doc: what it computes and from
         which source. replace: the op already has a model; this one replaces it (else an error).
     """
-    if not isinstance(op, str) or _OP.match(op) is None:
+    matched = _OP.match(op) if isinstance(op, str) else None
+    if matched is None:
         raise argument_error(f"register_cuda_model(op): expected 'namespace::name' or 'namespace::name.overload', "
                              f"got {op!r}", op, str)
     if not callable(model):
         raise argument_error(f"register_cuda_model(model): expected a callable, got {model!r}", model, Callable)
-    namespace, op_name, overload = _OP.match(op).groups()
+    namespace, op_name, overload = matched.groups()
     overload = "" if overload in (None, "default") else overload
     qualified = f"{namespace}::{op_name}" + (f".{overload}" if overload else "")
     schema = _schema_of(namespace, op_name, overload)

@@ -8,7 +8,11 @@ wrapped: each call from the code under audit is a `device_dependent_code` warnin
 A test directs such code to the simulated device by patching the helper it calls (docs/python.md).
 """
 
+from __future__ import annotations
+
 import contextlib
+import functools
+from typing import Any, Callable, Iterator
 
 from devparity import _sources
 from devparity._findings import add_to_trace
@@ -17,19 +21,19 @@ from devparity._patching import patched
 _QUERIES = (("cuda", "is_available"), ("cuda", "device_count"))
 
 
-def _wrap(original, name, report):
-    def query(*args, **kwargs):
+def _wrap(original: Callable[..., Any], name: str, report: Callable[[str, str], None]) -> Callable[..., Any]:
+    def query(*args: Any, **kwargs: Any) -> Any:
         frame = _sources.user_frame(2)
         if frame is not None and not _sources.is_scaffolding(frame.f_code.co_filename):
             report(name, _sources.line_of(frame))
         return original(*args, **kwargs)
 
-    query.__wrapped__ = original
+    functools.update_wrapper(query, original)  # (its __wrapped__: inspect finds the query itself)
     query.__name__ = getattr(original, "__name__", name)
     return query
 
 
-def _report(name, where):
+def _report(name: str, where: str) -> None:
     add_to_trace({
         "kind": "device_dependent_code", "severity": "warning", "op": "", "source": where,
         "message": f"{name}() asks which device this machine has: the code takes the CPU's path beside "
@@ -38,7 +42,7 @@ def _report(name, where):
 
 
 @contextlib.contextmanager
-def watched():
+def watched() -> Iterator[None]:
     """Wraps the device queries while the block runs (Note [Device queries])."""
     import torch
 

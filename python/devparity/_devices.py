@@ -6,12 +6,13 @@ import json
 import os
 import pathlib
 import sys
-from typing import TYPE_CHECKING, Union
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Dict, Tuple, Type, Union
 
 if TYPE_CHECKING:
     import torch
 
-_state = {"ops": None, "count": 0}
+_state: Dict[str, Any] = {"ops": None, "count": 0}
 CPU_ONLY = "cpu-only"  # the pytest plugin's row with no accelerator runtime (Note [No accelerator])
 
 
@@ -27,27 +28,28 @@ class DevparityValueError(DevparityError, ValueError):
     """An argument of the right type with a value devparity does not take; also a ValueError."""
 
 
-def op_error(e):
+def op_error(e: BaseException) -> DevparityError:
     """The error for a devparity op's failure `e`: its first line; a ValueError from the op (a bad
     setting, device or file) stays one (DevparityValueError)."""
     return (DevparityValueError if isinstance(e, ValueError) else DevparityError)(str(e).splitlines()[0])
 
 
-def argument_error(message, value, types):
+def argument_error(message: str, value: object, types: Union[type, Tuple[type, ...]]) -> DevparityError:
     """The error for a bad argument `value`: DevparityTypeError when it is not one of `types` (a bool
     is not an int here), else DevparityValueError."""
-    types = types if isinstance(types, tuple) else (types,)
-    wrong_type = not isinstance(value, types) or (isinstance(value, bool) and bool not in types)
+    allowed = types if isinstance(types, tuple) else (types,)
+    wrong_type = not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed)
     return (DevparityTypeError if wrong_type else DevparityValueError)(message)
 
 
-def _build_info():
+def _build_info() -> Tuple[Dict[str, Any], pathlib.Path]:
     path = pathlib.Path(__file__).with_name("_build.json")
     with open(path, encoding="utf-8") as f:
-        return json.load(f), path
+        info: Dict[str, Any] = json.load(f)
+    return info, path
 
 
-def torch_module():
+def torch_module() -> ModuleType:
     """torch, or a DevparityError naming this interpreter and the one devparity was built with: a
     Python without torch (a venv, another installation) is the usual wrong turn."""
     try:
@@ -65,12 +67,12 @@ def torch_module():
     return torch
 
 
-def _release(version):
+def _release(version: str) -> Tuple[str, ...]:
     # "1.13.0a0+git..." and "1.13.1" are the same release series for the ABI.
     return tuple(version.split("+")[0].split(".")[:2])
 
 
-def _ops():
+def _ops() -> Any:
     """Loads the op library once, after checking that this torch is the one it was built for."""
     if _state["ops"] is not None:
         return _state["ops"]
@@ -80,7 +82,7 @@ def _ops():
     if _release(torch.__version__) != _release(info["torch"]):
         raise DevparityError(
             f"devparity was built against torch {info['torch']} ({path}), but this process runs "
-            f"torch {torch.__version__} from {os.path.dirname(torch.__file__)}: rebuild devparity "
+            f"torch {torch.__version__} from {os.path.dirname(str(torch.__file__))}: rebuild devparity "
             f"against this torch (loading it would crash on a mismatched ABI)")
     library = pathlib.Path(__file__).parent / "_lib" / info["library"]
     # Loading it registers nothing a process meets; install() does (Note [One accelerator per process]).
@@ -92,7 +94,7 @@ def _ops():
     return _state["ops"]
 
 
-def install(count: int = 2) -> None:
+def install(count: int = 2) -> str:
     """Installs the simulated device with `count` indices (1..16) and returns its type name.
 
     On torch 2.x this names the PrivateUse1 backend "vdev", which makes it the process's
@@ -119,7 +121,7 @@ def install(count: int = 2) -> None:
     return device_type()
 
 
-def _register_device_module(ops):
+def _register_device_module(ops: Any) -> None:
     # torch.vdev (2.x; and Tensor.vdev(), is_vdev and their kin) or torch.privateuseone
     # (1.13), once per process: what torch.manual_seed, fork_rng and autocast look up.
     import torch
@@ -129,14 +131,18 @@ def _register_device_module(ops):
     _device_module._bind(ops)
     name = device_type()
     if getattr(torch, name, None) is not _device_module:
-        torch._register_device_module(name, _device_module)
+        register: Any = torch._register_device_module  # (untyped in torch 1.13)
+        register(name, _device_module)
         if ops.named_in_libtorch():
-            torch.utils.generate_methods_for_privateuse1_backend(for_storage=True)
+            # (torch 2.x's, where the backend has a name: not in 1.13's torch.utils)
+            generate = getattr(torch.utils, "generate_methods_for_privateuse1_backend")
+            generate(for_storage=True)
 
 
 def installed_count() -> int:
     """The simulated device's index count; 0 before install()."""
-    return _state["count"]
+    count: int = _state["count"]
+    return count
 
 
 def device_type() -> str:
@@ -185,6 +191,6 @@ def device_name(dev: Union[str, "torch.device"]) -> str:
     return str(dev)
 
 
-def ops():
+def ops() -> Any:
     """devparity's op library (torch.ops.devparity), loaded on first use."""
     return _ops()

@@ -1,5 +1,7 @@
 """Placement findings as Python objects: what devparity.trace() and the pytest plugin report."""
 
+from __future__ import annotations
+
 import json
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
@@ -7,7 +9,7 @@ from typing import Any, Dict, Optional, Tuple
 SEVERITIES = ("error", "warning", "note")
 
 
-def add_to_trace(finding):
+def add_to_trace(finding: Dict[str, Any]) -> None:
     """Adds `finding` (a dict in the report's finding shape) to the active trace: what Python sees
     and LibTorch's callbacks do not (a device query, a value the test receives)."""
     from devparity._devices import ops
@@ -59,7 +61,7 @@ class Finding:
 
     def to_json(self) -> Dict[str, Any]:
         """The finding as reports write it."""
-        out = {"kind": self.kind, "severity": self.severity, "op": self.op, "message": self.message,
+        out: Dict[str, Any] = {"kind": self.kind, "severity": self.severity, "op": self.op, "message": self.message,
                "device": " and ".join(self.devices), "source": self.source, "scopes": list(self.scopes),
                "count": self.count}
         if self.made_at:

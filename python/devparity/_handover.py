@@ -7,15 +7,20 @@ wrong_device_output. Everything else is judged as usual (a device-less factory m
 data is still an error).
 """
 
+from __future__ import annotations
+
 import contextlib
 import functools
+from typing import Any, Callable, TypeVar, cast
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class host_handover(contextlib.ContextDecorator):
     """Declares the block (`with devparity.host_handover():`) or the function
     (`@devparity.host_handover()`) a host hand-over. Free when nothing traces."""
 
-    def __enter__(self):
+    def __enter__(self) -> host_handover:
         from devparity._devices import installed_count, ops
 
         self._ops = ops() if installed_count() else None
@@ -23,15 +28,14 @@ class host_handover(contextlib.ContextDecorator):
             self._ops.host_handover_enter()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if self._ops is not None:
             self._ops.host_handover_leave()
-        return False
 
-    def __call__(self, fn):
+    def __call__(self, fn: F) -> F:
         @functools.wraps(fn)
-        def handed_over(*args, **kwargs):
+        def handed_over(*args: Any, **kwargs: Any) -> Any:
             with host_handover():
                 return fn(*args, **kwargs)
 
-        return handed_over
+        return cast(F, handed_over)

@@ -26,12 +26,20 @@ mode's name is a stand-in that calls ours when the stack is empty, and a pop tha
 stack hands the slot back to ours, so ours stays below the code's own modes as on the stack.
 """
 
+from __future__ import annotations
+
 import contextlib
+import functools
 import weakref
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, Iterator, Mapping, Optional, Sequence, Set, cast
 
 from devparity import _sources
 from devparity._arguments import device_named
 from devparity._patching import patched
+
+if TYPE_CHECKING:
+    import torch
 
 # Factories with a device parameter the code may leave out. `frombuffer` and `from_numpy` have
 # none: bytes and arrays are host data by nature, and code that means the device moves them.
@@ -40,22 +48,22 @@ _FACTORY_NAMES = ("arange", "empty", "empty_strided", "eye", "full", "linspace",
                   "triu_indices", "as_tensor", "asarray")
 
 
-def _factories():
+def _factories() -> Dict[Callable[..., Any], str]:
     import torch
 
     return {getattr(torch, n): n for n in _FACTORY_NAMES if hasattr(torch, n)}
 
 
-def _names_cpu(args, kwargs):
+def _names_cpu(args: Sequence[object], kwargs: Mapping[str, Any]) -> bool:
     device = device_named(args, kwargs)
     return device is not None and device.type == "cpu"
 
 
-def _names_device(args, kwargs):
+def _names_device(args: Sequence[object], kwargs: Mapping[str, Any]) -> bool:
     return device_named(args, kwargs) is not None
 
 
-def line_names_cpu(path, line_number):
+def line_names_cpu(path: str, line_number: Optional[int]) -> bool:
     """Whether the source line at `path`:`line_number` names the CPU ("cpu", `.cpu()`)."""
     import linecache
 
@@ -65,11 +73,11 @@ def line_names_cpu(path, line_number):
     return "'cpu'" in line or '"cpu"' in line or ".cpu(" in line
 
 
-def _line_names_cpu(frame):
+def _line_names_cpu(frame: FrameType) -> bool:
     return line_names_cpu(frame.f_code.co_filename, frame.f_lineno)
 
 
-def _has_tensor(args):
+def _has_tensor(args: Sequence[object]) -> bool:
     import torch
 
     return any(isinstance(a, torch.Tensor) for a in args)
@@ -80,37 +88,40 @@ def _has_tensor(args):
 # what it was: a CPU decoder of bytes gets CPU input there, as on the GPU row it gets device bytes
 # it refuses.
 _FROM_HOST = ("frombuffer", "from_numpy")
-_by_nature = {}  # id -> weakref (a WeakSet would compare tensors with ==)
+_by_nature: Dict[int, weakref.ref[torch.Tensor]] = {}  # id -> weakref (a WeakSet would compare tensors with ==)
 
 
-def _note(tensor):
-    key = id(tensor)
-    _by_nature[key] = weakref.ref(tensor, lambda _, key=key: _by_nature.pop(key, None))
+def _note(tensor: torch.Tensor) -> None:
+    _by_nature[id(tensor)] = weakref.ref(tensor, functools.partial(_forget, _by_nature, id(tensor)))
 
 
-def _host_by_nature(tensor):
+def _host_by_nature(tensor: torch.Tensor) -> bool:
     ref = _by_nature.get(id(tensor))
     return ref is not None and ref() is tensor
 
 
+def _forget(table: Dict[int, Any], key: int, _: object) -> None:
+    table.pop(key, None)
+
+
 @contextlib.contextmanager
-def _noting_host_tensors():
+def _noting_host_tensors() -> Iterator[None]:
     import torch
 
-    def noted(original):
-        def make(*args, **kwargs):
+    def noted(original: Callable[..., Any]) -> Callable[..., Any]:
+        def make(*args: Any, **kwargs: Any) -> Any:
             out = original(*args, **kwargs)
             _note(out)
             return out
 
-        make.__wrapped__ = original
+        setattr(make, "__wrapped__", original)
         return make
 
     with patched((torch, name, noted(getattr(torch, name))) for name in _FROM_HOST if hasattr(torch, name)):
         yield
 
 
-def make_mode(mark_inputs=True):
+def make_mode(mark_inputs: bool = True) -> Any:
     """A TorchFunctionMode that reports host data written in the library's code to the active
     tracer (Note [Host data on the cpu row]), and, with `mark_inputs`, what the test's own code
     makes or moves onto its device as device data; None where torch has no modes."""
@@ -126,11 +137,14 @@ def make_mode(mark_inputs=True):
     moves = {torch.Tensor.cpu: "aten::_to_copy", torch.Tensor.to: "aten::to"}
     device_of = torch.Tensor.device.__get__
     looked_at = {*factories, *moves, device_of}  # what __torch_function__ does more than call
-    read = {}  # id -> weakref of the tensors whose device the code read
+    read: Dict[int, weakref.ref[torch.Tensor]] = {}  # id -> weakref of the tensors whose device the code read
     op_library = ops()
 
     class HostData(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
+        looked_at: Set[Any]
+
+        def __torch_function__(self, func: Any, types: Any, args: Sequence[Any] = (),
+                               kwargs: Optional[Dict[str, Any]] = None) -> Any:
             kwargs = kwargs or {}
             out = func(*args, **kwargs)
             if func == device_of and args:
@@ -141,7 +155,7 @@ def make_mode(mark_inputs=True):
                 # goes neutral; the tracer keeps device data as it is. Asked once per tensor.
                 tensor = args[0]
                 if id(tensor) not in read:
-                    read[id(tensor)] = weakref.ref(tensor, lambda _, key=id(tensor): read.pop(key, None))
+                    read[id(tensor)] = weakref.ref(tensor, functools.partial(_forget, read, id(tensor)))
                     op_library.trace_mark_neutral(tensor)
                 return out
             if not isinstance(out, torch.Tensor):
@@ -169,16 +183,18 @@ def make_mode(mark_inputs=True):
                                                _sources.line_of(frame))
             return out
 
-    mode = HostData()
+    mode = cast(Any, HostData)()  # (TorchFunctionMode's constructor is untyped in torch 1.13)
     mode.looked_at = looked_at
     _pass_through_in_c(mode, type(mode).__torch_function__.__get__(mode), looked_at)
     return mode
 
 
-_passing_through = None  # set by the op library: mode -> its __torch_function__ in C
+_passing_through: Optional[Callable[[object], Any]] = None  # set by the op library: mode -> its __torch_function__ in C
 
 
-def _pass_through_in_c(target, handler, looked_at, set_mode=None, depth=None):
+def _pass_through_in_c(target: Any, handler: Callable[..., Any], looked_at: Set[Any],
+                      set_mode: Optional[Callable[[Any], None]] = None,
+                      depth: Optional[Callable[[], int]] = None) -> None:
     """Gives `target` a `__torch_function__` that calls what is not in `looked_at` in C and the
     rest through `handler` (Note [A mode's pass-through in C] in python/csrc/mode_pass_through.cpp);
     `set_mode` and `depth` where `target` sits in torch 1.13's C++ slot. Stays Python where the
@@ -187,24 +203,35 @@ def _pass_through_in_c(target, handler, looked_at, set_mode=None, depth=None):
 
     if _passing_through is None and not ops().install_mode_pass_through():
         return
+    passing = _passing_through  # (the op library's install set it)
+    if passing is None:
+        return
     target._devparity_pass_through = (looked_at, handler, set_mode, depth)
-    target.__torch_function__ = _passing_through(target)
+    target.__torch_function__ = passing(target)
 
 
-def _set_at_cpp_level(mode):
+def _set_at_cpp_level(mode: Any) -> Optional[ContextManager[None]]:
     """A context manager that sets torch's C++ slot to a stand-in that calls `mode` straight
     (Note [A mode set at the C++ level]); None where torch keeps its mode stack in C++ or a mode
     is pushed already."""
     import torch
 
-    set_mode = getattr(torch._C, "_set_torch_function_mode", None)
-    depth = getattr(torch._C, "_len_torch_function_stack", None)
-    stack_mode = getattr(torch.overrides, "_TorchFunctionStackMode", None)
+    # (torch 1.13's alone: getattr, as other releases lack them)
+    set_mode: Optional[Callable[[Any], None]] = getattr(torch._C, "_set_torch_function_mode", None)
+    depth: Optional[Callable[[], int]] = getattr(torch._C, "_len_torch_function_stack", None)
+    stack_mode: Any = getattr(torch.overrides, "_TorchFunctionStackMode", None)
     if set_mode is None or depth is None or stack_mode is None or depth() > 0:
         return None
+    return _cpp_level_scope(mode, set_mode, depth, stack_mode)
+
+
+def _cpp_level_scope(mode: Any, set_mode: Callable[[Any], None], depth: Callable[[], int],
+                     stack_mode: Any) -> ContextManager[None]:
+    import torch
+
     handle = type(mode).__torch_function__
 
-    def straight(func, types, args, kwargs, slot):
+    def straight(func: Any, types: Any, args: Sequence[Any], kwargs: Optional[Dict[str, Any]], slot: Any) -> Any:
         set_mode(None)
         try:
             return handle(mode, func, types, args, kwargs)
@@ -212,7 +239,8 @@ def _set_at_cpp_level(mode):
             set_mode(slot)
 
     class AtCppLevel:
-        def __torch_function__(self, func, types, args=(), kwargs=None):
+        def __torch_function__(self, func: Any, types: Any, args: Sequence[Any] = (),
+                               kwargs: Optional[Dict[str, Any]] = None) -> Any:
             if depth() > 0:  # a mode the code pushed: torch's own stack order
                 return stack_mode().__torch_function__(func, types, args, kwargs)
             return straight(func, types, args, kwargs, self)
@@ -220,17 +248,18 @@ def _set_at_cpp_level(mode):
     slot = AtCppLevel()
     _pass_through_in_c(slot, AtCppLevel.__torch_function__.__get__(slot), mode.looked_at, set_mode, depth)
 
-    class StackStandIn(stack_mode):
-        # torch's Python functions (`Tensor.__rsub__`) call the stack mode by name, which pops
-        # from the stack: with ours empty, they come here.
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            if depth() > 0:
-                return super().__torch_function__(func, types, args, kwargs)
-            return straight(func, types, args, kwargs, slot)
+    # torch's Python functions (`Tensor.__rsub__`) call the stack mode by name, which pops from the
+    # stack: with ours empty, they come here. (Made with type(): its base is torch 1.13's alone.)
+    def stand_in(self: Any, func: Any, types: Any, args: Sequence[Any] = (),
+                 kwargs: Optional[Dict[str, Any]] = None) -> Any:
+        if depth() > 0:
+            return stack_mode.__torch_function__(self, func, types, args, kwargs)
+        return straight(func, types, args, kwargs, slot)
 
-    pop = torch.overrides._pop_mode
+    stack_stand_in = type("StackStandIn", (stack_mode,), {"__torch_function__": stand_in})
+    pop: Callable[[], Any] = getattr(torch.overrides, "_pop_mode")
 
-    def popped():
+    def popped() -> Any:
         # The code's last mode popped: below it, ours takes the slot back, as at the stack's bottom.
         old = pop()
         if depth() == 0:
@@ -238,10 +267,10 @@ def _set_at_cpp_level(mode):
         return old
 
     @contextlib.contextmanager
-    def scope():
+    def scope() -> Iterator[None]:
         set_mode(slot)
         try:
-            with patched([(torch.overrides, "_TorchFunctionStackMode", StackStandIn),
+            with patched([(torch.overrides, "_TorchFunctionStackMode", stack_stand_in),
                           (torch.overrides, "_pop_mode", popped)]):
                 yield
         finally:
@@ -252,7 +281,7 @@ def _set_at_cpp_level(mode):
 
 
 @contextlib.contextmanager
-def watching(active=True, mark_inputs=True):
+def watching(active: bool = True, mark_inputs: bool = True) -> Iterator[None]:
     """Reports host data written in Python while the block runs (when `active`)."""
     mode = make_mode(mark_inputs) if active else None
     if mode is None:

@@ -15,6 +15,8 @@ after writing it). A fork runs torch's CPU kernels on one thread, so an isolated
 code is slower; docs/python.md says when to isolate.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import pickle
@@ -25,16 +27,21 @@ import sys
 import tempfile
 import time
 import traceback
+from typing import Any, Callable, Dict, NoReturn, Optional, Tuple, Type
 
 from devparity._devices import (DevparityError, DevparityTypeError, DevparityValueError, argument_error, op_error,
                                 ops as _ops)
 
+# A report as JSON reads it; what the audit in a fresh interpreter runs: (function, arguments).
+Report = Dict[str, Any]
+Spawn = Tuple[Callable[[Any, str], Report], Any]
+
 _EXIT_ERROR = 70  # the worker raised: its exception is in the result file
 # A misuse found in the worker is the error it would be in place.
-_RAISED_AGAIN = {e.__name__: e for e in (DevparityError, DevparityTypeError, DevparityValueError)}
+_RAISED_AGAIN: Dict[str, Type[DevparityError]] = {e.__name__: e for e in (DevparityError, DevparityTypeError, DevparityValueError)}
 
 
-def check_arguments(isolate, timeout_s):
+def check_arguments(isolate: object, timeout_s: object) -> None:
     if not isinstance(isolate, bool):
         raise DevparityTypeError(f"audit(isolate): expected True or False, got {isolate!r}")
     if timeout_s is not None and (isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or
@@ -43,13 +50,14 @@ def check_arguments(isolate, timeout_s):
                              timeout_s, (int, float))
 
 
-def autograd_refused():
+def autograd_refused() -> Optional[str]:
     """Why backward cannot run in this (forked) process, or None: PyTorch refuses autograd in a fork of a
     process whose engine had started device threads of its own (forks_refuse_autograd())."""
     import torch
 
     try:
-        torch.ones(1, requires_grad=True).sum().backward()
+        total: Any = torch.ones(1, requires_grad=True).sum()  # (backward is untyped in torch 1.13)
+        total.backward()
     except RuntimeError as e:
         if "fork" not in str(e).lower():
             raise
@@ -61,7 +69,7 @@ def autograd_refused():
     return None
 
 
-def pickles(payload):
+def pickles(payload: object) -> bool:
     """True when `payload` can be rebuilt in a fresh interpreter: it pickles, and names nothing of
     __main__ (a fresh interpreter's __main__ is not this one's)."""
     try:
@@ -71,7 +79,8 @@ def pickles(payload):
     return b"__main__" not in data
 
 
-def run_isolated(run, options, timeout_s, spawn=None):
+def run_isolated(run: Callable[[str], Report], options: Dict[str, Any], timeout_s: Optional[float],
+                 spawn: Optional[Spawn] = None) -> Report:
     """Runs `run(report_path)` (the in-process audit, returning its report) in a forked worker; returns
     the report, rebuilt and marked when the worker did not finish. `options`: the audit's options
     (report, junit, html, devices), for the rebuilt report. `spawn`: (function, arguments), both
@@ -106,7 +115,7 @@ def run_isolated(run, options, timeout_s, spawn=None):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _spawn(spawn, folder, report, result):
+def _spawn(spawn: Spawn, folder: str, report: str, result: str) -> int:
     # A fresh interpreter with this one's module path, given the audit pickled.
     payload = os.path.join(folder, "audit.pickle")
     with open(payload, "wb") as f:
@@ -118,7 +127,7 @@ def _spawn(spawn, folder, report, result):
     return pid
 
 
-def _own_group(pid):
+def _own_group(pid: int) -> None:
     # The worker leads a process group of its own (either side may set it first), so that what the audited
     # code started (`sleep 600`, a pool) ends with it: orphans outlived the audit (issue 56).
     try:
@@ -127,15 +136,17 @@ def _own_group(pid):
         pass  # it set it itself, or has already exec'd / ended
 
 
-def spawned_worker(payload, report, result):
+def spawned_worker(payload: str, report: str, result: str) -> NoReturn:
     """The fresh interpreter's end of _spawn: runs the pickled audit and never returns."""
     with open(payload, "rb") as f:
-        function, arguments = pickle.load(f)
+        spawn: Spawn = pickle.load(f)
+    function, arguments = spawn
     _worker(lambda path: function(arguments, path), report, result)
 
 
-def _worker(run, report, result):
+def _worker(run: Callable[[str], Report], report: str, result: str) -> NoReturn:
     code = 0
+    out: Dict[str, Any]
     try:
         out = {"report": run(report)}
     except BaseException as e:  # noqa: B902 -- everything goes back to the waiting process
@@ -153,7 +164,7 @@ def _worker(run, report, result):
         os._exit(code)
 
 
-def _wait(pid, timeout_s):
+def _wait(pid: int, timeout_s: Optional[float]) -> Optional[int]:
     """The worker's wait status, or None when it ran past timeout_s (then killed)."""
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     while True:
@@ -167,7 +178,7 @@ def _wait(pid, timeout_s):
         time.sleep(0.02)
 
 
-def _stop(pid):
+def _stop(pid: int) -> None:
     _end_group(pid)
     try:
         os.kill(pid, signal.SIGKILL)
@@ -176,7 +187,7 @@ def _stop(pid):
         pass
 
 
-def _end_group(pid):
+def _end_group(pid: int) -> None:
     # Whatever is left of the worker's process group: the audited code's children.
     try:
         os.killpg(pid, signal.SIGKILL)
@@ -184,13 +195,14 @@ def _end_group(pid):
         pass
 
 
-def _outcome(result, status, report, options):
-    out = None
+def _outcome(result: str, status: int, report: str, options: Dict[str, Any]) -> Report:
+    out: Optional[Dict[str, Any]] = None
     if os.path.exists(result):
         with open(result, encoding="utf-8") as f:
             out = json.load(f)
     if out is not None and "report" in out:
-        return out["report"]
+        finished: Report = out["report"]
+        return finished
     if out is not None and out.get("type") == "KeyboardInterrupt":
         raise KeyboardInterrupt
     if out is not None and out.get("type") in _RAISED_AGAIN:
@@ -207,8 +219,9 @@ def _outcome(result, status, report, options):
                                               f"results are those finished before")
 
 
-def _closed(report, options, cause, message):
+def _closed(report: str, options: Dict[str, Any], cause: str, message: str) -> Report:
     try:
-        return json.loads(_ops().close_report(report, json.dumps(options), cause, message))
+        closed: Report = json.loads(_ops().close_report(report, json.dumps(options), cause, message))
     except (RuntimeError, ValueError) as e:
         raise op_error(e) from None
+    return closed

@@ -25,18 +25,32 @@ follow the last call's data, so the next call on another device copies it across
 reassignment is the finding too.
 """
 
+from __future__ import annotations
+
 import sys
 import weakref
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 from devparity import _sources
+
+if TYPE_CHECKING:
+    import torch
+
+# (name, attr, tensor, made_at) of a tensor a module keeps: name is "Class.attr[0]" and the like.
+KeptTensor = Tuple[str, str, "torch.Tensor", str]
+# (name, tensor, made_at, moved) of a kept tensor left behind.
+LeftBehind = Tuple[str, "torch.Tensor", str, bool]
+# {attr: (id, device)} of a module's kept tensor attributes before its forward.
+Snapshot = Dict[str, Tuple[int, "torch.device"]]
 
 # Where nn.Module keeps what it registers (and moves).
 _MODULE_REGISTRIES = ("_parameters", "_buffers", "_modules")
 
 # (line, in_forward) of the first tensor each attribute held, recorded as modules are built once
 # devparity is installed; older modules fall back to reading their class's source.
-_assigned = weakref.WeakKeyDictionary()
-_moved = weakref.WeakKeyDictionary()  # module -> the device its last move put it on
+_assigned: weakref.WeakKeyDictionary[torch.nn.Module, Dict[str, Tuple[str, bool]]] = weakref.WeakKeyDictionary()
+_moved: weakref.WeakKeyDictionary[torch.nn.Module, torch.device] = weakref.WeakKeyDictionary()  # module -> the device its last move put it on
 _patched = {"done": False}
 
 
@@ -44,7 +58,7 @@ _patched = {"done": False}
 _PLAIN = frozenset((bool, int, float, str, bytes, type(None)))
 
 
-def _holds_tensor(value):
+def _holds_tensor(value: object) -> bool:
     kind = type(value)
     if kind in _PLAIN:
         return False
@@ -59,7 +73,7 @@ def _holds_tensor(value):
     return False
 
 
-def _in_forward(module, frame, depth=64):
+def _in_forward(module: torch.nn.Module, frame: Optional[FrameType], depth: int = 64) -> bool:
     # Whether `module`'s forward is running: a module call frame (torch's _call_impl) of it.
     while frame is not None and depth > 0:
         if frame.f_code.co_name in ("_call_impl", "_wrapped_call_impl", "forward") and \
@@ -69,7 +83,7 @@ def _in_forward(module, frame, depth=64):
     return False
 
 
-def record_assignments():
+def record_assignments() -> None:
     """Records, from now on, the line that first gives each module attribute a tensor, and where
     each module is moved."""
     import torch
@@ -78,8 +92,9 @@ def record_assignments():
         return
     original = torch.nn.Module.__setattr__
 
-    def __setattr__(self, name, value):
+    def __setattr__(self: torch.nn.Module, name: str, value: Any) -> None:
         if name not in _MODULE_REGISTRIES and _holds_tensor(value):
+            lines: Optional[Dict[str, Tuple[str, bool]]]
             try:
                 lines = _assigned.setdefault(self, {})
             except TypeError:
@@ -88,43 +103,44 @@ def record_assignments():
                 lines[name] = (_sources.caller_line(2), _in_forward(self, sys._getframe(1)))
         original(self, name, value)
 
-    __setattr__.__wrapped__ = original
-    torch.nn.Module.__setattr__ = __setattr__
+    setattr(__setattr__, "__wrapped__", original)
+    setattr(torch.nn.Module, "__setattr__", __setattr__)
     original_to, original_cpu, original_cuda = torch.nn.Module.to, torch.nn.Module.cpu, torch.nn.Module.cuda
 
-    def moved(module, device):
+    def moved(module: torch.nn.Module, device: torch.device) -> None:
         for sub in module.modules():
             try:
                 _moved[sub] = device
             except TypeError:
                 pass
 
-    def to(self, *args, **kwargs):
+    def to(self: torch.nn.Module, *args: Any, **kwargs: Any) -> torch.nn.Module:
         out = original_to(self, *args, **kwargs)
-        device = torch._C._nn._parse_to(*args, **kwargs)[0]
+        device: Optional[torch.device] = torch._C._nn._parse_to(*args, **kwargs)[0]
         if device is not None:
             moved(self, device)
         return out
 
-    def cpu(self):
+    def cpu(self: torch.nn.Module) -> torch.nn.Module:
         out = original_cpu(self)
         moved(self, torch.device("cpu"))
         return out
 
-    def cuda(self, device=None):
+    def cuda(self: torch.nn.Module, device: Union[int, torch.device, None] = None) -> torch.nn.Module:
         out = original_cuda(self, device)
         index = device if isinstance(device, int) else None if device is None else torch.device(device).index
         moved(self, torch.device("cuda", torch.cuda.current_device() if index is None else index))
         return out
 
     for method, wrapped in ((to, original_to), (cpu, original_cpu), (cuda, original_cuda)):
-        method.__wrapped__ = wrapped
+        setattr(method, "__wrapped__", wrapped)
         method.__doc__ = wrapped.__doc__
-    torch.nn.Module.to, torch.nn.Module.cpu, torch.nn.Module.cuda = to, cpu, cuda
+    for name, method in (("to", to), ("cpu", cpu), ("cuda", cuda)):
+        setattr(torch.nn.Module, name, method)
     _patched["done"] = True
 
 
-def copy_lines(original, copied):
+def copy_lines(original: torch.nn.Module, copied: torch.nn.Module) -> None:
     """Gives `copied` (a deep copy of `original`) the recorded lines of its original."""
     copies = dict(copied.named_modules())
     for name, sub in original.named_modules():
@@ -136,7 +152,7 @@ def copy_lines(original, copied):
                 pass
 
 
-def moved_to(module):
+def moved_to(module: torch.nn.Module) -> Optional[torch.device]:
     """The device `module` was last moved to (`.to()`, `.cuda()`), or None."""
     try:
         return _moved.get(module)
@@ -144,7 +160,7 @@ def moved_to(module):
         return None
 
 
-def _state_line(module, attr):
+def _state_line(module: torch.nn.Module, attr: str) -> Tuple[str, bool]:
     # (line, is_state): where the attribute got its first tensor, and whether that made it state.
     lines = _assigned.get(module)
     if lines and attr in lines:
@@ -153,12 +169,12 @@ def _state_line(module, attr):
     return _sources.assignment_line(module, attr)
 
 
-def kept_tensors(module):
+def kept_tensors(module: torch.nn.Module) -> List[KeptTensor]:
     """[(name, attr, tensor, made_at)] of the tensors `module` keeps as state in plain attributes
     (its own alone): name is "Class.attr", "Class.attr[0]" or "Class.attr['key']"."""
     import torch
 
-    out = []
+    out: List[KeptTensor] = []
     cls = type(module).__name__
     for attr, value in vars(module).items():
         if attr in _MODULE_REGISTRIES or attr.startswith("__") or not _holds_tensor(value):
@@ -169,13 +185,14 @@ def kept_tensors(module):
         if isinstance(value, torch.Tensor):
             out.append((f"{cls}.{attr}", attr, value, made_at))
         else:
-            items = value.items() if isinstance(value, dict) else enumerate(value)
+            items: Any = value.items() if isinstance(value, dict) else enumerate(value)  # (_holds_tensor: a container)
             out.extend((f"{cls}.{attr}[{k!r}]" if isinstance(value, dict) else f"{cls}.{attr}[{k}]", attr, v, made_at)
                        for k, v in items if isinstance(v, torch.Tensor))
     return out
 
 
-def left_behind(module, device, built_elsewhere=False, kept=None):
+def left_behind(module: torch.nn.Module, device: torch.device, built_elsewhere: bool = False,
+                kept: Optional[List[KeptTensor]] = None) -> List[LeftBehind]:
     """[(name, tensor, made_at, moved)] of `module`'s kept tensors left behind while its data is on
     `device` (Note [Kept state in Python]); `moved` says whether a move left it (copying it onto the
     device in forward is then the bug) or the module was never moved (only meeting device data as
@@ -185,7 +202,7 @@ def left_behind(module, device, built_elsewhere=False, kept=None):
     builds its module per device, and what it builds on the data's device is not left behind.
     `kept`: kept_tensors(module), when the caller has it."""
     moved = moved_to(module)
-    out = []
+    out: List[LeftBehind] = []
     for name, _, t, line in kept_tensors(module) if kept is None else kept:
         if moved is not None:
             if (built_elsewhere and device.type == "cpu") or t.device != moved:
@@ -196,7 +213,7 @@ def left_behind(module, device, built_elsewhere=False, kept=None):
     return out
 
 
-def snapshot(module, kept):
+def snapshot(module: torch.nn.Module, kept: List[KeptTensor]) -> Snapshot:
     """{attr: (id, device)} of the kept tensor attributes (`kept`: kept_tensors(module)), to see
     forward move them."""
     attributes = vars(module)
@@ -204,10 +221,10 @@ def snapshot(module, kept):
             if isinstance(attributes.get(attr), type(t))}
 
 
-def moved_in_forward(module, before, device):
+def moved_in_forward(module: torch.nn.Module, before: Snapshot, device: torch.device) -> List[Dict[str, Any]]:
     """The unregistered_tensor_state findings (dicts) of kept tensors forward replaced with a copy on
     `device`, the data's: the state now follows the last call's data."""
-    found = []
+    found: List[Dict[str, Any]] = []
     now = vars(module)
     for attr, (old_id, old_device) in before.items():
         value = now.get(attr)
@@ -226,10 +243,10 @@ def moved_in_forward(module, before, device):
     return found
 
 
-def qualified_left_behind(module, device):
+def qualified_left_behind(module: torch.nn.Module, device: torch.device) -> List[Tuple[str, torch.Tensor, str]]:
     """left_behind() of a module built elsewhere (audit()'s copy) and every submodule, named from
     the root ("attr", "sub.attr")."""
-    out = []
+    out: List[Tuple[str, torch.Tensor, str]] = []
     for prefix, sub in module.named_modules():
         for name, tensor, line, _ in left_behind(sub, device, built_elsewhere=True):
             attr = name.split(".", 1)[1]

@@ -12,7 +12,10 @@ there, and under a trace each call is an `accelerator_runtime` error naming its 
 cover: native code that reaches the CUDA runtime by itself, without torch's Python API.
 """
 
+from __future__ import annotations
+
 import contextlib
+from typing import Any, Callable, ContextManager, Dict, Iterator, List, NoReturn, Optional, Sequence, Tuple, cast
 
 from devparity import _sources
 from devparity._arguments import device_named
@@ -32,7 +35,7 @@ class NoAcceleratorError(RuntimeError):
     """What a CPU-only machine says when code asks for the accelerator runtime."""
 
 
-def _refuse(name):
+def _refuse(name: str) -> NoReturn:
     where = _sources.caller_line(3)
     from devparity._devices import installed_count
 
@@ -45,24 +48,24 @@ def _refuse(name):
                              f"{', at ' + where if where else ''})")
 
 
-def _refusing(name):
-    def refused(*args, **kwargs):
+def _refusing(name: str) -> Callable[..., NoReturn]:
+    def refused(*args: Any, **kwargs: Any) -> NoReturn:
         _refuse(name)
 
     return refused
 
 
-def _answering(value):
-    def answer(*args, **kwargs):
+def _answering(value: object) -> Callable[..., object]:
+    def answer(*args: Any, **kwargs: Any) -> object:
         return value
 
     return answer
 
 
-def _patches():
+def _patches() -> List[Tuple[Any, str, object]]:
     import torch
 
-    out = [(torch.Tensor, "pin_memory", _refusing("Tensor.pin_memory")),
+    out: List[Tuple[Any, str, object]] = [(torch.Tensor, "pin_memory", _refusing("Tensor.pin_memory")),
            (torch.Tensor, "cuda", _refusing("Tensor.cuda"))]
     out += [(torch.cuda, name, _refusing(f"torch.cuda.{name}")) for name in _CUDA_CALLS if hasattr(torch.cuda, name)]
     out += [(torch.cuda, name, _answering(value)) for name, value in _ANSWERS.items()]
@@ -80,7 +83,7 @@ def _patches():
     return out
 
 
-def _mode():
+def _mode() -> Optional[ContextManager[object]]:
     # Factories asked for pinned memory, and moves to an accelerator, seen as written.
     try:
         from torch.overrides import TorchFunctionMode
@@ -88,7 +91,8 @@ def _mode():
         return None
 
     class NoAccelerator(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
+        def __torch_function__(self, func: Any, types: Any, args: Sequence[Any] = (),
+                               kwargs: Optional[Dict[str, Any]] = None) -> Any:
             kwargs = kwargs or {}
             if kwargs.get("pin_memory"):
                 _refuse(f"torch.{getattr(func, '__name__', 'factory')}(pin_memory=True)")
@@ -97,11 +101,12 @@ def _mode():
                 _refuse(f"{getattr(func, '__name__', 'op')}(device={str(device)!r})")
             return func(*args, **kwargs)
 
-    return NoAccelerator()
+    mode: ContextManager[object] = cast(Any, NoAccelerator)()  # (its constructor is untyped in torch 1.13)
+    return mode
 
 
 @contextlib.contextmanager
-def without_accelerator():
+def without_accelerator() -> Iterator[None]:
     """Runs the block as on a machine with no accelerator (Note [No accelerator])."""
     with patched(_patches()), (_mode() or contextlib.nullcontext()):
         yield

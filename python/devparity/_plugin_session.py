@@ -14,7 +14,7 @@ from typing import Iterator, List, Optional, Set
 import pytest
 
 from devparity import _sources
-from devparity._hook_types import Wrapper
+from devparity._hook_types import Wrapper, hookimpl
 from devparity._placement_warnings import Site
 from devparity._plugin_options import PluginOptions
 from devparity._rows import Rows, cuda_branch_refusal, refused_by_torch
@@ -52,7 +52,7 @@ class PluginSession:
         names = ", ".join(name for name, _ in self.devices.devices) or "none"
         return f"devparity: devices {names}; simulated vdev indices {installed_count()}; {trace}"
 
-    @pytest.hookimpl(tryfirst=True)
+    @hookimpl(tryfirst=True)
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         self.devices.parametrize(metafunc)
 
@@ -67,7 +67,7 @@ class PluginSession:
             if on_vdev and any(word in item.nodeid.lower() for word in ("compile", "dynamo")):
                 item.add_marker(skip)
 
-    @pytest.hookimpl(hookwrapper=True)
+    @hookimpl(hookwrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Wrapper:
         held = held_back(self.devices.target(item))
         if held:
@@ -77,7 +77,7 @@ class PluginSession:
         with self.row(item):
             yield
 
-    @pytest.hookimpl(hookwrapper=True)
+    @hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Wrapper:
         simulated = is_simulated(self.devices.target(item))
         with cuda_arithmetic(self.options, simulated) as cuda_moved, perturbed(self.options, simulated) as moved, \
@@ -96,12 +96,12 @@ class PluginSession:
             self.rows.add_races(item.nodeid, run.races, run.seed)
             fail_on_races(item, run, failed)
 
-    @pytest.hookimpl(hookwrapper=True)
+    @hookimpl(hookwrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Wrapper:
         with self.row(item):
             yield
 
-    @pytest.hookimpl(hookwrapper=True)
+    @hookimpl(hookwrapper=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> Wrapper:
         # Note [Received values]: the watch slows every Python call it sees (3.11 runs all code on its
         # slow path while a profile function is set), so it covers the test function alone, not pytest's
@@ -113,7 +113,7 @@ class PluginSession:
         with received:
             yield
 
-    @pytest.hookimpl(hookwrapper=True)
+    @hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Wrapper:
         # What a GPU runs and the simulated device cannot by torch's design (DLPack, 1.13's autocast) is
         # the simulator's gap: a skip naming the reason, never the suite's failure (Note [Python layer]).
@@ -133,19 +133,19 @@ class PluginSession:
             report.longrepr = (str(item.path), item.location[1] or 0, f"devparity: {refused}")
 
     # pytest-xdist's controller merges its workers' parts of --devparity-report.
-    @pytest.hookimpl(optionalhook=True)
+    @hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: object) -> None:
         if self.options.report and self.controller is None:
             self.controller = Controller(self.options.report)
         if self.controller is not None:
             self.controller.node_configured(node)
 
-    @pytest.hookimpl(optionalhook=True)
+    @hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: object, error: Optional[str]) -> None:
         if self.controller is not None:
             self.controller.node_down(node, error)
 
-    @pytest.hookimpl(optionalhook=True)
+    @hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: object) -> None:
         if self.controller is not None:
             self.controller.crash(crashitem, getattr(report, "node", None))

@@ -11,16 +11,25 @@ received it. Values the library hands back from host data it was given (a CPU de
 CPU bytes) are not reported: the tracer knows them as the CPU's own results.
 """
 
+from __future__ import annotations
+
+import importlib
 import json
 import sys
+from types import CodeType, FrameType
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from devparity import _sources
 from devparity._arguments import tensors_in
-from devparity._findings import add_to_trace
+from devparity._findings import Finding, add_to_trace
+
+# The judge of one call's return: the returning frame and the value it returns.
+Judge = Callable[[FrameType, object], None]
+ProfileHook = Callable[[FrameType, str, Any], None]
 
 
-_watcher = None  # the Received watching now: the C profile function asks it (Note [Calls watched in C])
-_kinds_key = None  # the scaffolding the C watch's kinds of code were asked under
+_watcher: Optional[Received] = None  # the Received watching now: the C profile function asks it (Note [Calls watched in C])
+_kinds_key: object = None  # the scaffolding the C watch's kinds of code were asked under
 
 
 # Note [A profiler in C]
@@ -34,42 +43,42 @@ _kinds_key = None  # the scaffolding the C watch's kinds of code were asked unde
 # 3.12+'s cProfile uses sys.monitoring and meets no profile function here at all.
 
 
-def _restorable(previous):
+def _restorable(previous: object) -> bool:
     return previous is None or callable(previous) or _is_lsprof(previous)
 
 
-def _restore(previous):
+def _restore(previous: Any) -> None:
     if previous is None or callable(previous):
         sys.setprofile(previous)
     else:
         previous.enable()  # (_restorable: cProfile's)
 
 
-def _is_lsprof(previous):
+def _is_lsprof(previous: object) -> bool:
     try:
-        import _lsprof
+        lsprof = importlib.import_module("_lsprof")  # (no stub in every typeshed)
     except ImportError:
         return False
-    return isinstance(previous, _lsprof.Profiler)
+    return isinstance(previous, lsprof.Profiler)
 
 
 class Received:
     """Judges the values library calls hand back to scaffolding frames while the block runs."""
 
-    def __init__(self):
-        self._scaffolding = {}  # code object -> its kind (_kind)
+    def __init__(self) -> None:
+        self._scaffolding: Dict[CodeType, int] = {}  # code object -> its kind (_kind)
         # The standard library's helpers and devparity's own code (the cpu row's mode, which
         # torch calls from the test's frame) are neither the test's nor the library's.
         self._neither = (_sources.stdlib_folder(), _sources._HERE)
         self.reported = 0
-        self.asked = set()  # devparity names of the devices with an index the test passed to the library
+        self.asked: Set[str] = set()  # devparity names of the devices with an index the test passed to the library
 
-    def _given_device_data(self, tensors):
+    def _given_device_data(self, tensors: List[Any]) -> bool:
         from devparity._devices import ops
 
         return bool(tensors) and ops().trace_holds_device_data(tensors)
 
-    def _judge(self, frame, value, given):
+    def _judge(self, frame: FrameType, value: object, given: List[Any]) -> None:
         from devparity._devices import ops
 
         caller = frame.f_back
@@ -89,7 +98,7 @@ class Received:
             add_to_trace(finding)
             self.reported += 1
 
-    def __enter__(self):
+    def __enter__(self) -> Received:
         global _watcher, _kinds_key
         from devparity._devices import ops
 
@@ -110,27 +119,26 @@ class Received:
             sys.setprofile(self._global)  # (the hook in Python: slower, the same verdicts)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         global _watcher
         if not self._watching:
-            return False
+            return
         if _watcher is self:
             from devparity._devices import ops
 
             ops().watch_calls(False, True)
             _watcher = None
         _restore(self._previous)
-        return False
 
     # The C profile function's questions (python/csrc/call_watch.cpp).
-    def _kind(self, code):
+    def _kind(self, code: CodeType) -> int:
         """1: the test's code; 2: neither the test's nor the library's (the standard library's
         helpers, copy.deepcopy of the test's params; devparity's own); 0: the library's."""
         if _sources.is_scaffolding(code.co_filename):
             return 1
         return 2 if code.co_filename.startswith(self._neither) else 0
 
-    def _on_call(self, frame):
+    def _on_call(self, frame: FrameType) -> Optional[Judge]:
         """For a call from the test's code into the library: what judges its return, or None."""
         values = frame.f_locals.values()
         self._note_devices(values)
@@ -139,16 +147,16 @@ class Received:
             return None
         return lambda returning, value: self._judge(returning, value, given)
 
-    def _make_global(self):
+    def _make_global(self) -> ProfileHook:
         # The same watch as a sys.setprofile hook: what sys.getprofile() reads while the C one runs,
         # and the watch where the op library cannot install it. Locals only, the callee's own code
         # looked at before its caller's frame (reading f_back makes a frame object).
         known = self._scaffolding
         kind = self._kind
         on_call = self._on_call
-        returning = {}  # frame -> its judge, for the calls from the test's code into the library
+        returning: Dict[FrameType, Judge] = {}  # frame -> its judge, for the calls from the test's code into the library
 
-        def hook(frame, event, arg):
+        def hook(frame: FrameType, event: str, arg: Any) -> None:
             if event == "return":
                 judge = returning.pop(frame, None) if returning else None
                 if judge is not None:
@@ -177,13 +185,13 @@ class Received:
 
         return hook
 
-    def _note_devices(self, values):
+    def _note_devices(self, values: Iterable[object]) -> None:
         import torch
 
         from devparity._devices import device_name
 
         for value in values:
-            inner = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else (value,)
+            inner: Iterable[object] = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else (value,)
             for v in inner:
                 if isinstance(v, str) and ":" in v and len(v) < 32:
                     try:
@@ -193,6 +201,6 @@ class Received:
                 if isinstance(v, torch.device) and v.index is not None:
                     self.asked.add(device_name(v))
 
-    def caller_chose(self, finding):
+    def caller_chose(self, finding: Finding) -> bool:
         """Whether `finding` is a foreign_device_target for a device the test itself handed the library."""
         return finding.kind == "foreign_device_target" and bool(finding.devices) and set(finding.devices) <= self.asked

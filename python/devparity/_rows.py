@@ -25,7 +25,7 @@ class Row(TypedDict):
     findings: List[Dict[str, Any]]
     duration_ms: float
     mode: str                            # --devparity-placement
-    random_sweep: Optional[int]          # the seeds the random sweep tried
+    random_sweep: Optional[List[int]]    # the seeds the random sweep tried
     skipped_because: Optional[str]
 
 
@@ -45,7 +45,8 @@ class Rows:
         if findings:
             item.add_report_section("call", "devparity", "\n".join(str(f) for f in tracer.findings))
         status = "skip" if skipped_because is not None else "fail" if tracer.errors else "pass"
-        seeds = dict(item.user_properties).get("devparity_random_sweep")
+        tried = dict(item.user_properties).get("devparity_random_sweep")
+        seeds = [int(s) for s in tried] if isinstance(tried, list) else None
         self._add(item, tracer.target_name, status, tracer.ops, findings, duration_ms, seeds, skipped_because)
 
     def untraced(self, item: pytest.Item, target: object, reason: str, duration_ms: float = 0.0) -> None:
@@ -53,7 +54,7 @@ class Rows:
         self._add(item, str(target), "skip", 0, [], duration_ms, None, reason)
 
     def _add(self, item: pytest.Item, target: str, status: str, ops: int, findings: List[Dict[str, Any]],
-             duration_ms: float, seeds: Optional[int], skipped_because: Optional[str]) -> None:
+             duration_ms: float, seeds: Optional[List[int]], skipped_because: Optional[str]) -> None:
         self.rows.append(Row(id=item.nodeid, target=target, status=status, ops=ops, findings=findings,
                              duration_ms=duration_ms, mode=self.mode, random_sweep=seeds,
                              skipped_because=skipped_because))

@@ -8,6 +8,8 @@ from typing import List, Optional, Tuple
 
 import pytest
 
+from devparity._hook_types import hookimpl
+
 
 def parse_shard(text: Optional[str]) -> Tuple[int, int]:
     """(I, N) of "I/N" as `devparity run --shard` takes it, or a UsageError naming the option."""
@@ -30,7 +32,7 @@ class Shard:
 
     # Last, after devparity's session has seen the whole suite: what it learns of the test files
     # (Note [Scaffolding]) must not depend on which part this is.
-    @pytest.hookimpl(trylast=True)
+    @hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: List[pytest.Item]) -> None:
         # A node id's hash picks its part: a test added or removed moves no other test to another part.
         self.unsharded += len(items)

@@ -15,7 +15,11 @@ import inspect
 import os
 import sys
 import textwrap
-from typing import Iterable
+from types import FrameType
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple, Union
+
+# {attr: [(method, line, empty)]} of a class's own `self.attr = ...` assignments.
+Assignments = Dict[str, List[Tuple[str, int, bool]]]
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -28,18 +32,18 @@ _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # syncs and copies are not the library's findings. Code under test kept in a folder of its own is
 # the library's, even inside a tests/ tree.
 _SCAFFOLD_DIRS = ("testing",)
-_extra_globs = []
-_extra_dirs = set()
-_extra_files = []
+_extra_globs: List[str] = []
+_extra_dirs: Set[str] = set()
+_extra_files: List[str] = []
 
 
-def set_scaffolding_globs(globs):
+def set_scaffolding_globs(globs: Iterable[str]) -> None:
     """Path globs (fnmatch) whose files are scaffolding, replacing the previous ones."""
     _extra_globs[:] = list(globs)
     _is_scaffolding.cache_clear()
 
 
-def add_scaffolding(globs: Iterable[str]) -> None:
+def add_scaffolding(globs: Union[str, Iterable[str]]) -> None:
     """Declares files (fnmatch globs, e.g. "*/tests/helpers/*.py") the test suite's own code: the
     tensors they make are the test's inputs, and their syncs and copies are not the library's
     findings (Note [Scaffolding]). The pytest plugin's --devparity-scaffolding does the same."""
@@ -49,14 +53,14 @@ def add_scaffolding(globs: Iterable[str]) -> None:
     _is_scaffolding.cache_clear()
 
 
-def add_scaffolding_dirs(dirs):
+def add_scaffolding_dirs(dirs: Iterable[str]) -> None:
     """Files directly in these folders are scaffolding (the folders of collected test modules)."""
     _extra_dirs.update(os.path.normpath(d) for d in dirs)
     _is_scaffolding.cache_clear()
 
 
 @contextlib.contextmanager
-def scaffolding_file(path):
+def scaffolding_file(path: str) -> Iterator[None]:
     """`path` is scaffolding while the block runs (the file that opened a trace or an audit)."""
     _extra_files.append(path)
     try:
@@ -65,18 +69,18 @@ def scaffolding_file(path):
         _extra_files.remove(path)
 
 
-def scaffolding_key():
+def scaffolding_key() -> Tuple[Tuple[str, ...], FrozenSet[str], Tuple[str, ...]]:
     """What decides which files are scaffolding now: equal keys, the same answers from is_scaffolding."""
     return (tuple(_extra_globs), frozenset(_extra_dirs), tuple(_extra_files))
 
 
-def is_scaffolding(path):
+def is_scaffolding(path: str) -> bool:
     """True for files of a test suite's scaffolding (Note [Scaffolding])."""
     return bool(path) and (path in _extra_files or _is_scaffolding(path))
 
 
 @functools.lru_cache(maxsize=4096)
-def _is_scaffolding(path):
+def _is_scaffolding(path: str) -> bool:
     name = os.path.basename(path)
     if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
         return True
@@ -87,7 +91,7 @@ def _is_scaffolding(path):
 
 
 @functools.lru_cache(maxsize=256)
-def if_statements(path):
+def if_statements(path: str) -> Tuple[ast.If, ...]:
     """The `if` statements (ast nodes) of the Python file at `path`; () where it does not parse.
     The random-gate sweep's gates and the branches on the device type's name read them."""
     try:
@@ -99,54 +103,54 @@ def if_statements(path):
 
 
 @functools.lru_cache(maxsize=1)
-def skipped_folders():
+def skipped_folders() -> Tuple[str, ...]:
     """Folders whose frames are not user code: torch's, devparity's, the standard library's and the
     test runner's (pytest printing a failed assertion's tensors through reprlib is no part of the
     library): an op they run is charged to the code that called them."""
     import torch
 
-    runners = tuple(os.path.dirname(os.path.abspath(sys.modules[name].__file__)) + os.sep
+    runners = tuple(os.path.dirname(os.path.abspath(str(sys.modules[name].__file__))) + os.sep
                     for name in ("_pytest", "pluggy") if getattr(sys.modules.get(name), "__file__", None))
-    return (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, _HERE, stdlib_folder()) + runners
+    return (os.path.dirname(os.path.abspath(str(torch.__file__))) + os.sep, _HERE, stdlib_folder()) + runners
 
 
 @functools.lru_cache(maxsize=1)
-def stdlib_folder():
+def stdlib_folder() -> str:
     """The standard library's folder: its helpers (copy.deepcopy) are neither the code's nor the test's."""
     import sysconfig
 
     return sysconfig.get_paths()["stdlib"] + os.sep
 
 
-def _skipped(path):
+def _skipped(path: str) -> bool:
     return path.startswith(skipped_folders()) or path.startswith("<")
 
 
-def user_frame(depth=1):
+def user_frame(depth: int = 1) -> Optional[FrameType]:
     """The innermost frame outside torch and devparity (None when there is none)."""
-    frame = sys._getframe(depth)
+    frame: Optional[FrameType] = sys._getframe(depth)
     while frame is not None and _skipped(frame.f_code.co_filename):
         frame = frame.f_back
     return frame
 
 
-def caller_file(depth=1):
+def caller_file(depth: int = 1) -> str:
     """The file of the innermost frame outside torch and devparity ("" when none)."""
     frame = user_frame(depth + 1)
     return frame.f_code.co_filename if frame is not None else ""
 
 
-def line_of(frame):
+def line_of(frame: Optional[FrameType]) -> str:
     """"file.py:42" of `frame` ("" for None)."""
     return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else ""
 
 
-def caller_line(depth=1):
+def caller_line(depth: int = 1) -> str:
     """"file.py:42" of the innermost frame outside torch and devparity ("" when none)."""
     return line_of(user_frame(depth + 1))
 
 
-def _empty(node):
+def _empty(node: ast.AST) -> bool:
     # `{}`, `[]`, `()`, `None`, `dict()`: a placeholder, not state.
     if isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
         return not (getattr(node, "keys", None) or getattr(node, "elts", None))
@@ -156,7 +160,7 @@ def _empty(node):
         and not node.args and not node.keywords
 
 
-def _assignments(cls):
+def _assignments(cls: type) -> Assignments:
     # {attr: [(method, line, empty)]} of `self.attr = ...` (and `self.attr: T = ...`) in cls's own
     # body; `empty` when the value is a placeholder literal.
     try:
@@ -164,13 +168,13 @@ def _assignments(cls):
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except (OSError, TypeError, SyntaxError, IndentationError):
         return {}
-    found = {}
+    found: Assignments = {}
     for method in ast.walk(tree):
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
             continue
         me = method.args.args[0].arg
         for node in ast.walk(method):
-            targets = node.targets if isinstance(node, ast.Assign) else \
+            targets: List[ast.expr] = node.targets if isinstance(node, ast.Assign) else \
                 [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
             value = getattr(node, "value", None)
             for target in targets:
@@ -182,7 +186,7 @@ def _assignments(cls):
 
 
 @functools.lru_cache(maxsize=1024)
-def _class_assignments(cls):
+def _class_assignments(cls: type) -> Tuple[Optional[str], Assignments]:
     try:
         path = inspect.getsourcefile(cls)
     except TypeError:
@@ -190,7 +194,7 @@ def _class_assignments(cls):
     return path, _assignments(cls)
 
 
-def assignment_line(obj, attr):
+def assignment_line(obj: object, attr: str) -> Tuple[str, bool]:
     """("file.py:12", in_constructor) of the line that gives `self.<attr>` its value in obj's class
     or a base: the constructor's first assignment of something other than a placeholder (`{}`,
     `None`) when there is one, else the first assignment; ("", False) when there is none."""

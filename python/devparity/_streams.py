@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional
 
 _active = threading.local()
 
@@ -38,16 +38,16 @@ class AsyncRun:
     """What `vdev_async()` saw: `races` (filled when the block ends), `seed`, `poison` (the byte
     unwritten pinned memory holds in this interleaving)."""
 
-    def __init__(self, seed, ambient=False, pinned_release="pooled"):
+    def __init__(self, seed: int, ambient: bool = False, pinned_release: str = "pooled") -> None:
         self.seed = seed
         self.pinned_release = pinned_release
-        self.poison = None
-        self.races = []
-        self._id = None
+        self.poison: Optional[int] = None
+        self.races: List[Race] = []
+        self._id: Any = None
         self._ambient = ambient   # the pytest plugin's, around a whole test: a block inside pauses it
-        self._paused = None       # the ambient run this block paused
+        self._paused: Optional[AsyncRun] = None       # the ambient run this block paused
 
-    def __enter__(self):
+    def __enter__(self) -> AsyncRun:
         if installed_count() == 0:
             raise DevparityError("vdev_async(): the simulated device is not installed: call devparity.install() first")
         active = getattr(_active, "run", None)
@@ -60,20 +60,19 @@ class AsyncRun:
         self._begin()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         try:
             self._end()
         finally:
             _active.run = None
             if self._paused is not None:
                 self._paused._begin()
-        return False
 
-    def _begin(self):
+    def _begin(self) -> None:
         self._id = _ops().async_begin(self.seed, list(_sources.skipped_folders()), self.pinned_release)
         _active.run = self
 
-    def _end(self):
+    def _end(self) -> None:
         text = _ops().async_end(self._id)
         self._id = None
         data = json.loads(text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from devparity import _device_queries, _host_data, _kept, _sources
 from devparity._arguments import tensors_in
@@ -14,10 +14,13 @@ from devparity._findings import Finding, add_to_trace
 if TYPE_CHECKING:
     import torch
 
+# A module's kept tensors before its forward, and the device it ran on (_kept.snapshot).
+KeptBefore = Tuple[Any, "torch.device"]
 
-def _is_device_mismatch(error):
+
+def _is_device_mismatch(error: BaseException) -> bool:
     # LibTorch's device errors in their wordings, as harness/base/error.cpp classifies them.
-    return isinstance(error, RuntimeError) and _ops().classify_error(str(error)) == "device_mismatch"
+    return isinstance(error, RuntimeError) and bool(_ops().classify_error(str(error)) == "device_mismatch")
 
 
 # What only a device makes true: host data meeting device data, copies to it, waits for it.
@@ -26,7 +29,7 @@ _ABOUT_A_DEVICE = frozenset(("foreign_device_input", "implicit_device_factory", 
                              "host_to_device_copy"))
 
 
-def _on_the_cpu_alone(target, target_name, findings):
+def _on_the_cpu_alone(target: Optional[torch.device], target_name: str, findings: List[Finding]) -> List[Finding]:
     # A trace with no device named whose code met none (its target stayed the CPU) has no device
     # data: nothing in it is off a device. On a trace of the CPU, a move whose line names the CPU
     # (`.to("cpu")`) sends data home; it copies nothing onto a device (Note [Host data on the cpu row]).
@@ -40,17 +43,18 @@ def _on_the_cpu_alone(target, target_name, findings):
 class Trace:
     """Traces the ops of a `with` block (see devparity.trace); `findings` once it ends."""
 
-    def __init__(self, device=None, strict=False):
+    def __init__(self, device: Union[str, torch.device, None] = None, strict: bool = False) -> None:
         self.target = None if device is None else _device(device)
         self.strict = strict
-        self.findings = []
+        self.findings: List[Finding] = []
         self.ops = 0
-        self._hook = None
+        self.target_name = ""   # the device judged against, once the block ends
         self._active = False
 
-    def __enter__(self):
+    def __enter__(self) -> Trace:
         ops = _ops()
         import torch
+        from torch.jit._fuser import optimized_execution  # (torch.jit re-exports it implicitly)
 
         target = "" if self.target is None else str(self.target)
         try:
@@ -62,22 +66,22 @@ class Trace:
         # a module leaves where it was made (Note [Kept state in Python]).
         self._hooks = [torch.nn.modules.module.register_module_forward_pre_hook(self._on_module),
                        torch.nn.modules.module.register_module_forward_hook(self._after_module)]
-        self._kept_before = {}
+        self._kept_before: Dict[int, KeptBefore] = {}
         self._context = contextlib.ExitStack()
         # The file that opens the trace is the caller's scaffolding (Note [Scaffolding]).
         self._context.enter_context(_sources.scaffolding_file(_sources.caller_file(2)))
-        self._marked_modules = set()
+        self._marked_modules: Set[int] = set()
         self._context.enter_context(_device_queries.watched())
         # Note [Unoptimised subject calls]: constant folding would turn the traced code's scripted
         # factories into constants after their first call, out of the trace's sight (and inline the
         # frames that name a branch on the device type); the setting is put back when the trace ends.
-        self._context.enter_context(torch.jit.optimized_execution(False))
+        self._context.enter_context(optimized_execution(False))
         if self.target is None or self.target.type == "cpu":
             # With no device named there is no cpu row: nothing is the test's device data.
             self._context.enter_context(_host_data.watching(mark_inputs=self.target is not None))
         return self
 
-    def _module_target(self, inputs):
+    def _module_target(self, inputs: Sequence[object]) -> torch.device:
         import torch
 
         if self.target is not None:
@@ -85,7 +89,7 @@ class Trace:
         return next((x.device for x in inputs if isinstance(x, torch.Tensor) and x.device.type != "cpu"),
                     torch.device("cpu"))
 
-    def inputs(self, *values, registered=False):
+    def inputs(self, *values: object, registered: bool = False) -> Trace:
         """Marks the tensors among `values` (one level into lists, tuples and dicts) as the code's
         inputs: device data on the cpu row too (Note [Neutral data]). `registered`: a module's
         parameters and buffers, device data whoever made them."""
@@ -94,7 +98,7 @@ class Trace:
             _ops().trace_mark_device(tensors, registered)
         return self
 
-    def _on_module(self, module, inputs):
+    def _on_module(self, module: torch.nn.Module, inputs: Sequence[object]) -> None:
         # Note [Kept state in Python]: the tensors a move to the data's device left behind.
         target = self._module_target(inputs)
         if target.type == "cpu" and self.target is not None and id(module) not in self._marked_modules:
@@ -112,13 +116,13 @@ class Trace:
         if before:
             self._kept_before[id(module)] = (before, target)
 
-    def _after_module(self, module, inputs, output):
+    def _after_module(self, module: torch.nn.Module, inputs: Sequence[object], output: object) -> None:
         before = self._kept_before.pop(id(module), None)
         if before is not None:
             for finding in _kept.moved_in_forward(module, *before):
                 add_to_trace(finding)
 
-    def returned(self, output):
+    def returned(self, output: Any) -> Any:
         """Judges what the block returns: host data returned from device work is reported."""
         import torch
 
@@ -126,7 +130,7 @@ class Trace:
             _ops().trace_returned(output)
         return output
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         for hook in self._hooks:
             hook.remove()
         self._context.close()
@@ -146,9 +150,8 @@ class Trace:
                 "scopes": failed.get("scopes", []), "device": failed.get("device", ""),
                 "source": source, "made_at": made_at,
                 "message": f"{failed['op']} raised: {str(exc[1]).strip().splitlines()[0]}"}))
-        return False
 
-    def mismatch_under_seed(self, error, seed):
+    def mismatch_under_seed(self, error: BaseException, seed: int) -> None:
         """Adds the device_mismatch_error `error` raised when the traced code ran again under
         `seed` (the pytest plugin's random sweep, Note [Random gates])."""
         where = ""
@@ -164,13 +167,13 @@ class Trace:
                        f"{str(error).strip().splitlines()[0]}"})
 
     @property
-    def errors(self):
+    def errors(self) -> List[Finding]:
         """The findings that fail a placement check (warnings too when strict)."""
         failing = ("error", "warning") if self.strict else ("error",)
         return [f for f in self.findings if f.severity in failing]
 
     @property
-    def warnings(self):
+    def warnings(self) -> List[Finding]:
         return [f for f in self.findings if f.severity == "warning"]
 
 

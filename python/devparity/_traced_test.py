@@ -7,7 +7,7 @@ import contextlib
 import functools
 import os
 import time
-from typing import TYPE_CHECKING, Iterator, List, Optional
+from typing import TYPE_CHECKING, ContextManager, Iterator, List, Optional
 
 import pytest
 import torch
@@ -64,7 +64,10 @@ def traced_call(session: PluginSession, item: pytest.Item) -> WrapperPart:
         if alone:
             item.__dict__[RECEIVED] = received
         try:
-            with (contextlib.nullcontext() if alone else received), _seeding_noted(drawn is not None) as seeded:
+            watch: ContextManager[object] = received
+            if alone:
+                watch = contextlib.nullcontext()
+            with watch, _seeding_noted(drawn is not None) as seeded:
                 outcome = yield
         finally:
             item.__dict__.pop(RECEIVED, None)  # (the random sweep's reruns are not watched)

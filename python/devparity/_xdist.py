@@ -14,7 +14,12 @@ import json
 import os
 import shutil
 import tempfile
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, cast
+
+import pytest
+
+if TYPE_CHECKING:
+    from devparity._rows import Row
 
 PARTS = "devparity_parts"      # workerinput key: the folder of the parts
 ROWS = "devparity_rows"         # user_properties key: the rows a test added, relayed to the controller
@@ -28,7 +33,7 @@ class Controller:
         os.makedirs(folder, exist_ok=True)
         self.parts = tempfile.mkdtemp(prefix=f".{os.path.basename(report)}.xdist-", dir=folder)
         self.workers: List[str] = []
-        self.relayed: Dict[str, List[Dict[str, Any]]] = {}
+        self.relayed: Dict[str, List[Row]] = {}
         self.died: Dict[str, str] = {}       # worker -> why
         self.crashed: List[str] = []         # "gwN died running NODE ID", one per test a worker died in
 
@@ -51,9 +56,9 @@ class Controller:
             return
         for key, value in getattr(report, "user_properties", ()):
             if key == ROWS:
-                self.relayed.setdefault(node.gateway.id, []).extend(json.loads(value))
+                self.relayed.setdefault(node.gateway.id, []).extend(cast("List[Row]", json.loads(value)))
 
-    def finish(self, report: str, started: float, config: Any, shard: Optional[str]) -> None:
+    def finish(self, report: str, started: float, config: pytest.Config, shard: Optional[str]) -> None:
         from devparity._session_report import merge_parts, write_session_report
 
         try:

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, List, Optional
 
 import pytest
 
+from devparity._hook_types import hookimpl
 from devparity._placement_warnings import DevparityPlacementWarning, new_warnings
 from devparity._plugin_options import PluginOptions
 from devparity._shard import Shard, parse_shard
@@ -105,7 +106,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "lists it on every test either way")
 
 
-@pytest.hookimpl(tryfirst=True)
+@hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: List[str]) -> None:
     namespace: argparse.Namespace = early_config.known_args_namespace
     options = PluginOptions.of(namespace)
@@ -168,7 +169,7 @@ def devices_under_test() -> List[NamedDevice]:
 # The earlier name, kept for conftests that import it; marked so that pytest does not collect it
 # as a test once it is imported into a test module.
 test_devices = devices_under_test
-test_devices.__test__ = False  # type: ignore[attr-defined]
+setattr(test_devices, "__test__", False)
 
 
 def pytest_plugin_registered(plugin: Any, manager: pytest.PytestPluginManager) -> None:
