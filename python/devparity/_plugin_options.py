@@ -7,6 +7,8 @@ import dataclasses
 import os
 from typing import Any, List, Optional
 
+import pytest
+
 
 @dataclasses.dataclass(frozen=True)
 class PluginOptions:
@@ -59,7 +61,13 @@ class PluginOptions:
 
     @property
     def installed_count(self) -> int:
-        return self.vdev_count or int(os.environ.get("DEVPARITY_VDEV_COUNT", "2"))
+        """--devparity-vdev-count, else DEVPARITY_VDEV_COUNT, else 2; a UsageError naming a bad value."""
+        if self.vdev_count:
+            return self.vdev_count
+        text = os.environ.get("DEVPARITY_VDEV_COUNT", "2")
+        if not text.strip().isdigit():
+            raise pytest.UsageError(f"devparity: DEVPARITY_VDEV_COUNT={text!r}: expected a whole number of indices (1..16)")
+        return int(text)
 
     @property
     def enabled(self) -> bool:

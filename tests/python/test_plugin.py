@@ -97,6 +97,14 @@ def test_an_unknown_device_is_a_usage_error(pytest_run):
     assert run.returncode == 4 and "expected 'vdev'" in run.stderr, run.stdout + run.stderr
 
 
+def test_a_bad_vdev_count_in_the_environment_is_a_usage_error(pytest_run):
+    run, _ = pytest_run(env={"DEVPARITY_VDEV": "1", "DEVPARITY_VDEV_COUNT": "two"})
+    assert run.returncode == 4 and "DEVPARITY_VDEV_COUNT='two': expected a whole number" in run.stderr, \
+        run.stdout + run.stderr
+    run, outcomes = pytest_run(env={"DEVPARITY_VDEV": "1", "DEVPARITY_VDEV_COUNT": "3"})
+    assert run.returncode != 4 and outcomes, run.stdout + run.stderr  # (its clean twin: a number runs)
+
+
 def test_the_plugin_loads_with_dash_p_and_the_environment_variable(pytest_run):
     run, outcomes = pytest_run("-p", "devparity.pytest_plugin", "--device=all",
                                env={"DEVPARITY_VDEV": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
