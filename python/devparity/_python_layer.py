@@ -191,7 +191,7 @@ def _install_deepcopy(device_type: str) -> None:
                                "deepcopy protocol at the moment")
         # Views of one storage stay views of one copy, as torch's own deepcopy keeps them.
         storages: Dict[int, torch.Tensor] = memo.setdefault("devparity_storages", {})
-        key = self.data_ptr() - self.storage_offset() * self.element_size()
+        key = int(self.data_ptr() - self.storage_offset() * self.element_size())  # (2.x: SymInt-typed)
         with torch.no_grad():
             if key not in storages:
                 storages[key] = _flat_of(self).clone()

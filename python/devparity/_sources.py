@@ -174,9 +174,10 @@ def _assignments(cls: type) -> Assignments:
             continue
         me = method.args.args[0].arg
         for node in ast.walk(method):
-            targets: List[ast.expr] = node.targets if isinstance(node, ast.Assign) else \
-                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
-            value = getattr(node, "value", None)
+            if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                continue
+            targets: List[ast.expr] = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
             for target in targets:
                 for t in ast.walk(target):
                     if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
