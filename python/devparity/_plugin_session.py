@@ -14,6 +14,7 @@ from typing import Iterator, List, Optional, Set
 import pytest
 
 from devparity import _sources
+from devparity._devices import installed_count
 from devparity._hook_types import Wrapper, hookimpl
 from devparity._placement_warnings import Site
 from devparity._plugin_options import PluginOptions
@@ -45,8 +46,6 @@ class PluginSession:
             yield
 
     def pytest_report_header(self, config: pytest.Config) -> str:
-        from devparity import installed_count
-
         trace = (f"trace on (placement {self.options.placement}, warnings {self.options.warnings})"
                  if self.options.trace else "trace off")
         names = ", ".join(name for name, _ in self.devices.devices) or "none"
