@@ -27,6 +27,8 @@ class PluginOptions:
     cuda_arithmetic: bool        # --devparity-vdev-arithmetic=cuda
     shard: Optional[str]
     warnings_once: bool          # --devparity-warnings=once
+    vdev_environment: bool       # DEVPARITY_VDEV=1
+    vdev_count_environment: str  # DEVPARITY_VDEV_COUNT (default "2")
 
     @property
     def placement(self) -> str:
@@ -43,28 +45,30 @@ class PluginOptions:
         def get(name: str) -> Any:
             return getattr(namespace, name)
 
+        vdev_environment = os.environ.get("DEVPARITY_VDEV") == "1"
         devices = [d.strip() for d in (get("devparity_devices") or "").split(",") if d.strip()]
-        if not devices and os.environ.get("DEVPARITY_VDEV") == "1":
+        if not devices and vdev_environment:
             devices = ["cpu", "vdev:1"]
         return cls(devices=devices, vdev_count=get("devparity_vdev_count"), trace=bool(get("devparity_trace")),
                    strict=get("devparity_placement") == "strict", report=get("devparity_report"),
                    random_sweep=int(get("devparity_random_sweep")), scaffolding=list(get("devparity_scaffolding") or []),
                    vdev_sync=bool(get("devparity_vdev_sync")), pinned_release=str(get("devparity_pinned_release")),
                    perturb=get("devparity_perturb"), cuda_arithmetic=get("devparity_vdev_arithmetic") == "cuda",
-                   shard=get("devparity_shard"), warnings_once=get("devparity_warnings") == "once")
+                   shard=get("devparity_shard"), warnings_once=get("devparity_warnings") == "once",
+                   vdev_environment=vdev_environment,
+                   vdev_count_environment=os.environ.get("DEVPARITY_VDEV_COUNT", "2"))
 
     @property
     def wants_vdev(self) -> bool:
         """The simulated device is installed: a device list that names it, a vdev count, or DEVPARITY_VDEV=1."""
-        return (any(n.startswith("vdev") for n in self.devices) or bool(self.vdev_count)
-                or os.environ.get("DEVPARITY_VDEV") == "1")
+        return any(n.startswith("vdev") for n in self.devices) or bool(self.vdev_count) or self.vdev_environment
 
     @property
     def installed_count(self) -> int:
         """--devparity-vdev-count, else DEVPARITY_VDEV_COUNT, else 2; a UsageError naming a bad value."""
         if self.vdev_count:
             return self.vdev_count
-        text = os.environ.get("DEVPARITY_VDEV_COUNT", "2")
+        text = self.vdev_count_environment
         if not text.strip().isdigit():
             raise pytest.UsageError(f"devparity: DEVPARITY_VDEV_COUNT={text!r}: expected a whole number of indices (1..16)")
         return int(text)
@@ -72,5 +76,4 @@ class PluginOptions:
     @property
     def enabled(self) -> bool:
         """devparity does anything in this run (else the plugin stays out of its way)."""
-        return bool(self.devices or self.trace or self.report or self.vdev_count
-                    or os.environ.get("DEVPARITY_VDEV") == "1")
+        return bool(self.devices or self.trace or self.report or self.vdev_count or self.vdev_environment)

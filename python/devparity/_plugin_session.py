@@ -68,10 +68,11 @@ class PluginSession:
 
     @hookimpl(hookwrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Wrapper:
-        held = held_back(self.devices.target(item))
+        target = self.devices.target(item)
+        held = held_back(target)
         if held:
             if self.options.trace:
-                self.rows.untraced(item, self.devices.target(item), held)
+                self.rows.untraced(item, target, held)
             pytest.skip(held)
         with self.row(item):
             yield

@@ -37,7 +37,8 @@ class Rows:
         self.rows: List[Row] = []
         self._relayed = 0
 
-    def traced(self, item: pytest.Item, tracer: Trace, duration_ms: float, skipped_because: Optional[str]) -> None:
+    def traced(self, item: pytest.Item, tracer: Trace, duration_ms: float, skipped_because: Optional[str],
+               seeds: Optional[List[int]]) -> None:
         """A traced test's row; its findings go on its report too. A test that skipped itself ("no cuda")
         is a skip in the report, not a pass."""
         findings = [f.to_json() for f in tracer.findings]
@@ -45,8 +46,6 @@ class Rows:
         if findings:
             item.add_report_section("call", "devparity", "\n".join(str(f) for f in tracer.findings))
         status = "skip" if skipped_because is not None else "fail" if tracer.errors else "pass"
-        tried = dict(item.user_properties).get("devparity_random_sweep")
-        seeds = [int(s) for s in tried] if isinstance(tried, list) else None
         self._add(item, tracer.target_name, status, tracer.ops, findings, duration_ms, seeds, skipped_because)
 
     def untraced(self, item: pytest.Item, target: object, reason: str, duration_ms: float = 0.0) -> None:

@@ -7,7 +7,7 @@ import contextlib
 import functools
 import os
 import time
-from typing import TYPE_CHECKING, ContextManager, Iterator, List, Optional
+from typing import TYPE_CHECKING, Callable, ContextManager, Iterator, List, Optional
 
 import pytest
 import torch
@@ -73,15 +73,16 @@ def traced_call(session: PluginSession, item: pytest.Item) -> WrapperPart:
             item.__dict__.pop(RECEIVED, None)  # (the random sweep's reruns are not watched)
         exc = outcome.excinfo
         skipped_because = skip_reason(exc)
+        seeds: Optional[List[int]] = None   # the random sweep's
         try:  # the trace ends whatever a rerun raises: the next test opens its own
             # (A test that seeds itself may end in the state the last one left: it drew all the same.)
             if drawn is not None and skipped_because is None and (seeded or not torch.equal(drawn, _draws_state())):
-                _random_sweep(item, tracer, bound)
+                seeds = _random_sweep(item, tracer, bound)
         finally:
             tracer.__exit__(*(exc if exc else (None, None, None)))
     test_file = os.path.abspath(str(item.path))
     tracer.findings = [f for f in tracer.findings if not (_scaffolding(test_file, f) or received.caller_chose(f))]
-    session.rows.traced(item, tracer, (time.perf_counter() - started) * 1000.0, skipped_because)
+    session.rows.traced(item, tracer, (time.perf_counter() - started) * 1000.0, skipped_because, seeds)
     for finding in new_warnings(tracer.findings, session.warned_sites if session.options.warnings_once else set()):
         warn_placement(str(finding), finding.file or item.location[0], finding.line or 0)
     failing = tracer.errors
@@ -94,6 +95,11 @@ def traced_call(session: PluginSession, item: pytest.Item) -> WrapperPart:
 
 def _draws_state() -> torch.Tensor:
     return torch.default_generator.get_state()
+
+
+def _manual_seed_as(replacement: Callable[[int], torch.Generator]) -> ContextManager[None]:
+    # torch.manual_seed by both of its names, while the block runs.
+    return patched([(torch, "manual_seed", replacement), (torch.random, "manual_seed", replacement)])
 
 
 @contextlib.contextmanager
@@ -110,7 +116,7 @@ def _seeding_noted(needed: bool) -> Iterator[List[int]]:
         calls.append(seed)
         return original(seed)
 
-    with patched([(torch, "manual_seed", noted), (torch.random, "manual_seed", noted)]):
+    with _manual_seed_as(noted):
         yield calls
 
 
@@ -123,11 +129,11 @@ def _seeds_shifted(rerun: int) -> Iterator[None]:
     def shifted(seed: int) -> torch.Generator:
         return original((int(seed) + 7919 * rerun) % (2 ** 63))
 
-    with patched([(torch, "manual_seed", shifted), (torch.random, "manual_seed", shifted)]):
+    with _manual_seed_as(shifted):
         yield
 
 
-def _random_sweep(item: pytest.Item, tracer: Trace, bound: int) -> None:
+def _random_sweep(item: pytest.Item, tracer: Trace, bound: int) -> List[int]:
     # Note [Random gates]: the test drew random numbers on the simulated device; other seeds may
     # take its code through branches its own seed did not. Only placement counts in these runs:
     # their values differ from the test's expectations by design.
@@ -149,6 +155,7 @@ def _random_sweep(item: pytest.Item, tracer: Trace, bound: int) -> None:
     finally:
         torch.default_generator.set_state(state)
     item.user_properties.append(("devparity_random_sweep", tried))
+    return tried
 
 
 def _scaffolding(test_file: str, finding: Finding) -> bool:

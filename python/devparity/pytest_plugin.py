@@ -49,7 +49,7 @@ import pytest
 from devparity._hook_types import hookimpl
 from devparity._placement_warnings import DevparityPlacementWarning, new_warnings
 from devparity._plugin_options import PluginOptions
-from devparity._shard import Shard, parse_shard
+from devparity._shard import Shard
 
 if TYPE_CHECKING:  # (imported when a run enables devparity: they import torch)
     import torch
@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # (imported when a run enables devparity: they import torch)
 __all__ = ["DevparityPlacementWarning", "devices_under_test", "new_warnings", "simulated_devices"]
 
 _SESSION = pytest.StashKey["PluginSession"]()
+_SHARD = pytest.StashKey[Shard]()
 # The session of the run being configured or run, for what pytest calls without its config (a
 # conftest's TEST_DEVICES, the public helpers a conftest imports); pytest_unconfigure clears it.
 _current: List[PluginSession] = []
@@ -110,8 +111,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: List[str]) -> None:
     namespace: argparse.Namespace = early_config.known_args_namespace
     options = PluginOptions.of(namespace)
-    if options.shard is not None:
-        parse_shard(options.shard)
+    if options.shard is not None:  # (a bad one is a usage error before any conftest runs)
+        early_config.stash[_SHARD] = Shard(options.shard)
     if not options.enabled:
         return
     import devparity
@@ -138,9 +139,9 @@ def pytest_configure(config: pytest.Config) -> None:
     session = config.stash.get(_SESSION, None)
     if session is not None:
         config.pluginmanager.register(session, "devparity-session")
-    shard = config.getoption("devparity_shard", None)
+    shard = config.stash.get(_SHARD, None)
     if shard is not None:
-        config.pluginmanager.register(Shard(shard), "devparity-shard")
+        config.pluginmanager.register(shard, "devparity-shard")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
