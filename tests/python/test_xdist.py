@@ -129,6 +129,10 @@ def test_the_random_sweep_is_off_unless_asked_and_the_same_on_any_worker(project
     assert swept.returncode == 1, swept.stdout + swept.stderr
     got, _ = verdicts(project.path / "swept.json")
     assert {i for i, (s, _) in got.items() if s == "fail"} == {f"test_many.py::test_gated[vdev:1-{k}]" for k in range(5)}
+    # Each swept row names the seeds it ran under.
+    swept_rows = [r for r in load_report(project.path / "swept.json")["results"] if "vdev:1" in r["id"]]
+    seeds = [r["checks"][0]["stats"].get("random_sweep_seeds") for r in swept_rows]
+    assert swept_rows and all(s and all(isinstance(v, int) and 1 <= v <= 8 for v in s) for s in seeds), seeds
     parallel = run(project, "-n", "2", "-k", "gated", "--devparity-random-sweep=8", "--devparity-report=par.json")
     assert verdicts(project.path / "par.json")[0] == got, parallel.stdout
 
